@@ -1,0 +1,961 @@
+//! Lowering of one proctype body to pan's automaton. Follows how spin builds its elements:
+//! one element per statement, `if`/`do`/`{}`/`atomic`/`unless` headers whose options are
+//! flattened into their first statements, `.` elements after `fi`/`od`, a `break` element
+//! after each `do`, and jumps (`goto`, `break`, `.`) that are steps only where pan keeps them
+//! (first in an option or block, or leaving an atomic sequence). Only locations reachable
+//! from the start are kept, as in pan.
+
+use std::collections::HashMap;
+
+use crate::promela::ast::{
+    self, BinOp, Expr, ExprKind, Sequence, Step, StepKind, Stmt, StmtKind, VarRef,
+};
+use crate::promela::source::Span;
+
+use super::expr::{LExpr, LStmt};
+use super::resolve::Resolver;
+use super::types::VarInit;
+use super::{Automaton, Edge, LocId, Location};
+
+type ElId = usize;
+
+/// (source element, statement, text, target element, is an unless escape)
+type RawEdge = (ElId, LStmt, String, ElId, bool);
+
+#[derive(Clone, Debug)]
+enum ElKind {
+    Stmt(LStmt),
+    Goto(String, Span),
+    Break(ElId),
+    /// After `fi`/`od`: moves on to the next element.
+    Dot,
+    /// A `do`'s exit: moves on to what follows the `od`.
+    DoExit,
+    Header(Vec<ElId>),
+    End,
+    Terminal,
+}
+
+#[derive(Clone, Debug)]
+struct El {
+    kind: ElKind,
+    next: Option<ElId>,
+    span: Span,
+    labels: Vec<String>,
+    /// Inside an atomic sequence and not its last element (spin's ATOM).
+    atom: bool,
+    group: Option<u32>,
+    /// Entries of enclosing `unless` escapes, outermost first.
+    escapes: Vec<ElId>,
+}
+
+/// A lowered statement or sequence: where it starts, the elements whose `next` continues
+/// after it, and its last element (for atomic sequences).
+#[derive(Clone, Debug)]
+struct Chunk {
+    entry: ElId,
+    exits: Vec<ElId>,
+    last: ElId,
+}
+
+pub struct Lowerer<'r> {
+    pub res: &'r mut Resolver,
+    els: Vec<El>,
+    labels: HashMap<String, ElId>,
+    breaks: Vec<ElId>,
+    next_group: u32,
+    in_atomic: bool,
+    /// A statement was seen: later declarations become assignments (spin's
+    /// `initialization_ok`).
+    seen_stmt: bool,
+    /// Depth of nested sequences; declarations in nested ones are always statements.
+    nest: usize,
+}
+
+fn is_jump(k: &ElKind) -> bool {
+    matches!(
+        k,
+        ElKind::Goto(..) | ElKind::Break(_) | ElKind::Dot | ElKind::DoExit
+    )
+}
+
+impl<'r> Lowerer<'r> {
+    pub fn new(res: &'r mut Resolver) -> Self {
+        Lowerer {
+            res,
+            els: Vec::new(),
+            labels: HashMap::new(),
+            breaks: Vec::new(),
+            next_group: 0,
+            in_atomic: false,
+            seen_stmt: false,
+            nest: 0,
+        }
+    }
+
+    fn el(&mut self, kind: ElKind, span: Span) -> ElId {
+        self.els.push(El {
+            kind,
+            next: None,
+            span,
+            labels: Vec::new(),
+            atom: false,
+            group: None,
+            escapes: Vec::new(),
+        });
+        self.els.len() - 1
+    }
+
+    fn single(&mut self, kind: ElKind, span: Span) -> Chunk {
+        let e = self.el(kind, span);
+        Chunk {
+            entry: e,
+            exits: vec![e],
+            last: e,
+        }
+    }
+
+    fn link(&mut self, exits: &[ElId], to: ElId) {
+        for &x in exits {
+            self.els[x].next = Some(to);
+        }
+    }
+
+    /// Lowers a whole body; returns the automaton and the labels it defines.
+    pub fn body(mut self, seq: &Sequence, end_span: Span, base: u32) -> (Automaton, Vec<String>) {
+        let chunk = self.seq(seq);
+        let end = self.el(ElKind::End, end_span);
+        let entry = match chunk {
+            Some(c) => {
+                self.link(&c.exits, end);
+                c.entry
+            }
+            None => end,
+        };
+        let mut labels: Vec<String> = self.labels.keys().cloned().collect();
+        labels.sort();
+        (self.materialize(entry, base), labels)
+    }
+
+    // ----- building elements -----
+
+    fn seq(&mut self, seq: &Sequence) -> Option<Chunk> {
+        self.res.push_scope();
+        self.nest += 1;
+        let mut chunks: Vec<Chunk> = Vec::new();
+        for (i, step) in seq.steps.iter().enumerate() {
+            let _ = i;
+            if let Some(c) = self.step(step) {
+                chunks.push(c);
+            }
+        }
+        self.nest -= 1;
+        self.res.pop_scope();
+        let mut it = chunks.into_iter();
+        let mut acc = it.next()?;
+        for c in it {
+            self.link(&acc.exits, c.entry);
+            acc = Chunk {
+                entry: acc.entry,
+                exits: c.exits,
+                last: c.last,
+            };
+        }
+        Some(acc)
+    }
+
+    fn step(&mut self, step: &Step) -> Option<Chunk> {
+        let chunk = match &step.kind {
+            StepKind::Decl(d) => return self.decl(d),
+            StepKind::Xu { chans, .. } => {
+                for c in chans {
+                    self.res.var(c, false);
+                }
+                return None;
+            }
+            StepKind::Stmt(s) => {
+                // spin puts an end/progress/accept label of a goto on a skip before it.
+                let special = step.labels.iter().any(|(l, _)| {
+                    l.starts_with("end") || l.starts_with("progress") || l.starts_with("accept")
+                });
+                if special && matches!(s.kind, StmtKind::Goto(..) | StmtKind::Break) {
+                    let skip = self.single(ElKind::Stmt(LStmt::Expr(LExpr::Const(1))), s.span);
+                    let g = self.stmt(s);
+                    self.link(&skip.exits, g.entry);
+                    Chunk {
+                        entry: skip.entry,
+                        exits: g.exits,
+                        last: g.last,
+                    }
+                } else {
+                    self.stmt(s)
+                }
+            }
+            StepKind::Unless(main, esc) => self.unless(main, esc),
+        };
+        for (l, sp) in &step.labels {
+            if self.labels.contains_key(l) {
+                self.res.error(*sp, format!("label {l} redeclared"));
+            } else {
+                self.labels.insert(l.clone(), chunk.entry);
+            }
+            self.els[chunk.entry].labels.push(l.clone());
+        }
+        Some(chunk)
+    }
+
+    /// A declaration inside a body: before the first statement it only creates the
+    /// variables; after it, each variable also gets an initialising step (spin).
+    fn decl(&mut self, d: &ast::Decl) -> Option<Chunk> {
+        // The body's own sequence is at depth 1.
+        let late = self.seen_stmt || self.nest > 1;
+        let vars = self.res.declare_vars(d, late);
+        let mut chunks = Vec::new();
+        for (v, written) in vars.into_iter().zip(&d.vars) {
+            let at = written.after;
+            let span = v.span;
+            let ty = v.ty.clone();
+            let init = v.init.clone();
+            let is_array = v.array.is_some();
+            let name = v.name.clone();
+            let idx = self.res.add_local(v);
+            if !late {
+                continue;
+            }
+            let target = super::LVar {
+                slot: super::Slot::Local(idx),
+                name: name.clone(),
+                index: if is_array {
+                    Some(Box::new(LExpr::Const(0)))
+                } else {
+                    None
+                },
+                fields: Vec::new(),
+            };
+            let stmt = match (&ty, init) {
+                (super::Type::Struct { .. }, _) => LStmt::Expr(LExpr::Const(1)),
+                (_, VarInit::Chan(_)) => {
+                    self.res.error(
+                        span,
+                        format!("place initialized chan decl of '{name}' at start of proctype"),
+                    );
+                    LStmt::Expr(LExpr::Const(1))
+                }
+                (_, VarInit::Expr(e)) => LStmt::Assign(target, e),
+                (_, VarInit::List(list)) => {
+                    LStmt::Assign(target, list.into_iter().next().unwrap_or(LExpr::Const(0)))
+                }
+                (_, VarInit::Zero) => LStmt::Assign(target, LExpr::Const(0)),
+            };
+            chunks.push(self.single(ElKind::Stmt(stmt), at));
+        }
+        let mut it = chunks.into_iter();
+        let mut acc = it.next()?;
+        for c in it {
+            self.link(&acc.exits, c.entry);
+            acc.exits = c.exits;
+            acc.last = c.last;
+        }
+        Some(acc)
+    }
+
+    /// `main unless esc`: no element of its own (spin attaches the escape to every element of
+    /// the main statement, and a `{ }` main loses its block header).
+    fn unless(&mut self, main: &Stmt, esc: &Stmt) -> Chunk {
+        let start = self.els.len();
+        let m = match &main.kind {
+            StmtKind::Block(seq) => {
+                self.seen_stmt = true;
+                match self.seq(seq) {
+                    Some(c) => c,
+                    None => self.single(ElKind::Stmt(LStmt::Expr(LExpr::Const(1))), main.span),
+                }
+            }
+            _ => self.stmt(main),
+        };
+        let end = self.els.len();
+        let e = self.stmt(esc);
+        let esc_entry = self.skip_dots(e.entry);
+        for id in start..end {
+            self.els[id].escapes.insert(0, esc_entry);
+        }
+        let mut exits = m.exits;
+        exits.extend(e.exits);
+        Chunk {
+            entry: m.entry,
+            exits,
+            last: m.last,
+        }
+    }
+
+    fn skip_dots(&self, mut e: ElId) -> ElId {
+        for _ in 0..self.els.len() {
+            match (&self.els[e].kind, self.els[e].next) {
+                (ElKind::Dot, Some(n)) => e = n,
+                _ => break,
+            }
+        }
+        e
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Chunk {
+        self.seen_stmt = true;
+        let sp = s.span;
+        let simple = |st: LStmt| ElKind::Stmt(st);
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                let le = self.res.expr(e);
+                self.res.check_no_chan_arith(&le, e.span);
+                self.single(simple(LStmt::Expr(le)), sp)
+            }
+            StmtKind::Skip => self.single(simple(LStmt::Expr(LExpr::Const(1))), sp),
+            StmtKind::Assign(v, e) => {
+                let lv = self.res.var(v, true);
+                let le = self.res.expr(e);
+                self.res.check_mtype_assign(&lv, &le, sp);
+                self.res.check_no_chan_arith(&le, e.span);
+                self.single(simple(LStmt::Assign(lv, le)), sp)
+            }
+            StmtKind::Incr(v) | StmtKind::Decr(v) => {
+                let op = if matches!(s.kind, StmtKind::Incr(_)) {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let lv = self.res.var(v, true);
+                if self.res.var_type(&lv) == Some(super::Type::Chan) {
+                    self.res.error(sp, "arithmetic on chan");
+                }
+                let e = LExpr::Binary(
+                    op,
+                    Box::new(LExpr::Var(lv.clone())),
+                    Box::new(LExpr::Const(1)),
+                );
+                self.single(simple(LStmt::Assign(lv, e)), sp)
+            }
+            StmtKind::Send { chan, args, sorted } => {
+                let c = self.res.var(chan, false);
+                let a: Vec<LExpr> = args.iter().map(|x| self.res.expr(x)).collect();
+                if let Some(n) = self.res.chan_fields(&c) {
+                    if a.len() > n {
+                        self.res.error(
+                            chan.span,
+                            format!(
+                                "{} msg parameters sent, {n} expected (too many pars in send)",
+                                a.len()
+                            ),
+                        );
+                    }
+                }
+                self.single(
+                    simple(LStmt::Send {
+                        chan: c,
+                        args: a,
+                        sorted: *sorted,
+                    }),
+                    sp,
+                )
+            }
+            StmtKind::Recv {
+                chan,
+                args,
+                random,
+                copy,
+            } => {
+                let c = self.res.var(chan, false);
+                let a = args.iter().map(|x| self.res.recv_arg(x)).collect();
+                self.single(
+                    simple(LStmt::Recv {
+                        chan: c,
+                        args: a,
+                        random: *random,
+                        copy: *copy,
+                    }),
+                    sp,
+                )
+            }
+            StmtKind::Else => self.single(simple(LStmt::Else), sp),
+            StmtKind::Assert(e) => {
+                let le = self.res.expr(e);
+                self.single(simple(LStmt::Assert(le)), sp)
+            }
+            StmtKind::Printf(f, args) => {
+                let a = args.iter().map(|x| self.res.expr(x)).collect();
+                self.single(simple(LStmt::Printf(f.clone(), a)), sp)
+            }
+            StmtKind::Printm(e) => {
+                let le = self.res.expr(e);
+                self.single(simple(LStmt::Printm(le)), sp)
+            }
+            StmtKind::SetPriority(a, b) => {
+                self.res.uses_priority = true;
+                let (a, b) = (self.res.expr(a), self.res.expr(b));
+                self.single(simple(LStmt::SetPriority(a, b)), sp)
+            }
+            StmtKind::Goto(l, lsp) => self.single(ElKind::Goto(l.clone(), *lsp), sp),
+            StmtKind::Break => match self.breaks.last() {
+                Some(&x) => self.single(ElKind::Break(x), sp),
+                None => {
+                    self.res.error(sp, "misplaced break statement");
+                    self.single(simple(LStmt::Expr(LExpr::Const(1))), sp)
+                }
+            },
+            StmtKind::If(opts, end) => self.if_stmt(opts, sp, *end),
+            StmtKind::Do(opts, end) => self.do_stmt(opts, sp, *end),
+            StmtKind::Block(seq) => self.block(seq, sp, false),
+            StmtKind::Atomic(seq) => self.block(seq, sp, true),
+            StmtKind::DStep(seq) => self.dstep(seq, sp),
+            StmtKind::ForRange {
+                var,
+                from,
+                to,
+                body,
+            } => {
+                if let (ExprKind::Const(a), ExprKind::Const(b)) = (&from.kind, &to.kind) {
+                    if a > b {
+                        self.res.error(sp, "start value exceeds end-value in for");
+                    }
+                }
+                let cond = bin(BinOp::Le, var_expr(var), to.clone());
+                self.for_loop(var, from.clone(), cond, body, sp)
+            }
+            StmtKind::ForIn { var, array, body } => {
+                let lv = self.res.var(array, false);
+                let n = match lv.slot {
+                    super::Slot::Global(g) => self.res.globals[g].array,
+                    super::Slot::Local(l) => self.res.locals[l].array,
+                    _ => None,
+                };
+                let n = match n {
+                    Some(n) => n as i64,
+                    None => {
+                        self.res
+                            .error(array.span, format!("'{}' is not an array", array.name));
+                        1
+                    }
+                };
+                let zero = Expr {
+                    kind: ExprKind::Const(0),
+                    span: sp,
+                };
+                let limit = Expr {
+                    kind: ExprKind::Const(n - 1),
+                    span: sp,
+                };
+                let cond = bin(BinOp::Le, var_expr(var), limit);
+                self.for_loop(var, zero, cond, body, sp)
+            }
+            StmtKind::Select { var, from, to } => self.select(var, from, to, sp),
+        }
+    }
+
+    /// `for`: `v = from; do :: cond -> body; v++ :: else -> break od`.
+    fn for_loop(
+        &mut self,
+        var: &VarRef,
+        from: Expr,
+        cond: Expr,
+        body: &Sequence,
+        sp: Span,
+    ) -> Chunk {
+        let st = |kind: StmtKind| Step {
+            labels: Vec::new(),
+            kind: StepKind::Stmt(Stmt { kind, span: sp }),
+            span: sp,
+        };
+        let mut opt1 = vec![st(StmtKind::Expr(cond))];
+        opt1.push(Step {
+            labels: Vec::new(),
+            kind: StepKind::Stmt(Stmt {
+                kind: StmtKind::Block(body.clone()),
+                span: body.span,
+            }),
+            span: body.span,
+        });
+        opt1.push(st(StmtKind::Incr(var.clone())));
+        // spin builds the loop's exit when the body is closed: those steps carry the line
+        // of the body's closing brace.
+        let end = Span {
+            file: body.span.file,
+            start: body.span.end.saturating_sub(1),
+            end: body.span.end,
+        };
+        let at_end = |kind: StmtKind| Step {
+            labels: Vec::new(),
+            kind: StepKind::Stmt(Stmt { kind, span: end }),
+            span: end,
+        };
+        let opt2 = vec![at_end(StmtKind::Else), at_end(StmtKind::Break)];
+        let seq = Sequence {
+            steps: vec![
+                st(StmtKind::Assign(var.clone(), from)),
+                Step {
+                    labels: Vec::new(),
+                    kind: StepKind::Stmt(Stmt {
+                        kind: StmtKind::Do(
+                            vec![
+                                Sequence {
+                                    steps: opt1,
+                                    span: sp,
+                                },
+                                Sequence {
+                                    steps: opt2,
+                                    span: sp,
+                                },
+                            ],
+                            end,
+                        ),
+                        span: end,
+                    }),
+                    span: end,
+                },
+            ],
+            span: sp,
+        };
+        self.inline_seq(&seq)
+    }
+
+    /// A generated sequence lowered in the current scope.
+    fn inline_seq(&mut self, seq: &Sequence) -> Chunk {
+        match self.seq(seq) {
+            Some(c) => c,
+            None => self.single(ElKind::Stmt(LStmt::Expr(LExpr::Const(1))), seq.span),
+        }
+    }
+
+    fn select(&mut self, var: &VarRef, from: &Expr, to: &Expr, sp: Span) -> Chunk {
+        let st = |kind: StmtKind| Step {
+            labels: Vec::new(),
+            kind: StepKind::Stmt(Stmt { kind, span: sp }),
+            span: sp,
+        };
+        let literal = var.index.is_none() && var.field.is_none();
+        if let (ExprKind::Const(a), ExprKind::Const(b), true) = (&from.kind, &to.kind, literal) {
+            if a > b {
+                self.res.error(sp, "bad range in select statement");
+            } else if b - a <= 32 {
+                // spin's lexer turns this into `if :: v = a :: … :: v = b fi`.
+                let opts = (*a..=*b)
+                    .map(|k| Sequence {
+                        steps: vec![st(StmtKind::Assign(
+                            var.clone(),
+                            Expr {
+                                kind: ExprKind::Const(k),
+                                span: sp,
+                            },
+                        ))],
+                        span: sp,
+                    })
+                    .collect();
+                return self.stmt(&Stmt {
+                    kind: StmtKind::If(opts, sp),
+                    span: sp,
+                });
+            }
+        }
+        let cond = bin(BinOp::Lt, var_expr(var), to.clone());
+        let guard = Sequence {
+            steps: vec![st(StmtKind::Expr(cond)), st(StmtKind::Incr(var.clone()))],
+            span: sp,
+        };
+        let stop = Sequence {
+            steps: vec![st(StmtKind::Break)],
+            span: sp,
+        };
+        // spin: with constant bounds the guard comes first, otherwise the break.
+        let constant = matches!(
+            (&from.kind, &to.kind),
+            (ExprKind::Const(_), ExprKind::Const(_))
+        );
+        let opts = if constant && literal {
+            vec![guard, stop]
+        } else {
+            vec![stop, guard]
+        };
+        let seq = Sequence {
+            steps: vec![
+                st(StmtKind::Assign(var.clone(), from.clone())),
+                st(StmtKind::Do(opts, sp)),
+            ],
+            span: sp,
+        };
+        self.inline_seq(&seq)
+    }
+
+    /// The options of an `if`/`do`, with `else` moved last (spin).
+    fn options(&mut self, opts: &[Sequence]) -> (Vec<ElId>, Vec<ElId>) {
+        let mut entries = Vec::new();
+        let mut else_entry = None;
+        let mut exits = Vec::new();
+        for o in opts {
+            let o = &prune_skips(o);
+            let dead = matches!(
+                o.steps.first().map(|s| &s.kind),
+                Some(StepKind::Stmt(Stmt {
+                    kind: StmtKind::Expr(Expr {
+                        kind: ExprKind::Const(0),
+                        ..
+                    }),
+                    ..
+                }))
+            );
+            let is_else = matches!(
+                o.steps.first().map(|s| &s.kind),
+                Some(StepKind::Stmt(Stmt {
+                    kind: StmtKind::Else,
+                    ..
+                }))
+            );
+            match self.seq(o) {
+                Some(c) => {
+                    let e = self.skip_dots(c.entry);
+                    if dead {
+                        // spin drops an option starting with `false` ("dead link").
+                    } else if is_else {
+                        if else_entry.is_some() {
+                            self.res.error(o.steps[0].span, "duplicate `else'");
+                        }
+                        else_entry = Some(e);
+                    } else {
+                        entries.push(e);
+                    }
+                    exits.extend(c.exits);
+                }
+                None => self.res.error(o.span, "an option needs a statement"),
+            }
+        }
+        entries.extend(else_entry);
+        (entries, exits)
+    }
+
+    fn if_stmt(&mut self, opts: &[Sequence], sp: Span, end: Span) -> Chunk {
+        let (entries, exits) = self.options(opts);
+        let h = self.el(ElKind::Header(entries), sp);
+        let dot = self.el(ElKind::Dot, end);
+        self.link(&exits, dot);
+        Chunk {
+            entry: h,
+            exits: vec![dot],
+            last: dot,
+        }
+    }
+
+    fn do_stmt(&mut self, opts: &[Sequence], sp: Span, end: Span) -> Chunk {
+        let dot = self.el(ElKind::Dot, end);
+        let h = self.el(ElKind::Header(Vec::new()), sp);
+        let exit = self.el(ElKind::DoExit, sp);
+        self.breaks.push(exit);
+        let (entries, exits) = self.options(opts);
+        self.breaks.pop();
+        self.els[h].kind = ElKind::Header(entries);
+        self.link(&exits, dot);
+        self.els[dot].next = Some(h);
+        Chunk {
+            entry: dot,
+            exits: vec![exit],
+            last: exit,
+        }
+    }
+
+    fn block(&mut self, seq: &Sequence, sp: Span, atomic: bool) -> Chunk {
+        let outer = atomic && !self.in_atomic;
+        if outer {
+            self.in_atomic = true;
+        }
+        let h = self.el(ElKind::Header(Vec::new()), sp);
+        let start = self.els.len();
+        let inner = self.seq(seq);
+        if outer {
+            self.in_atomic = false;
+        }
+        let inner = match inner {
+            Some(c) => c,
+            None => self.single(ElKind::Stmt(LStmt::Expr(LExpr::Const(1))), sp),
+        };
+        let entry = self.skip_dots(inner.entry);
+        self.els[h].kind = ElKind::Header(vec![entry]);
+        if outer {
+            let g = self.next_group;
+            self.next_group += 1;
+            for id in (start..self.els.len()).chain(std::iter::once(h)) {
+                self.els[id].group = Some(g);
+                self.els[id].atom = id != inner.last;
+            }
+        }
+        Chunk {
+            entry: h,
+            exits: inner.exits,
+            last: inner.last,
+        }
+    }
+
+    fn dstep(&mut self, seq: &Sequence, sp: Span) -> Chunk {
+        let saved_els = std::mem::take(&mut self.els);
+        let saved_labels = std::mem::take(&mut self.labels);
+        let saved_breaks = std::mem::take(&mut self.breaks);
+        let saved_atomic = self.in_atomic;
+        let chunk = self.seq(seq);
+        let end = self.el(ElKind::End, sp);
+        let entry = match chunk {
+            Some(c) => {
+                self.link(&c.exits, end);
+                c.entry
+            }
+            None => end,
+        };
+        let auto = self.materialize(entry, 0);
+        self.els = saved_els;
+        self.labels = saved_labels;
+        self.breaks = saved_breaks;
+        self.in_atomic = saved_atomic;
+        self.single(ElKind::Stmt(LStmt::DStep(Box::new(auto))), sp)
+    }
+
+    // ----- from elements to locations -----
+
+    fn jump_target(&mut self, e: ElId) -> Option<ElId> {
+        match &self.els[e].kind {
+            ElKind::Goto(l, sp) => match self.labels.get(l) {
+                Some(&t) => Some(t),
+                None => {
+                    let (l, sp) = (l.clone(), *sp);
+                    self.res.error(sp, format!("undefined label {l}"));
+                    // Report once: turn it into a plain step.
+                    self.els[e].kind = ElKind::Stmt(LStmt::Goto(l));
+                    None
+                }
+            },
+            ElKind::Break(x) => Some(*x),
+            ElKind::Dot | ElKind::DoExit => self.els[e].next,
+            _ => None,
+        }
+    }
+
+    /// Follows jumps from `e` to the element that becomes a location. From inside an
+    /// atomic sequence (`src_atom`), a jump that would leave it stays a step of its own.
+    fn hunt(&mut self, src_atom: bool, mut e: ElId) -> ElId {
+        let mut via_goto = false;
+        for _ in 0..=self.els.len() {
+            if !is_jump(&self.els[e].kind) {
+                if via_goto {
+                    if let ElKind::Stmt(LStmt::DStep(_)) = self.els[e].kind {
+                        let sp = self.els[e].span;
+                        self.res.error(sp, "jump into d_step sequence");
+                    }
+                }
+                return e;
+            }
+            via_goto |= matches!(self.els[e].kind, ElKind::Goto(..) | ElKind::Break(_));
+            let Some(t) = self.jump_target(e) else {
+                return e;
+            };
+            if src_atom && !self.els[t].atom {
+                return e;
+            }
+            e = t;
+        }
+        let sp = self.els[e].span;
+        self.res.error(sp, "goto loop without a statement");
+        self.els[e].kind = ElKind::Stmt(LStmt::Expr(LExpr::Const(1)));
+        e
+    }
+
+    fn flatten(&self, h: ElId, out: &mut Vec<ElId>, depth: usize) {
+        if let ElKind::Header(opts) = &self.els[h].kind {
+            for &o in opts {
+                if matches!(self.els[o].kind, ElKind::Header(_)) && depth < 64 {
+                    self.flatten(o, out, depth + 1);
+                } else {
+                    out.push(o);
+                }
+            }
+        }
+    }
+
+    /// The single transition of element `t`: its statement and target element.
+    fn transition(&mut self, t: ElId, terminal: ElId) -> (LStmt, String, ElId) {
+        let atom = self.els[t].atom;
+        let kind = self.els[t].kind.clone();
+        match kind {
+            ElKind::Stmt(s) => {
+                let text = s.to_string();
+                let target = match self.els[t].next {
+                    Some(n) => self.hunt(atom, n),
+                    None => terminal,
+                };
+                (s, text, target)
+            }
+            ElKind::Goto(l, _) => {
+                let target = match self.jump_target(t) {
+                    Some(n) => self.hunt(atom, n),
+                    None => self.els[t].next.unwrap_or(terminal),
+                };
+                let text = format!("goto {l}");
+                (LStmt::Goto(l), text, target)
+            }
+            ElKind::Break(x) => {
+                let target = self.hunt(atom, x);
+                (LStmt::Goto("break".into()), "break".into(), target)
+            }
+            ElKind::Dot | ElKind::DoExit => {
+                let target = match self.els[t].next {
+                    Some(n) => self.hunt(atom, n),
+                    None => terminal,
+                };
+                (LStmt::Goto(".".into()), ".(goto)".into(), target)
+            }
+            ElKind::End => (LStmt::End, "-end-".into(), terminal),
+            ElKind::Header(_) | ElKind::Terminal => {
+                (LStmt::Expr(LExpr::Const(1)), "skip".into(), terminal)
+            }
+        }
+    }
+
+    fn edges_of(&mut self, e: ElId, terminal: ElId) -> Vec<RawEdge> {
+        let mut sources = Vec::new();
+        if matches!(self.els[e].kind, ElKind::Header(_)) {
+            self.flatten(e, &mut sources, 0);
+        } else {
+            sources.push(e);
+        }
+        sources
+            .into_iter()
+            .map(|s| {
+                let (st, text, target) = self.transition(s, terminal);
+                (s, st, text, target, false)
+            })
+            .collect()
+    }
+
+    fn materialize(&mut self, entry: ElId, base: u32) -> Automaton {
+        let terminal = self.el(ElKind::Terminal, Span::default());
+        let start = self.hunt(false, entry);
+        let mut order = vec![start];
+        let mut seen: HashMap<ElId, usize> = HashMap::from([(start, 0)]);
+        let mut edges_per: Vec<Vec<RawEdge>> = Vec::new();
+        let mut i = 0;
+        while i < order.len() {
+            let e = order[i];
+            let mut edges = Vec::new();
+            if e != terminal {
+                for esc in self.els[e].escapes.clone() {
+                    for mut x in self.edges_of(esc, terminal) {
+                        x.4 = true;
+                        edges.push(x);
+                    }
+                }
+                edges.extend(self.edges_of(e, terminal));
+            }
+            for x in &edges {
+                if let std::collections::hash_map::Entry::Vacant(v) = seen.entry(x.3) {
+                    v.insert(order.len());
+                    order.push(x.3);
+                }
+            }
+            edges_per.push(edges);
+            i += 1;
+        }
+        let id = |el: ElId| LocId(base + el as u32);
+        let mut locations = Vec::with_capacity(order.len());
+        for (k, &e) in order.iter().enumerate() {
+            let el = &self.els[e];
+            let first_src = edges_per[k].iter().find(|x| !x.4).map(|x| x.0);
+            let span = match (&el.kind, first_src) {
+                (ElKind::Header(_), Some(s)) => self.els[s].span,
+                _ => el.span,
+            };
+            let labels = el.labels.clone();
+            let has = |p: &str| labels.iter().any(|l| l.starts_with(p));
+            let edges = edges_per[k]
+                .iter()
+                .map(|(src, st, text, target, escape)| Edge {
+                    stmt: st.clone(),
+                    target: id(*target),
+                    span: self.els[*src].span,
+                    atomic: self.els[*src].atom
+                        && self.els[*target].group.is_some()
+                        && self.els[*target].group == self.els[*src].group,
+                    escape: *escape,
+                    text: text.clone(),
+                })
+                .collect();
+            locations.push(Location {
+                id: id(e),
+                end: has("end") || matches!(el.kind, ElKind::End | ElKind::Terminal),
+                progress: has("progress"),
+                accept: has("accept"),
+                atomic: el.atom,
+                terminal: e == terminal,
+                labels,
+                span,
+                edges,
+            });
+        }
+        Automaton {
+            initial: id(start),
+            locations,
+        }
+    }
+}
+
+fn is_skip_like(s: &Step) -> Option<bool> {
+    if !s.labels.is_empty() {
+        return None;
+    }
+    match &s.kind {
+        StepKind::Stmt(Stmt {
+            kind:
+                StmtKind::Expr(Expr {
+                    kind: ExprKind::Const(1),
+                    ..
+                })
+                | StmtKind::Skip,
+            ..
+        }) => Some(true),
+        StepKind::Stmt(Stmt {
+            kind: StmtKind::Printf(..) | StmtKind::Printm(_),
+            ..
+        }) => Some(false),
+        _ => None,
+    }
+}
+
+/// spin's `check_sequence` on an `if`/`do` option: a run of unlabelled skips (printf and
+/// printm count as skips here) loses every real skip after the first that is neither the
+/// option's first nor its last statement.
+fn prune_skips(o: &Sequence) -> Sequence {
+    let n = o.steps.len();
+    let mut count = 0;
+    let mut steps = Vec::with_capacity(n);
+    for (i, s) in o.steps.iter().enumerate() {
+        match is_skip_like(s) {
+            Some(real) => {
+                count += 1;
+                if count > 1 && real && i != 0 && i + 1 != n {
+                    continue;
+                }
+            }
+            None => count = 0,
+        }
+        steps.push(s.clone());
+    }
+    Sequence {
+        steps,
+        span: o.span,
+    }
+}
+
+fn var_expr(v: &VarRef) -> Expr {
+    Expr {
+        kind: ExprKind::Var(v.clone()),
+        span: v.span,
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    let span = a.span;
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        span,
+    }
+}

@@ -1,0 +1,322 @@
+//! The checked program: names resolved, types checked, constants folded, inlines expanded and
+//! each proctype, `init` and never claim lowered to an automaton whose locations carry ids that
+//! are unique across the whole model. Knows nothing of search or of git.
+//!
+//! Architecture invariant: everything the explorer needs to execute a model is here; the
+//! explorer never looks at the AST.
+
+pub mod expr;
+pub mod lower;
+pub mod resolve;
+pub mod types;
+
+use serde::Serialize;
+
+use crate::promela::source::Span;
+
+pub use expr::{LExpr, LRecvArg, LStmt, LVar, Slot};
+pub use types::{Type, Var};
+
+/// A location id, unique across the whole model. Stable across versions once an id table from
+/// a previous version is applied (regression checking); fresh ids are assigned in order here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Default)]
+pub struct LocId(pub u32);
+
+/// Index of a proctype (in declaration order; `init` and never claims included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ProcId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProcKind {
+    Proctype,
+    Init,
+    Never,
+}
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub globals: Vec<Var>,
+    /// mtype constants with their values (1-based, in declaration order as spin numbers them),
+    /// and the named mtype they belong to (`None` for plain `mtype`).
+    pub mtypes: Vec<(String, i64, Option<String>)>,
+    pub typedefs: Vec<types::TypeDef>,
+    pub procs: Vec<Proc>,
+    pub ltl: Vec<LtlInfo>,
+    /// True when the model reads `_last` (it is then part of the state).
+    pub uses_last: bool,
+    /// True when priorities are used (they are then part of each process's state).
+    pub uses_priority: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct LtlInfo {
+    pub name: String,
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Proc {
+    pub id: ProcId,
+    pub name: String,
+    pub kind: ProcKind,
+    /// Number of instances started by `active [n]` (0 for plain proctypes; 1 for init).
+    pub active: u32,
+    pub params: Vec<usize>,
+    /// Locals (parameters first), each with a unique name within the proctype.
+    pub locals: Vec<Var>,
+    pub priority: i64,
+    pub provided: Option<LExpr>,
+    pub automaton: Automaton,
+    pub span: Span,
+}
+
+/// A proctype's automaton: its reachable locations, each with outgoing edges in pan's order.
+#[derive(Clone, Debug, Default)]
+pub struct Automaton {
+    pub initial: LocId,
+    pub locations: Vec<Location>,
+}
+
+impl Automaton {
+    pub fn location(&self, id: LocId) -> Option<&Location> {
+        self.locations.iter().find(|l| l.id == id)
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.locations.iter().map(|l| l.edges.len()).sum()
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Location {
+    pub id: LocId,
+    /// Labels of the statement at this location (user labels, including end/progress/accept).
+    pub labels: Vec<String>,
+    pub end: bool,
+    pub progress: bool,
+    pub accept: bool,
+    /// Inside an atomic sequence (control stays with the process).
+    pub atomic: bool,
+    /// The process's terminal location (after the last statement).
+    pub terminal: bool,
+    /// Source position of the statement at this location (pan's `srcln`).
+    pub span: Span,
+    pub edges: Vec<Edge>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub stmt: LStmt,
+    pub target: LocId,
+    /// The statement's own source span.
+    pub span: Span,
+    /// Executing this edge keeps control inside an atomic sequence.
+    pub atomic: bool,
+    /// An `unless` escape, tried before the location's own statements.
+    pub escape: bool,
+    /// Rendering of the statement, for display.
+    pub text: String,
+}
+
+/// Resolves, checks and lowers a parsed model. Returns the program when there were no
+/// errors, and every diagnostic (warnings included).
+pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagnostic>) {
+    use crate::promela::ast::Unit;
+    let mut res = resolve::Resolver::new();
+    // Proctypes may be `run` before their declaration; register them first.
+    for u in &model.units {
+        match u {
+            Unit::Proctype(p) => res.procs.push(resolve::ProcSig {
+                name: p.name.clone(),
+                params: p.params.iter().map(|d| d.vars.len()).sum(),
+                locals: Vec::new(),
+                labels: Vec::new(),
+            }),
+            Unit::Init(p) => res.procs.push(resolve::ProcSig {
+                name: p.name.clone(),
+                params: 0,
+                locals: Vec::new(),
+                labels: Vec::new(),
+            }),
+            Unit::Never(c) => res.procs.push(resolve::ProcSig {
+                name: c.name.clone().unwrap_or_else(|| "never_0".into()),
+                params: 0,
+                locals: Vec::new(),
+                labels: Vec::new(),
+            }),
+            _ => {}
+        }
+    }
+    let mut procs = Vec::new();
+    let mut ltl = Vec::new();
+    let mut next_loc: u32 = 0;
+    let mut never_count = 0;
+    let mut ltl_count = 0;
+    for u in &model.units {
+        match u {
+            Unit::Decl(d) => {
+                for v in res.declare_vars(d, false) {
+                    res.add_global(v);
+                }
+            }
+            Unit::Mtype(m) => res.add_mtypes(m),
+            Unit::Typedef(t) => res.add_typedef(t),
+            Unit::Proctype(p) | Unit::Init(p) => {
+                let kind = if matches!(u, Unit::Init(_)) {
+                    ProcKind::Init
+                } else {
+                    ProcKind::Proctype
+                };
+                let proc = lower_proc(&mut res, p, kind, procs.len(), &mut next_loc);
+                procs.push(proc);
+            }
+            Unit::Never(c) => {
+                let name = c
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("never_{never_count}"));
+                never_count += 1;
+                let p = crate::promela::ast::Proctype {
+                    name,
+                    name_span: c.span,
+                    active: None,
+                    d_proctype: false,
+                    params: Vec::new(),
+                    priority: None,
+                    provided: None,
+                    body: c.body.clone(),
+                    span: c.span,
+                };
+                let proc = lower_proc(&mut res, &p, ProcKind::Never, procs.len(), &mut next_loc);
+                procs.push(proc);
+            }
+            Unit::Ltl(l) => {
+                let name = l.name.clone().unwrap_or_else(|| format!("ltl_{ltl_count}"));
+                ltl_count += 1;
+                ltl.push(LtlInfo {
+                    name,
+                    text: ltl_text(&l.formula),
+                    span: l.span,
+                });
+            }
+            Unit::Trace(_) | Unit::Inline(_) => {}
+        }
+    }
+    // ltl formulas may name globals declared after them (spin defers them to the end).
+    for u in &model.units {
+        if let Unit::Ltl(l) = u {
+            let _ = res.expr(&l.formula);
+        }
+    }
+    if procs
+        .iter()
+        .all(|p| p.kind == ProcKind::Proctype && p.active == 0)
+    {
+        let sp = model
+            .units
+            .first()
+            .map(|_| crate::promela::source::Span::default())
+            .unwrap_or_default();
+        res.error(sp, "no runable process");
+    }
+    let diags = std::mem::take(&mut res.diags);
+    if crate::promela::diag::has_errors(&diags) {
+        return (None, diags);
+    }
+    let program = Program {
+        globals: res.globals,
+        mtypes: res.mtypes,
+        typedefs: res.typedefs,
+        procs,
+        ltl,
+        uses_last: res.uses_last,
+        uses_priority: res.uses_priority,
+    };
+    (Some(program), diags)
+}
+
+use crate::promela::diag::Diagnostic;
+
+fn lower_proc(
+    res: &mut resolve::Resolver,
+    p: &crate::promela::ast::Proctype,
+    kind: ProcKind,
+    index: usize,
+    next_loc: &mut u32,
+) -> Proc {
+    let active = match (&p.active, kind) {
+        (_, ProcKind::Init) => 1,
+        (Some(e), _) => match res.const_eval(e) {
+            Some(n) if (0..=255).contains(&n) => n as u32,
+            Some(_) => {
+                res.error(e.span, "max nr of processes is 255");
+                0
+            }
+            None => 0,
+        },
+        (None, _) => 0,
+    };
+    res.begin_proc();
+    res.in_never = kind == ProcKind::Never;
+    let mut params = Vec::new();
+    for d in &p.params {
+        for v in res.declare_vars(d, false) {
+            params.push(res.add_local(v));
+        }
+    }
+    let provided = p.provided.as_ref().map(|e| res.expr(e));
+    let priority = p.priority.map(|(v, _)| v).unwrap_or(1);
+    if p.priority.is_some() {
+        res.uses_priority = true;
+    }
+    let end_span = crate::promela::source::Span {
+        file: p.body.span.file,
+        start: p.body.span.end.saturating_sub(1),
+        end: p.body.span.end,
+    };
+    let lowerer = lower::Lowerer::new(res);
+    let (automaton, labels) = lowerer.body(&p.body, end_span, *next_loc);
+    let max = automaton
+        .locations
+        .iter()
+        .map(|l| l.id.0)
+        .max()
+        .unwrap_or(*next_loc);
+    *next_loc = max + 1;
+    let locals = res.end_proc();
+    if let Some(sig) = res.procs.get_mut(index) {
+        sig.locals = locals
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.name.clone(), i))
+            .collect();
+        sig.labels = labels;
+    }
+    Proc {
+        id: ProcId(index as u32),
+        name: p.name.clone(),
+        kind,
+        active,
+        params,
+        locals,
+        priority,
+        provided,
+        automaton,
+        span: p.span,
+    }
+}
+
+fn ltl_text(e: &crate::promela::ast::Expr) -> String {
+    use crate::promela::ast::ExprKind;
+    match &e.kind {
+        ExprKind::Const(v) => v.to_string(),
+        ExprKind::Var(v) => v.name.clone(),
+        ExprKind::Unary(op, a) => format!("{} ({})", op.as_str(), ltl_text(a)),
+        ExprKind::Binary(op, a, b) => {
+            format!("({}) {} ({})", ltl_text(a), op.as_str(), ltl_text(b))
+        }
+        _ => "…".into(),
+    }
+}

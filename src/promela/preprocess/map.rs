@@ -1,0 +1,218 @@
+//! The source map from output byte offsets back to original spans and macro expansions, and
+//! the writer that builds the output text with gcc's spacing while recording that map.
+
+use std::rc::Rc;
+
+use super::super::source::Span;
+use super::lexer::{needs_space, Token};
+
+/// One run of output text with a single origin.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    out_start: u32,
+    out_end: u32,
+    span: Span,
+    /// Output and source bytes correspond one to one (text copied verbatim).
+    exact: bool,
+    exp: Option<u32>,
+}
+
+/// One macro expansion: which macro, and the expansion its invocation came from.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Expansion {
+    pub name: u32,
+    pub def: Span,
+    pub parent: Option<u32>,
+}
+
+/// Maps offsets of `Preprocessed::text` to where the text came from.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    segments: Vec<Segment>,
+    pub(super) expansions: Vec<Expansion>,
+    pub(super) names: Vec<String>,
+    /// Answer for an empty output: the start of the main file.
+    pub(super) fallback: Span,
+}
+
+impl SourceMap {
+    /// The original span of the output byte range [start, end). For text copied from a file it is
+    /// the exact place; for a token that came from a macro argument, the place of that argument
+    /// text in the source; for a token of a macro body, the span of the (outermost) macro
+    /// invocation, name through closing parenthesis. A range crossing segments maps to the
+    /// span of its start, extended when in the same file. Offsets between tokens map to the
+    /// next token; offsets should be char boundaries of the output.
+    pub fn span(&self, start: usize, end: usize) -> Span {
+        let end = end.max(start);
+        let Some(first) = self.segment_at(start) else {
+            return self.segments.last().map_or(self.fallback, |s| {
+                Span::new(s.span.file, s.span.end as usize, s.span.end as usize)
+            });
+        };
+        let head = first.piece(start, end.min(first.out_end as usize));
+        if end <= first.out_end as usize {
+            return head;
+        }
+        let last = self.segment_at(end - 1).or(self.segments.last()).copied();
+        match last {
+            Some(last) => head.to(last.piece(last.out_start as usize, end)),
+            None => head,
+        }
+    }
+
+    /// Macro expansions covering this output offset, innermost first: (macro name, span of
+    /// its definition's name in the #define line) — used for notes like
+    /// "in expansion of macro `N` defined at inc.h:3:9".
+    pub fn expansions(&self, offset: usize) -> Vec<(String, Span)> {
+        let mut out = Vec::new();
+        let mut cur = self.segment_at(offset).and_then(|s| s.exp);
+        while let Some(e) = cur.and_then(|i| self.expansions.get(i as usize)) {
+            let name = self.names.get(e.name as usize).cloned().unwrap_or_default();
+            out.push((name, e.def));
+            // Parents are always recorded before their children, so this terminates.
+            cur = e.parent.filter(|&p| Some(p) < cur);
+        }
+        out
+    }
+
+    /// The segment containing `offset`, or the next one when it falls between segments.
+    fn segment_at(&self, offset: usize) -> Option<&Segment> {
+        let i = self
+            .segments
+            .partition_point(|s| (s.out_end as usize) <= offset);
+        self.segments.get(i)
+    }
+
+    fn push(&mut self, out_start: usize, out_end: usize, tok: &Token) {
+        let seg = Segment {
+            out_start: out_start as u32,
+            out_end: out_end as u32,
+            span: tok.span,
+            exact: tok.exact,
+            exp: tok.exp,
+        };
+        if let Some(last) = self.segments.last_mut() {
+            let same_origin = last.exp == seg.exp && last.span.file == seg.span.file;
+            // Verbatim text with a gap of the same width in source and output stays linear.
+            let linear = last.exact
+                && seg.exact
+                && seg.span.start >= last.span.end
+                && seg.span.start - last.span.end == seg.out_start - last.out_end;
+            // Consecutive tokens of one macro body all map to the invocation.
+            let same_body = !last.exact && !seg.exact && last.span == seg.span;
+            if same_origin && (linear || same_body) {
+                last.out_end = seg.out_end;
+                last.span.end = last.span.end.max(seg.span.end);
+                return;
+            }
+        }
+        self.segments.push(seg);
+    }
+}
+
+impl Segment {
+    /// The source span of output range [start, end) inside this segment.
+    fn piece(&self, start: usize, end: usize) -> Span {
+        if !self.exact {
+            return self.span;
+        }
+        let at = |off: usize| {
+            let d =
+                off.clamp(self.out_start as usize, self.out_end as usize) - self.out_start as usize;
+            (self.span.start as usize + d).min(self.span.end as usize)
+        };
+        Span::new(self.span.file, at(start), at(end))
+    }
+}
+
+/// Builds the output: tokens with gcc's spacing, newlines to keep lines, and the map.
+pub(super) struct Writer {
+    pub text: String,
+    pub map: SourceMap,
+    /// Line breaks owed to the output, written before the next token from a file.
+    pub pending_newlines: usize,
+    last: Option<Rc<str>>,
+    last_span: Option<Span>,
+    last_exp: Option<Option<u32>>,
+    limit: usize,
+}
+
+impl Writer {
+    pub fn new(limit: usize, fallback: Span) -> Writer {
+        let map = SourceMap {
+            fallback,
+            ..SourceMap::default()
+        };
+        Writer {
+            text: String::new(),
+            map,
+            pending_newlines: 0,
+            last: None,
+            last_span: None,
+            last_exp: None,
+            limit,
+        }
+    }
+
+    /// Writes the owed line breaks; false when that would exceed the size limit.
+    pub fn flush_newlines(&mut self) -> bool {
+        let n = std::mem::take(&mut self.pending_newlines);
+        if n == 0 {
+            return true;
+        }
+        if self.text.len().saturating_add(n) > self.limit {
+            return false;
+        }
+        self.text.extend(std::iter::repeat_n('\n', n));
+        self.last = None;
+        self.last_span = None;
+        self.last_exp = None;
+        true
+    }
+
+    /// Ends the output with a newline, as gcc's does.
+    pub fn end_line(&mut self) {
+        if !self.text.is_empty() && !self.text.ends_with('\n') {
+            self.text.push('\n');
+        }
+        self.last = None;
+        self.last_span = None;
+        self.last_exp = None;
+    }
+
+    /// Appends a token, preceded by a space when it had one or would otherwise paste onto
+    /// the previous token; false when that would exceed the size limit.
+    pub fn token(&mut self, tok: &Token) -> bool {
+        if tok.text.is_empty() {
+            return true;
+        }
+        if self.text.len() + tok.text.len() + 1 > self.limit {
+            return false;
+        }
+        let at_line_start = self.text.is_empty() || self.text.ends_with('\n');
+        // Tokens that touched in the source stay together (gcc only separates tokens from
+        // different sources, e.g. across a macro boundary).
+        let adjacent = tok.exp.is_none()
+            && tok.exact
+            && self
+                .last_span
+                .is_some_and(|s| s.file == tok.span.file && s.end == tok.span.start);
+        let same_expansion = tok.exp.is_some() && self.last_exp == Some(tok.exp);
+        let pastes = !adjacent
+            && !same_expansion
+            && self
+                .last
+                .as_ref()
+                .is_some_and(|l| needs_space(l, &tok.text));
+        if !at_line_start && (tok.space || pastes) {
+            self.text.push(' ');
+        }
+        let start = self.text.len();
+        self.text.push_str(&tok.text);
+        self.map.push(start, self.text.len(), tok);
+        self.last = Some(tok.text.clone());
+        self.last_span = (tok.exp.is_none() && tok.exact).then_some(tok.span);
+        self.last_exp = Some(tok.exp);
+        true
+    }
+}

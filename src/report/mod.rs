@@ -1,0 +1,5 @@
+//! Rendering of engine results for people and machines: compiler-style diagnostics, the
+//! `show` listing and its JSON. Never computes anything the engine could.
+
+pub mod diagnostics;
+pub mod show;

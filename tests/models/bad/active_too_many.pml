@@ -1,0 +1,4 @@
+/* too many active instances */
+active [300] proctype P() {
+	skip
+}

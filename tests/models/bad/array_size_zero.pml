@@ -1,0 +1,5 @@
+/* zero array size */
+init {
+	byte a[0];
+	skip
+}

@@ -1,0 +1,5 @@
+/* assignment to _pid */
+init {
+	byte x;
+	_pid = 1
+}

@@ -1,0 +1,6 @@
+/* assignment to an mtype constant */
+mtype = { red, green };
+
+init {
+	red = 1
+}

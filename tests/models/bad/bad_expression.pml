@@ -1,0 +1,7 @@
+/* x = ; */
+byte x;
+
+init {
+	x = ;
+	skip
+}

@@ -1,0 +1,5 @@
+/* break outside loop */
+init {
+	skip;
+	break
+}

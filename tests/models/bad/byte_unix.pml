@@ -1,0 +1,4 @@
+/* unix is a predefined cpp macro */
+byte unix;
+
+init { skip }

@@ -1,0 +1,5 @@
+/* goto undefined label */
+init {
+	skip;
+	goto nowhere
+}

@@ -1,0 +1,8 @@
+/* if without fi */
+byte x;
+
+init {
+	if
+	:: x == 0 -> x = 1
+	:: else -> skip
+}

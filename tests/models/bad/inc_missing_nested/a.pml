@@ -1,0 +1,3 @@
+/* a.pml */
+byte y;
+#include "b_missing.pml"

@@ -1,0 +1,5 @@
+/* missing nested include */
+byte x;
+#include "a.pml"
+
+init { skip }

@@ -1,0 +1,5 @@
+/* inner include */
+proctype R() {
+	y = 1;
+	x = y + w
+}

@@ -1,0 +1,3 @@
+/* outer include */
+byte y;
+#include "inner.pml"

@@ -1,0 +1,4 @@
+/* #error in included file */
+#include "config.pml"
+
+init { skip }

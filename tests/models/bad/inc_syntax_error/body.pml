@@ -1,0 +1,5 @@
+/* included body */
+proctype P() {
+	x = 1;
+	y = 2 x = 3
+}

@@ -1,0 +1,6 @@
+/* error in included file */
+byte x, y;
+
+#include "body.pml"
+
+init { run P() }

@@ -1,0 +1,5 @@
+/* defines Q */
+
+proctype Q() {
+	x = z
+}

@@ -1,0 +1,7 @@
+/* error in included file */
+byte x;
+#include "defs.pml"
+
+init {
+	run Q()
+}

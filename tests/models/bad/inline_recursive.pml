@@ -1,0 +1,10 @@
+/* recursive inline */
+inline f(v) {
+	v++;
+	f(v)
+}
+
+init {
+	byte a;
+	f(a)
+}

@@ -1,0 +1,7 @@
+/* invalid character */
+byte x;
+
+init {
+	x = `1;
+	skip
+}

@@ -1,0 +1,4 @@
+/* keyword used as a name */
+byte if;
+
+init { skip }

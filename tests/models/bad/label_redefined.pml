@@ -1,0 +1,6 @@
+/* label redefinition */
+init {
+L:	skip;
+	skip;
+L:	skip
+}

@@ -1,0 +1,8 @@
+/* ill-formed macro body */
+#define CLEAR(v) v = ;
+byte x;
+
+init {
+	CLEAR(x)
+	skip
+}

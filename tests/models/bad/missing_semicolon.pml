@@ -1,0 +1,6 @@
+/* missing separator between statements */
+byte x, y;
+
+init {
+	x = 1 y = 2
+}

@@ -1,0 +1,7 @@
+/* od without do */
+byte x;
+
+init {
+	x = 1;
+	od
+}

@@ -1,0 +1,8 @@
+/* option without :: */
+byte x;
+
+init {
+	if
+	   x > 0 -> x = 1
+	fi
+}

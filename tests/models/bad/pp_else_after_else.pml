@@ -1,0 +1,10 @@
+/* #else after #else */
+#if 0
+byte x;
+#else
+byte y;
+#else
+byte z;
+#endif
+
+init { skip }

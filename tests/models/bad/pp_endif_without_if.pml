@@ -1,0 +1,5 @@
+/* #endif without #if */
+byte x;
+#endif
+
+init { skip }

@@ -1,0 +1,5 @@
+/* #error */
+byte x;
+#error this model must not be used
+
+init { skip }

@@ -1,0 +1,5 @@
+/* invalid directive */
+byte x;
+#foo bar
+
+init { skip }

@@ -1,0 +1,4 @@
+/* missing include file */
+#include "does_not_exist.pml"
+
+init { skip }

@@ -1,0 +1,6 @@
+/* unterminated comment */
+byte x;
+
+init { skip }
+/* this comment
+   never ends

@@ -1,0 +1,4 @@
+/* unterminated #if */
+byte x;
+#if 1
+init { skip }

@@ -1,0 +1,5 @@
+/* proctype declared twice */
+proctype worker() { skip }
+proctype worker() { skip }
+
+init { run worker() }

@@ -1,0 +1,6 @@
+/* proctype without body */
+proctype P(byte a)
+
+init {
+	skip
+}

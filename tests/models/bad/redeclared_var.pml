@@ -1,0 +1,7 @@
+/* redeclaration */
+init {
+	byte x;
+	int y;
+	byte x;
+	skip
+}

@@ -1,0 +1,6 @@
+/* stray token at top level */
+byte x;
+
+42;
+
+init { skip }

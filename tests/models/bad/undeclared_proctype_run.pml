@@ -1,0 +1,7 @@
+/* run of an undeclared proctype */
+proctype P() { skip }
+
+init {
+	run P();
+	run Q()
+}

@@ -1,0 +1,6 @@
+/* undeclared variable */
+byte x;
+
+init {
+	x = y + 1
+}

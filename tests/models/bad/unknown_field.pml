@@ -1,0 +1,7 @@
+/* unknown field */
+typedef Rec { byte f; int h };
+Rec r;
+
+init {
+	r.g = 1
+}

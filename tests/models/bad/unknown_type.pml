@@ -1,0 +1,5 @@
+/* unknown type name */
+byte x;
+flurb y;
+
+init { skip }

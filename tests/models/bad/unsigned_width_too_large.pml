@@ -1,0 +1,4 @@
+/* invalid unsigned width */
+unsigned x : 40;
+
+init { skip }

@@ -1,0 +1,5 @@
+/* unterminated string */
+init {
+	printf("hello world\n);
+	skip
+}

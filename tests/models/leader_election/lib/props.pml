@@ -1,0 +1,1 @@
+ltl one_leader { [] (leaders <= 1) }
