@@ -206,6 +206,25 @@ impl Lexer<'_> {
             b';' => (P::Semi, 1),
             b',' => (P::Comma, 1),
             b'@' => (P::At, 1),
+            // spin's own lexer also knows comments: text that gcc leaves (a stray `*/` after
+            // a nested `/*`) is skipped, as spin skips it.
+            b'*' if n1 == b'/' => {
+                self.pos += 2;
+                return;
+            }
+            b'/' if n1 == b'*' => {
+                self.pos += 2;
+                while self.pos < self.src.len()
+                    && !(self.src[self.pos] == b'*' && self.peek(1) == b'/')
+                {
+                    if self.src[self.pos] == b'\n' {
+                        self.newline = true;
+                    }
+                    self.pos += 1;
+                }
+                self.pos = (self.pos + 2).min(self.src.len());
+                return;
+            }
             b'*' => (P::Star, 1),
             b'/' => (P::Slash, 1),
             b'%' => (P::Percent, 1),
