@@ -93,7 +93,10 @@ impl Pp<'_> {
                 Lexed::Newline => self.out.pending_newlines += 1,
                 Lexed::Tok(t) if t.bol && t.is_hash() => self.directive(t, skipping),
                 Lexed::Tok(_) if skipping => {}
-                Lexed::Tok(t) => return Some(t),
+                Lexed::Tok(mut t) => {
+                    t.seq = self.file_seq();
+                    return Some(t);
+                }
             }
         }
     }
@@ -134,6 +137,7 @@ impl Pp<'_> {
 
     /// Carries out the directive introduced by `hash`.
     fn directive(&mut self, hash: Token, skipping: bool) {
+        self.directives += 1;
         let mut toks = self.directive_line(skipping).into_iter();
         let Some(name) = toks.next() else {
             return; // the null directive
@@ -168,8 +172,8 @@ impl Pp<'_> {
             Directive::If | Directive::Ifdef | Directive::Ifndef => {
                 self.do_if(dir, span, &name, args)
             }
-            Directive::Elif => self.do_elif(span, &name, args),
-            Directive::Else | Directive::Endif => self.do_else_endif(dir, span, &name, &args),
+            Directive::Elif => self.do_elif(&name, args),
+            Directive::Else | Directive::Endif => self.do_else_endif(dir, &name, &args),
             Directive::Line => self.do_line(name.span, args, false),
             Directive::Error | Directive::Warning => {
                 let mut msg = format!("#{}", name.text);
@@ -271,13 +275,13 @@ impl Pp<'_> {
         }
     }
 
-    fn do_elif(&mut self, span: Span, name: &Token, args: Vec<Token>) {
+    fn do_elif(&mut self, name: &Token, args: Vec<Token>) {
         let Some(c) = self.stack.last().and_then(|f| f.conds.last()) else {
-            return self.error(span, "#elif without #if");
+            return self.error(name.span, "#elif without #if");
         };
         let (began, saw_else, taken) = (c.span, c.saw_else, c.taken);
         if saw_else {
-            let d = Diagnostic::error(span, "#elif after #else")
+            let d = Diagnostic::error(name.span, "#elif after #else")
                 .with_label(began, "the conditional began here");
             return self.diags.push(d);
         }
@@ -290,11 +294,11 @@ impl Pp<'_> {
         }
     }
 
-    fn do_else_endif(&mut self, dir: Directive, span: Span, name: &Token, args: &[Token]) {
+    fn do_else_endif(&mut self, dir: Directive, name: &Token, args: &[Token]) {
         let is_else = dir == Directive::Else;
         let Some(c) = self.stack.last().and_then(|f| f.conds.last()) else {
             let which = if is_else { "#else" } else { "#endif" };
-            return self.error(span, format!("{which} without #if"));
+            return self.error(name.span, format!("{which} without #if"));
         };
         let (began, saw_else, parent_skipping) = (c.span, c.saw_else, c.parent_skipping);
         if !parent_skipping {
@@ -306,7 +310,7 @@ impl Pp<'_> {
         if !is_else {
             conds.pop();
         } else if saw_else {
-            let d = Diagnostic::error(span, "#else after #else")
+            let d = Diagnostic::error(name.span, "#else after #else")
                 .with_label(began, "the conditional began here");
             self.diags.push(d);
         } else if let Some(c) = conds.last_mut() {
@@ -331,8 +335,7 @@ impl Pp<'_> {
         let saved = std::mem::replace(&mut self.in_if, true);
         let toks = self.expand_isolated(args);
         self.in_if = saved;
-        let depth = self.limits.max_expr_depth;
-        match expr::evaluate(&toks, at, depth, &mut self.diags) {
+        match expr::evaluate(&toks, at, &mut self.diags) {
             Ok(v) => v,
             Err(d) => {
                 self.diags.push(d);

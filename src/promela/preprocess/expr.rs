@@ -1,6 +1,6 @@
 //! `#if` expressions: integer constant expressions evaluated in intmax_t/uintmax_t as C99
 //! requires (usual arithmetic conversions, short-circuit evaluation), with gcc's messages.
-//! Recursion is bounded by an explicit nesting depth so deep parentheses cannot overflow.
+//! The parser keeps explicit stacks instead of recursing, so no nesting depth overflows.
 
 use super::super::diag::Diagnostic;
 use super::super::source::Span;
@@ -84,39 +84,90 @@ fn binary_op(t: &Token) -> Option<(Op, u8)> {
     })
 }
 
-type Eval = Result<Value, Diagnostic>;
-
 fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(span, msg)
 }
 
+/// An operator waiting on `Parser::ops` for its right operand.
+enum Pending {
+    Unary(Token),
+    /// A binary operator (left operand on the value stack); `skips`: it switched off
+    /// evaluation of its right operand (`&&` after 0, `||` after non-0).
+    Binary(Op, u8, Token, bool),
+    Paren(Token),
+    /// `?` seen, the condition on the value stack; `skips` for the middle operand.
+    Question(Token, bool),
+    /// `:` seen, condition and middle operand on the value stack; `skips` for the last.
+    Colon(Token, bool),
+    Comma(Token),
+}
+
+impl Pending {
+    fn token(&self) -> &Token {
+        match self {
+            Pending::Unary(t)
+            | Pending::Binary(_, _, t, _)
+            | Pending::Paren(t)
+            | Pending::Question(t, _)
+            | Pending::Colon(t, _)
+            | Pending::Comma(t) => t,
+        }
+    }
+
+    /// Whether this must be applied before pushing a binary operator of precedence `prec`
+    /// (`None`: `,` `:` `)` and the end, which apply everything up to a bracket or `?`).
+    fn binds_tighter(&self, prec: Option<u8>) -> bool {
+        match (self, prec) {
+            (Pending::Unary(_), _) => true,
+            (Pending::Binary(_, p, _, _), Some(q)) => *p >= q,
+            (Pending::Binary(..) | Pending::Colon(..) | Pending::Comma(_), None) => true,
+            _ => false,
+        }
+    }
+}
+
 /// Evaluates the macro-expanded tokens of an `#if` line (`defined` already replaced).
-/// `at` is where to report an empty expression; warnings go to `diags`.
+/// `at` is where to report an empty expression; warnings go to `diags`. An operator
+/// precedence parser with explicit stacks: no recursion, so any nesting depth is safe.
 pub(super) fn evaluate(
     toks: &[Token],
     at: Span,
-    max_depth: u32,
     diags: &mut Vec<Diagnostic>,
 ) -> Result<bool, Diagnostic> {
     let mut p = Parser {
-        toks,
-        pos: 0,
-        depth: 0,
-        max_depth,
-        at,
+        ops: Vec::new(),
+        vals: Vec::new(),
+        skip: 0,
         diags,
     };
-    let v = p.comma(true)?;
-    match p.peek() {
-        None => Ok(v.is_true()),
-        Some(t) if t.is(")") => Err(err(t.span, "missing '(' in expression")),
-        Some(t) if t.is(":") => Err(err(t.span, "':' without preceding '?'")),
-        Some(t) if !allowed(t) => Err(invalid(t)),
-        Some(t) => Err(err(
-            t.span,
-            format!("missing binary operator before token \"{}\"", t.text),
-        )),
+    let mut want_operand = true;
+    for t in toks {
+        want_operand = if want_operand {
+            p.operand(t)?
+        } else {
+            p.operator(t)?
+        };
     }
+    if want_operand {
+        return Err(match p.ops.last() {
+            Some(Pending::Paren(t)) => err(t.span, "missing ')' in expression"),
+            Some(op) => no_right_operand(op.token(), op.token()),
+            None => err(at, "#if with no expression"),
+        });
+    }
+    p.reduce_while(None)?;
+    match p.ops.last() {
+        Some(Pending::Paren(t)) => Err(err(t.span, "missing ')' in expression")),
+        Some(op) => Err(err(op.token().span, "'?' without following ':'")),
+        None => Ok(p.pop()?.is_true()),
+    }
+}
+
+fn no_right_operand(op: &Token, at: &Token) -> Diagnostic {
+    err(
+        at.span,
+        format!("operator '{}' has no right operand", op.text),
+    )
 }
 
 /// Tokens that may appear in an `#if` expression at all (gcc rejects others outright).
@@ -130,100 +181,162 @@ fn allowed(t: &Token) -> bool {
     }
 }
 
-struct Parser<'t, 'd> {
-    toks: &'t [Token],
-    pos: usize,
-    depth: u32,
-    max_depth: u32,
-    at: Span,
+struct Parser<'d> {
+    ops: Vec<Pending>,
+    vals: Vec<Value>,
+    /// Nesting of operands that are not evaluated (short-circuited): no errors there.
+    skip: u32,
     diags: &'d mut Vec<Diagnostic>,
 }
 
-impl Parser<'_, '_> {
-    fn peek(&self) -> Option<&Token> {
-        self.toks.get(self.pos)
+impl Parser<'_> {
+    fn pop(&mut self) -> Result<Value, Diagnostic> {
+        let at = self.ops.last().map_or(Span::default(), |o| o.token().span);
+        self.vals
+            .pop()
+            .ok_or_else(|| err(at, "malformed #if expression"))
     }
 
-    fn eat(&mut self, p: &str) -> bool {
-        let hit = self.peek().is_some_and(|t| t.is(p));
-        self.pos += usize::from(hit);
-        hit
+    fn top_value(&self) -> Value {
+        self.vals.last().copied().unwrap_or(Value::signed(0))
     }
 
-    /// Runs one level of recursion, refusing past the depth limit.
-    fn nested(&mut self, at: Span, f: impl FnOnce(&mut Self) -> Eval) -> Eval {
-        if self.depth >= self.max_depth {
-            return Err(err(at, "#if expression nested too deeply"));
-        }
-        self.depth += 1;
-        let r = f(self);
-        self.depth -= 1;
-        r
-    }
-
-    fn overflow(&mut self, eval: bool, at: Span) {
-        if eval {
+    fn overflow(&mut self, at: Span) {
+        if self.skip == 0 {
             let msg = "integer overflow in preprocessor expression";
             self.diags.push(Diagnostic::warning(at, msg));
         }
     }
 
-    /// The comma operator (gcc accepts it in `#if`).
-    fn comma(&mut self, eval: bool) -> Eval {
-        let mut v = self.cond(eval)?;
-        while self.eat(",") {
-            v = self.cond(eval)?;
-        }
-        Ok(v)
-    }
-
-    fn cond(&mut self, eval: bool) -> Eval {
-        let c = self.binary(1, eval)?;
-        let Some(q) = self.peek().filter(|t| t.is("?")).map(|t| t.span) else {
-            return Ok(c);
+    /// A token where an operand is expected; returns whether one is still expected.
+    fn operand(&mut self, t: &Token) -> Result<bool, Diagnostic> {
+        let value = match t.kind {
+            Kind::Number => number(t, self.diags)?,
+            Kind::Char => char_value(t, self.diags)?,
+            // Identifiers left after expansion are not macros: 0.
+            Kind::Ident => Value::signed(0),
+            Kind::Punct if ["+", "-", "~", "!"].iter().any(|u| t.is(u)) => {
+                self.ops.push(Pending::Unary(t.clone()));
+                return Ok(true);
+            }
+            Kind::Punct if t.is("(") => {
+                self.ops.push(Pending::Paren(t.clone()));
+                return Ok(true);
+            }
+            _ if !allowed(t) => return Err(invalid(t)),
+            _ => {
+                return Err(match self.ops.last() {
+                    Some(Pending::Paren(_)) if t.is(")") => {
+                        err(t.span, "missing expression between '(' and ')'")
+                    }
+                    None if t.is(")") => err(t.span, "missing '(' in expression"),
+                    Some(Pending::Paren(_)) | None => {
+                        err(t.span, format!("operator '{}' has no left operand", t.text))
+                    }
+                    Some(op) => no_right_operand(op.token(), t),
+                });
+            }
         };
-        self.pos += 1;
-        let a = self.nested(q, |p| p.comma(eval && c.is_true()))?;
-        if !self.eat(":") {
-            return Err(err(q, "'?' without following ':'"));
-        }
-        let b = self.nested(q, |p| p.cond(eval && !c.is_true()))?;
-        let v = if c.is_true() { a } else { b };
-        Ok(Value {
-            bits: v.bits,
-            unsigned: a.unsigned || b.unsigned,
-        })
+        self.vals.push(value);
+        Ok(false)
     }
 
-    /// Precedence climbing over the binary operators binding at least as tight as `min`.
-    fn binary(&mut self, min: u8, eval: bool) -> Eval {
-        let mut lhs = self.unary(eval)?;
-        while let Some((op, prec)) = self.peek().and_then(binary_op) {
-            if prec < min {
-                break;
-            }
-            let tok = self
-                .toks
-                .get(self.pos)
-                .cloned()
-                .ok_or_else(|| err(self.at, "?"))?;
-            self.pos += 1;
-            if self.peek().is_none() {
-                let msg = format!("operator '{}' has no right operand", tok.text);
-                return Err(err(tok.span, msg));
-            }
-            let rhs_eval = match op {
-                Op::And => eval && lhs.is_true(),
-                Op::Or => eval && !lhs.is_true(),
-                _ => eval,
+    /// A token where an operator is expected; returns whether an operand comes next.
+    fn operator(&mut self, t: &Token) -> Result<bool, Diagnostic> {
+        if let Some((op, prec)) = binary_op(t) {
+            self.reduce_while(Some(prec))?;
+            let lhs = self.top_value().is_true();
+            let skips = (op == Op::And && !lhs) || (op == Op::Or && lhs);
+            self.skip += u32::from(skips);
+            self.ops.push(Pending::Binary(op, prec, t.clone(), skips));
+        } else if t.is("?") {
+            self.reduce_while(Some(1))?;
+            let skips = !self.top_value().is_true();
+            self.skip += u32::from(skips);
+            self.ops.push(Pending::Question(t.clone(), skips));
+        } else if t.is(":") {
+            self.reduce_while(None)?;
+            let Some(Pending::Question(_, skipped)) = self.ops.pop() else {
+                return Err(err(t.span, "':' without preceding '?'"));
             };
-            let rhs = self.nested(tok.span, |p| p.binary(prec + 1, rhs_eval))?;
-            lhs = self.apply(op, lhs, rhs, eval, tok.span)?;
+            self.skip -= u32::from(skipped);
+            // The condition sits under the middle operand.
+            let cond = self.vals.iter().rev().nth(1).is_some_and(|v| v.is_true());
+            self.skip += u32::from(cond);
+            self.ops.push(Pending::Colon(t.clone(), cond));
+        } else if t.is(",") {
+            self.reduce_while(None)?;
+            self.ops.push(Pending::Comma(t.clone()));
+        } else if t.is(")") {
+            self.reduce_while(None)?;
+            return match self.ops.pop() {
+                Some(Pending::Paren(_)) => Ok(false),
+                Some(_) => Err(err(t.span, "'?' without following ':'")),
+                None => Err(err(t.span, "missing '(' in expression")),
+            };
+        } else if !allowed(t) {
+            return Err(invalid(t));
+        } else {
+            let msg = format!("missing binary operator before token \"{}\"", t.text);
+            return Err(err(t.span, msg));
         }
-        Ok(lhs)
+        Ok(true)
     }
 
-    fn apply(&mut self, op: Op, a: Value, b: Value, eval: bool, at: Span) -> Eval {
+    /// Applies the pending operators that bind tighter than `prec` (see `binds_tighter`).
+    fn reduce_while(&mut self, prec: Option<u8>) -> Result<(), Diagnostic> {
+        while self.ops.last().is_some_and(|o| o.binds_tighter(prec)) {
+            let Some(op) = self.ops.pop() else { break };
+            let v = match op {
+                Pending::Unary(t) => {
+                    let v = self.pop()?;
+                    self.unary(&t, v)
+                }
+                Pending::Binary(op, _, t, skips) => {
+                    self.skip -= u32::from(skips);
+                    let b = self.pop()?;
+                    let a = self.pop()?;
+                    self.apply(op, a, b, t.span)?
+                }
+                Pending::Colon(_, skips) => {
+                    self.skip -= u32::from(skips);
+                    let (e, t, c) = (self.pop()?, self.pop()?, self.pop()?);
+                    let v = if c.is_true() { t } else { e };
+                    Value {
+                        bits: v.bits,
+                        unsigned: t.unsigned || e.unsigned,
+                    }
+                }
+                Pending::Comma(_) => {
+                    let b = self.pop()?;
+                    self.pop()?;
+                    b
+                }
+                Pending::Paren(_) | Pending::Question(..) => continue,
+            };
+            self.vals.push(v);
+        }
+        Ok(())
+    }
+
+    fn unary(&mut self, t: &Token, v: Value) -> Value {
+        match &*t.text {
+            "-" => {
+                if !v.unsigned && v.int() == i64::MIN {
+                    self.overflow(t.span);
+                }
+                Value {
+                    bits: v.bits.wrapping_neg(),
+                    ..v
+                }
+            }
+            "~" => Value { bits: !v.bits, ..v },
+            "!" => Value::truth(!v.is_true()),
+            _ => v,
+        }
+    }
+
+    fn apply(&mut self, op: Op, a: Value, b: Value, at: Span) -> Result<Value, Diagnostic> {
         let unsigned = a.unsigned || b.unsigned;
         let arith = |bits: u64| Value { bits, unsigned };
         let (x, y) = (a.int(), b.int());
@@ -235,12 +348,12 @@ impl Parser<'_, '_> {
                     _ => (a.bits.wrapping_mul(b.bits), x.checked_mul(y).is_none()),
                 };
                 if over && !unsigned {
-                    self.overflow(eval, at);
+                    self.overflow(at);
                 }
                 arith(bits)
             }
             Op::Div | Op::Rem if b.bits == 0 => {
-                if eval {
+                if self.skip == 0 {
                     return Err(err(at, "division by zero in #if"));
                 }
                 arith(0)
@@ -252,7 +365,7 @@ impl Parser<'_, '_> {
             }),
             Op::Div | Op::Rem => {
                 if x == i64::MIN && y == -1 {
-                    self.overflow(eval, at);
+                    self.overflow(at);
                 }
                 let v = if op == Op::Div {
                     x.wrapping_div(y)
@@ -264,7 +377,7 @@ impl Parser<'_, '_> {
             Op::Shl | Op::Shr => {
                 let (v, over) = shift(a, b, op == Op::Shl);
                 if over {
-                    self.overflow(eval, at);
+                    self.overflow(at);
                 }
                 v
             }
@@ -289,68 +402,6 @@ impl Parser<'_, '_> {
             Op::And => Value::truth(a.is_true() && b.is_true()),
             Op::Or => Value::truth(a.is_true() || b.is_true()),
         })
-    }
-
-    fn unary(&mut self, eval: bool) -> Eval {
-        let Some(t) = self.peek().cloned() else {
-            return Err(
-                match self.pos.checked_sub(1).and_then(|i| self.toks.get(i)) {
-                    Some(prev) => err(
-                        prev.span,
-                        format!("operator '{}' has no right operand", prev.text),
-                    ),
-                    None => err(self.at, "#if with no expression"),
-                },
-            );
-        };
-        self.pos += 1;
-        match t.kind {
-            Kind::Number => return number(&t, self.diags),
-            Kind::Char => return char_value(&t, self.diags),
-            // Identifiers left after expansion are not macros: 0.
-            Kind::Ident => return Ok(Value::signed(0)),
-            Kind::Punct => {}
-            _ => return Err(invalid(&t)),
-        }
-        match &*t.text {
-            "(" => {
-                if self.peek().is_some_and(|n| n.is(")")) {
-                    return Err(err(t.span, "missing expression between '(' and ')'"));
-                }
-                let v = self.nested(t.span, |p| p.comma(eval))?;
-                if !self.eat(")") {
-                    return Err(err(t.span, "missing ')' in expression"));
-                }
-                Ok(v)
-            }
-            "+" | "-" | "~" | "!" => {
-                let v = self.nested(t.span, |p| p.unary(eval))?;
-                Ok(match &*t.text {
-                    "-" => {
-                        if !v.unsigned && v.int() == i64::MIN {
-                            self.overflow(eval, t.span);
-                        }
-                        Value {
-                            bits: v.bits.wrapping_neg(),
-                            ..v
-                        }
-                    }
-                    "~" => Value { bits: !v.bits, ..v },
-                    "!" => Value::truth(!v.is_true()),
-                    _ => v,
-                })
-            }
-            ")" => Err(err(t.span, "missing '(' in expression")),
-            "?" | ":" => Err(err(
-                t.span,
-                format!("operator '{}' has no left operand", t.text),
-            )),
-            _ if binary_op(&t).is_some() => Err(err(
-                t.span,
-                format!("operator '{}' has no left operand", t.text),
-            )),
-            _ => Err(invalid(&t)),
-        }
     }
 }
 
@@ -386,7 +437,7 @@ fn shift(a: Value, b: Value, left: bool) -> (Value, bool) {
 }
 
 /// An integer constant: hex, octal, binary (GNU) or decimal, with C99 suffixes.
-fn number(t: &Token, diags: &mut Vec<Diagnostic>) -> Eval {
+fn number(t: &Token, diags: &mut Vec<Diagnostic>) -> Result<Value, Diagnostic> {
     let s = &*t.text;
     let lower = s.to_ascii_lowercase();
     let (radix, start) = match lower.as_bytes() {
@@ -458,7 +509,7 @@ fn number(t: &Token, diags: &mut Vec<Diagnostic>) -> Eval {
 
 /// A character constant: plain ones are `char` (signed on x86), several chars combine
 /// into an `int` as gcc does.
-fn char_value(t: &Token, diags: &mut Vec<Diagnostic>) -> Eval {
+fn char_value(t: &Token, diags: &mut Vec<Diagnostic>) -> Result<Value, Diagnostic> {
     let s = &*t.text;
     let open = s.find('\'').unwrap_or(0);
     let wide = open > 0;

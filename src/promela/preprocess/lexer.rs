@@ -39,6 +39,9 @@ pub(super) struct Token {
     pub no_expand: bool,
     /// `span` covers exactly `text`, so offsets inside the token map one to one.
     pub exact: bool,
+    /// Position in its source list (a file, or one macro's replacement list): tokens with
+    /// consecutive numbers touched there, so gcc would not separate them (0: unnumbered).
+    pub seq: u32,
 }
 
 impl Token {
@@ -52,6 +55,7 @@ impl Token {
             bol: false,
             no_expand: false,
             exact: false,
+            seq: 0,
         }
     }
 
@@ -174,17 +178,54 @@ pub(super) fn single_token(s: &str) -> Option<Kind> {
     }
 }
 
-/// gcc's "avoid paste": whether writing `b` straight after `a` would lex differently, so a
-/// space must separate them (e.g. `+` `+`, `x` `1`, `-` `>`, `/` `*`).
-pub(super) fn needs_space(a: &str, b: &str) -> bool {
+/// Whether `b`, printed after `a` where the two did not touch in one source list (a macro
+/// boundary), needs a space: gcc's `cpp_avoid_paste` table, because spin lexes gcc's output
+/// (so Promela's `::` and `..` come apart exactly where gcc would part them), and any other
+/// pair that would lex as one C token.
+pub(super) fn needs_space(a: &Token, b: &Token) -> bool {
+    let c = if b.kind == Kind::Punct {
+        b.text.bytes().next()
+    } else {
+        None
+    };
+    let with_eq = [
+        "=", "!", ">", "<", "+", "-", "*", "/", "%", "&", "|", "^", ">>", "<<",
+    ];
+    let gcc = match (a.kind, &*a.text) {
+        (Kind::Punct, t) if c == Some(b'=') && with_eq.contains(&t) => true,
+        (Kind::Punct, ">") => c == Some(b'>'),
+        (Kind::Punct, "<") => matches!(c, Some(b'<' | b'%' | b':')),
+        (Kind::Punct, "+") => c == Some(b'+'),
+        (Kind::Punct, "-") => matches!(c, Some(b'-' | b'>')),
+        (Kind::Punct, "/") => matches!(c, Some(b'/' | b'*')),
+        (Kind::Punct, "%") => matches!(c, Some(b':' | b'%')),
+        (Kind::Punct, "&") => c == Some(b'&'),
+        (Kind::Punct, "|") => c == Some(b'|'),
+        (Kind::Punct, ":") => matches!(c, Some(b':' | b'>')),
+        (Kind::Punct, "->") => c == Some(b'*'),
+        (Kind::Punct, ".") => matches!(c, Some(b'.' | b'%')) || b.kind == Kind::Number,
+        (Kind::Punct, "#" | "%:") => matches!(c, Some(b'#' | b'%')),
+        (Kind::Ident, _) => matches!(b.kind, Kind::Ident | Kind::Number | Kind::Char | Kind::Str),
+        (Kind::Number, _) => {
+            matches!(b.kind, Kind::Number | Kind::Ident | Kind::Char)
+                || matches!(c, Some(b'.' | b'+' | b'-'))
+        }
+        (Kind::Other, t) => t.starts_with('\\') && b.kind == Kind::Ident,
+        _ => false,
+    };
+    gcc || lexes_as_one(&a.text, &b.text)
+}
+
+/// Whether `a` directly followed by `b` would lex differently (a longer first token, or
+/// the start of a comment).
+fn lexes_as_one(a: &str, b: &str) -> bool {
     let Some(&b0) = b.as_bytes().first() else {
         return false;
     };
-    if a.is_empty() || (a.ends_with('/') && (b0 == b'/' || b0 == b'*')) {
-        return !a.is_empty();
+    if a.is_empty() {
+        return false;
     }
-    // `.` `.` `.` would become `...` one token later than a pairwise check can see.
-    if a.ends_with('.') && b0 == b'.' {
+    if a.ends_with('/') && (b0 == b'/' || b0 == b'*') {
         return true;
     }
     let mut joined = String::with_capacity(a.len() + 12);
@@ -335,6 +376,7 @@ impl Lexer {
             bol: self.bol,
             no_expand: false,
             exact: (span.end - span.start) as usize == text.len(),
+            seq: 0,
         };
         self.bol = false;
         self.pos = end;

@@ -1,8 +1,6 @@
 //! The source map from output byte offsets back to original spans and macro expansions, and
 //! the writer that builds the output text with gcc's spacing while recording that map.
 
-use std::rc::Rc;
-
 use super::super::source::Span;
 use super::lexer::{needs_space, Token};
 
@@ -129,11 +127,11 @@ impl Segment {
 pub(super) struct Writer {
     pub text: String,
     pub map: SourceMap,
-    /// Line breaks owed to the output, written before the next token from a file.
+    /// Line breaks owed to the output, written before the next token from a file that has
+    /// whitespace before it (so lines stay in step with the source, as gcc -E does).
     pub pending_newlines: usize,
-    last: Option<Rc<str>>,
-    last_span: Option<Span>,
-    last_exp: Option<Option<u32>>,
+    /// The token written last on the current line (for spacing).
+    last: Option<Token>,
     limit: usize,
 }
 
@@ -148,8 +146,6 @@ impl Writer {
             map,
             pending_newlines: 0,
             last: None,
-            last_span: None,
-            last_exp: None,
             limit,
         }
     }
@@ -165,8 +161,6 @@ impl Writer {
         }
         self.text.extend(std::iter::repeat_n('\n', n));
         self.last = None;
-        self.last_span = None;
-        self.last_exp = None;
         true
     }
 
@@ -176,43 +170,37 @@ impl Writer {
             self.text.push('\n');
         }
         self.last = None;
-        self.last_span = None;
-        self.last_exp = None;
     }
 
-    /// Appends a token, preceded by a space when it had one or would otherwise paste onto
-    /// the previous token; false when that would exceed the size limit.
-    pub fn token(&mut self, tok: &Token) -> bool {
+    pub fn at_line_start(&self) -> bool {
+        self.text.is_empty() || self.text.ends_with('\n')
+    }
+
+    /// Appends a token: at the start of a line indented by `indent` spaces (gcc keeps a
+    /// line's indentation), elsewhere preceded by a space when it had one or would otherwise
+    /// paste onto the previous token. False when that would exceed the size limit.
+    pub fn token(&mut self, tok: &Token, indent: usize) -> bool {
         if tok.text.is_empty() {
             return true;
         }
-        if self.text.len() + tok.text.len() + 1 > self.limit {
+        if self.text.len() + tok.text.len() + indent + 1 > self.limit {
             return false;
         }
-        let at_line_start = self.text.is_empty() || self.text.ends_with('\n');
-        // Tokens that touched in the source stay together (gcc only separates tokens from
-        // different sources, e.g. across a macro boundary).
-        let adjacent = tok.exp.is_none()
-            && tok.exact
-            && self
-                .last_span
-                .is_some_and(|s| s.file == tok.span.file && s.end == tok.span.start);
-        let same_expansion = tok.exp.is_some() && self.last_exp == Some(tok.exp);
-        let pastes = !adjacent
-            && !same_expansion
-            && self
-                .last
-                .as_ref()
-                .is_some_and(|l| needs_space(l, &tok.text));
-        if !at_line_start && (tok.space || pastes) {
+        let at_line_start = self.at_line_start();
+        let glued = self
+            .last
+            .as_ref()
+            .is_some_and(|l| l.seq != 0 && l.seq.wrapping_add(1) == tok.seq);
+        let pastes = !glued && self.last.as_ref().is_some_and(|l| needs_space(l, tok));
+        if at_line_start {
+            self.text.extend(std::iter::repeat_n(' ', indent));
+        } else if tok.space || pastes {
             self.text.push(' ');
         }
         let start = self.text.len();
         self.text.push_str(&tok.text);
         self.map.push(start, self.text.len(), tok);
-        self.last = Some(tok.text.clone());
-        self.last_span = (tok.exp.is_none() && tok.exact).then_some(tok.span);
-        self.last_exp = Some(tok.exp);
+        self.last = Some(tok.clone());
         true
     }
 }

@@ -2,11 +2,13 @@
 //! includes come through a `FileProvider` and every output byte maps back to its origin.
 //! This file owns the public API, the state shared by the submodules, the predefined
 //! macros and the top-level loop; `lexer` does phases 1–3, `directives` the `#` lines,
-//! `macros` definitions and expansion, `expr` `#if` arithmetic, `map` the output and map.
+//! `macros` definitions, `expand` expansion, `expr` `#if` arithmetic, `map` the output and
+//! its source map.
 //!
 //! Deliberately left out: `_Pragma`, `__VA_OPT__`, raw strings, `#include_next`, `#assert`.
 
 mod directives;
+mod expand;
 mod expr;
 mod lexer;
 mod macros;
@@ -24,8 +26,9 @@ use std::rc::Rc;
 use super::diag::Diagnostic;
 use super::source::{FileId, FileProvider, SourceFiles, Span};
 use directives::Cond;
+use expand::Context;
 use lexer::{Lexer, Token};
-use macros::{Context, Macro};
+use macros::Macro;
 pub use map::SourceMap;
 use map::Writer;
 
@@ -37,6 +40,7 @@ pub struct PpOptions {
     pub include_dirs: Vec<PathBuf>,
 }
 
+#[derive(Clone, Debug)]
 pub struct Preprocessed {
     /// The expanded text as spin would receive it from gcc -E (no `# line` markers needed:
     /// the map gives positions). Directive lines and comments leave blank lines/spaces so that
@@ -58,8 +62,6 @@ struct Limits {
     max_expansion_tokens: u64,
     /// Macro invocations nested inside macro arguments (each level recurses).
     max_arg_nesting: u32,
-    /// Nesting of parentheses and operators in one `#if` expression.
-    max_expr_depth: u32,
 }
 
 impl Default for Limits {
@@ -69,9 +71,8 @@ impl Default for Limits {
             max_input: 256 << 20,
             max_includes: 10_000,
             max_include_depth: 200,
-            max_expansion_tokens: 8 << 20,
+            max_expansion_tokens: 4 << 20,
             max_arg_nesting: 200,
-            max_expr_depth: 400,
         }
     }
 }
@@ -162,6 +163,7 @@ fn preprocess_with(
             pp.diags.push(Diagnostic::error(Span::new(id, 0, 0), msg));
         }
         Ok(text) => {
+            pp.read_cache.insert(super::source::normalize(main), id);
             pp.predefine();
             pp.push_file(main.to_path_buf(), id, &text);
             pp.run();
@@ -214,6 +216,12 @@ struct Pp<'a> {
     /// Interned macro names for the source map.
     names: HashMap<Rc<str>, u32>,
     counter: u64,
+    /// The first file token read for the current output line: gcc indents to its column.
+    line_start: Option<Span>,
+    /// Next free `Token::seq` number.
+    seq: u32,
+    /// Directives carried out so far (a directive stops the search for a macro's `(`).
+    directives: u64,
     work: u64,
     includes: usize,
     input_bytes: usize,
@@ -251,6 +259,9 @@ impl<'a> Pp<'a> {
             read_cache: HashMap::new(),
             names: HashMap::new(),
             counter: 0,
+            line_start: None,
+            seq: 1,
+            directives: 0,
             work: 0,
             includes: 0,
             input_bytes: 0,
@@ -258,6 +269,20 @@ impl<'a> Pp<'a> {
             in_if: false,
             fatal: false,
         }
+    }
+
+    /// Reserves `n` consecutive `Token::seq` numbers for one macro's replacement list, with
+    /// a gap on both sides so that different source lists never look adjacent.
+    fn next_seq(&mut self, n: usize) -> u32 {
+        let first = self.seq.wrapping_add(1).max(1);
+        self.seq = first.wrapping_add(n as u32).wrapping_add(1);
+        first
+    }
+
+    /// The `Token::seq` number of the next token read from a file.
+    fn file_seq(&mut self) -> u32 {
+        self.seq = self.seq.wrapping_add(1).max(1);
+        self.seq
     }
 
     /// Records a fatal error: processing stops, the output so far is kept.
@@ -325,7 +350,9 @@ impl<'a> Pp<'a> {
         while !self.fatal {
             match self.next_expanded(None) {
                 Some(tok) => {
-                    if !self.out.token(&tok) {
+                    let start = self.line_start.take().filter(|_| self.out.at_line_start());
+                    let indent = start.map_or(0, |s| self.column(s));
+                    if !self.out.token(&tok, indent) {
                         self.fail(Diagnostic::error(tok.span, "preprocessed output too large"));
                     }
                 }
@@ -338,6 +365,12 @@ impl<'a> Pp<'a> {
         }
         self.out.flush_newlines();
         self.out.end_line();
+    }
+
+    /// 0-based column (in characters) where a span starts.
+    fn column(&self, span: Span) -> usize {
+        let file = self.files.get(span.file);
+        file.map_or(0, |f| f.line_col(span.start as usize).1 - 1)
     }
 
     fn finish(self) -> (Preprocessed, Vec<Diagnostic>) {
