@@ -174,9 +174,17 @@ impl<'r> Lowerer<'r> {
                 return None;
             }
             StepKind::Stmt(s) => {
-                // spin puts an end/progress/accept label of a goto on a skip before it.
+                // A jump has no location of its own, so spin puts an end/progress/accept
+                // label, or one a remote reference names, on a skip before it.
                 let special = step.labels.iter().any(|(l, _)| {
-                    l.starts_with("end") || l.starts_with("progress") || l.starts_with("accept")
+                    l.starts_with("end")
+                        || l.starts_with("progress")
+                        || l.starts_with("accept")
+                        || self
+                            .res
+                            .remote_labels
+                            .iter()
+                            .any(|(p, rl)| rl == l && *p == self.res.proc_name)
                 });
                 if special && matches!(s.kind, StmtKind::Goto(..) | StmtKind::Break) {
                     let skip = self.single(ElKind::Stmt(LStmt::Expr(LExpr::Const(1))), s.span);
@@ -426,6 +434,11 @@ impl<'r> Lowerer<'r> {
                     super::Slot::Local(l) => self.res.locals[l].array,
                     _ => None,
                 };
+                if (n.is_none() || array.index.is_some())
+                    && self.res.var_type(&lv) == Some(super::Type::Chan)
+                {
+                    return self.for_in_chan(var, array, body, sp);
+                }
                 let n = match n {
                     Some(n) => n as i64,
                     None => {
@@ -447,6 +460,61 @@ impl<'r> Lowerer<'r> {
             }
             StmtKind::Select { var, from, to } => self.select(var, from, to, sp),
         }
+    }
+
+    /// `for (v in ch)`: visits each buffered message, as spin does by rotating the channel:
+    /// `t = 0; do :: t < len(ch) -> ch?v; ch!v; body; t++ :: else -> break od`, with a
+    /// hidden counter local `t`.
+    fn for_in_chan(&mut self, var: &VarRef, chan: &VarRef, body: &Sequence, sp: Span) -> Chunk {
+        let name = format!("f0r_t3mp_{}_", self.res.locals.len());
+        self.res.add_local(super::Var {
+            name: name.clone(),
+            ty: super::Type::Int,
+            array: None,
+            init: VarInit::Zero,
+            vis: ast::Visibility::Default,
+            span: sp,
+            late: false,
+        });
+        let counter = VarRef {
+            name,
+            span: sp,
+            index: None,
+            field: None,
+        };
+        let st = |kind: StmtKind| Step {
+            labels: Vec::new(),
+            kind: StepKind::Stmt(Stmt { kind, span: sp }),
+            span: sp,
+        };
+        let mut steps = vec![
+            st(StmtKind::Recv {
+                chan: chan.clone(),
+                args: vec![ast::RecvArg::Var(var.clone())],
+                random: false,
+                copy: false,
+            }),
+            st(StmtKind::Send {
+                chan: chan.clone(),
+                args: vec![var_expr(var)],
+                sorted: false,
+            }),
+        ];
+        steps.extend(body.steps.iter().cloned());
+        let inner = Sequence {
+            steps,
+            span: body.span,
+        };
+        let len = Expr {
+            kind: ExprKind::Len(chan.clone()),
+            span: sp,
+        };
+        let cond = bin(BinOp::Lt, var_expr(&counter), len);
+        let zero = Expr {
+            kind: ExprKind::Const(0),
+            span: sp,
+        };
+        self.for_loop(&counter, zero, cond, &inner, sp)
     }
 
     /// `for`: `v = from; do :: cond -> body; v++ :: else -> break od`.
@@ -529,7 +597,11 @@ impl<'r> Lowerer<'r> {
             kind: StepKind::Stmt(Stmt { kind, span: sp }),
             span: sp,
         };
-        let literal = var.index.is_none() && var.field.is_none();
+        // spin expands `select` in its lexer only for `( name : digits .. digits )` with an
+        // alphanumeric name (no `_`); anything else takes the grammar's loop form.
+        let literal = var.index.is_none()
+            && var.field.is_none()
+            && var.name.chars().all(|c| c.is_ascii_alphanumeric());
         if let (ExprKind::Const(a), ExprKind::Const(b), true) = (&from.kind, &to.kind, literal) {
             if a > b {
                 self.res.error(sp, "bad range in select statement");
@@ -731,9 +803,8 @@ impl<'r> Lowerer<'r> {
         }
     }
 
-    /// Follows jumps from `e` to the element that becomes a location. From inside an
-    /// atomic sequence (`src_atom`), a jump that would leave it stays a step of its own.
-    fn hunt(&mut self, src_atom: bool, mut e: ElId) -> ElId {
+    /// Follows jumps from `e` to the element that becomes a location.
+    fn hunt(&mut self, mut e: ElId) -> ElId {
         let mut via_goto = false;
         for _ in 0..=self.els.len() {
             if !is_jump(&self.els[e].kind) {
@@ -749,7 +820,10 @@ impl<'r> Lowerer<'r> {
             let Some(t) = self.jump_target(e) else {
                 return e;
             };
-            if src_atom && !self.els[t].atom {
+            // A jump inside an atomic sequence that would land on a statement that is not
+            // atomic (outside it, or its last one) stays a step of its own: control leaves
+            // the sequence there.
+            if self.els[e].group.is_some() && !self.els[t].atom {
                 return e;
             }
             e = t;
@@ -774,32 +848,31 @@ impl<'r> Lowerer<'r> {
 
     /// The single transition of element `t`: its statement and target element.
     fn transition(&mut self, t: ElId, terminal: ElId) -> (LStmt, String, ElId) {
-        let atom = self.els[t].atom;
         let kind = self.els[t].kind.clone();
         match kind {
             ElKind::Stmt(s) => {
                 let text = s.to_string();
                 let target = match self.els[t].next {
-                    Some(n) => self.hunt(atom, n),
+                    Some(n) => self.hunt(n),
                     None => terminal,
                 };
                 (s, text, target)
             }
             ElKind::Goto(l, _) => {
                 let target = match self.jump_target(t) {
-                    Some(n) => self.hunt(atom, n),
+                    Some(n) => self.hunt(n),
                     None => self.els[t].next.unwrap_or(terminal),
                 };
                 let text = format!("goto {l}");
                 (LStmt::Goto(l), text, target)
             }
             ElKind::Break(x) => {
-                let target = self.hunt(atom, x);
+                let target = self.hunt(x);
                 (LStmt::Goto("break".into()), "break".into(), target)
             }
             ElKind::Dot | ElKind::DoExit => {
                 let target = match self.els[t].next {
-                    Some(n) => self.hunt(atom, n),
+                    Some(n) => self.hunt(n),
                     None => terminal,
                 };
                 (LStmt::Goto(".".into()), ".(goto)".into(), target)
@@ -829,7 +902,7 @@ impl<'r> Lowerer<'r> {
 
     fn materialize(&mut self, entry: ElId, base: u32) -> Automaton {
         let terminal = self.el(ElKind::Terminal, Span::default());
-        let start = self.hunt(false, entry);
+        let start = self.hunt(entry);
         let mut order = vec![start];
         let mut seen: HashMap<ElId, usize> = HashMap::from([(start, 0)]);
         let mut edges_per: Vec<Vec<RawEdge>> = Vec::new();

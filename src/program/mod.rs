@@ -125,6 +125,7 @@ pub struct Edge {
 pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagnostic>) {
     use crate::promela::ast::Unit;
     let mut res = resolve::Resolver::new();
+    res.remote_labels = model.remote_labels.clone();
     // Proctypes may be `run` before their declaration; register them first.
     for u in &model.units {
         match u {
@@ -205,11 +206,13 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
         }
     }
     // ltl formulas may name globals declared after them (spin defers them to the end).
+    res.in_ltl = true;
     for u in &model.units {
         if let Unit::Ltl(l) = u {
             let _ = res.expr(&l.formula);
         }
     }
+    res.in_ltl = false;
     if procs
         .iter()
         .all(|p| p.kind == ProcKind::Proctype && p.active == 0)
@@ -259,6 +262,7 @@ fn lower_proc(
         (None, _) => 0,
     };
     res.begin_proc();
+    res.proc_name = p.name.clone();
     res.in_never = kind == ProcKind::Never;
     let mut params = Vec::new();
     for d in &p.params {

@@ -37,6 +37,11 @@ pub struct Resolver {
     in_proc: bool,
     /// Resolving a never claim (where `pc_value` is allowed).
     pub in_never: bool,
+    /// Resolving an ltl formula.
+    pub in_ltl: bool,
+    /// (proctype, label) pairs named by remote references, and the proctype being lowered.
+    pub remote_labels: Vec<(String, String)>,
+    pub proc_name: String,
 }
 
 impl Resolver {
@@ -54,6 +59,9 @@ impl Resolver {
             scopes: Vec::new(),
             in_proc: false,
             in_never: false,
+            in_ltl: false,
+            remote_labels: Vec::new(),
+            proc_name: String::new(),
         }
     }
 
@@ -401,7 +409,8 @@ impl Resolver {
         let index = v.index.as_ref().map(|e| Box::new(self.expr(e)));
         let decl = self.var_decl(slot).cloned();
         if let Some(d) = &decl {
-            if index.is_some() && d.array.is_none() {
+            // ltl formulas are not checked yet and spin does not type them either.
+            if index.is_some() && d.array.is_none() && !self.in_ltl {
                 self.error(v.span, format!("'{}' is not an array", v.name));
             }
         }

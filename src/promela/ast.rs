@@ -6,6 +6,8 @@ use super::source::Span;
 #[derive(Clone, Debug, Default)]
 pub struct Model {
     pub units: Vec<Unit>,
+    /// (proctype, label) pairs named by remote references `P@label`.
+    pub remote_labels: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug)]

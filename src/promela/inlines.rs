@@ -37,6 +37,7 @@ pub fn expand(tokens: Vec<Token>) -> (Vec<Token>, Vec<InlineDef>, Vec<InlineErro
         errors: Vec::new(),
         active: Vec::new(),
         out_len: 0,
+        expansions: 0,
     };
     let mut out = Vec::with_capacity(tokens.len());
     ex.run(&tokens, &mut out, true);
@@ -48,6 +49,8 @@ struct Expander {
     errors: Vec<InlineError>,
     active: Vec<String>,
     out_len: usize,
+    /// Calls expanded so far: labels inside a body are made unique per call.
+    expansions: usize,
 }
 
 /// Index just past the group that opens at `open` (`(` or `{`), or `None` when unbalanced.
@@ -212,6 +215,7 @@ impl Expander {
             return close;
         }
         let params = self.defs[def].params.clone();
+        let call_newline = call.newline_before;
         let mut body = Vec::with_capacity(self.defs[def].body.len());
         for (k, t) in self.defs[def].body.iter().enumerate() {
             let formal = match &t.tok {
@@ -233,16 +237,65 @@ impl Expander {
                 None => {
                     let mut t = t.clone();
                     if k == 0 {
-                        // spin resets its last token here, so no `;` is implied before the body.
-                        t.newline_before = false;
+                        // The body takes the call's place: a line break before the call
+                        // still ends the previous statement, while the one spin's inline
+                        // text starts with does not (it resets its last token there).
+                        t.newline_before = call_newline;
                     }
                     body.push(t);
                 }
             }
         }
+        self.expansions += 1;
+        scope_labels(&mut body, self.expansions);
         self.active.push(name);
         self.run(&body, out, false);
         self.active.pop();
         close
+    }
+}
+
+/// Labels defined in an inline body belong to that call: spin lets two calls (or two inlines)
+/// in one proctype define the same label, and each `goto` in a call reaches its own. The
+/// label is renamed `name#k` (k counts calls); `#` cannot occur in a Promela name.
+fn scope_labels(body: &mut [Token], call: usize) {
+    let mut labels: Vec<String> = Vec::new();
+    let mut parens = 0usize;
+    for i in 0..body.len() {
+        match body[i].tok {
+            Tok::P(P::LParen) => parens += 1,
+            Tok::P(P::RParen) => parens = parens.saturating_sub(1),
+            _ => {}
+        }
+        if parens > 0 {
+            continue;
+        }
+        let Tok::Name(n) = &body[i].tok else { continue };
+        if !body.get(i + 1).is_some_and(|t| t.is(P::Colon)) {
+            continue;
+        }
+        let starts_statement = i == 0
+            || body[i].newline_before
+            || matches!(
+                body[i - 1].tok,
+                Tok::P(P::LBrace | P::Semi | P::Arrow | P::Sep | P::Colon)
+            );
+        if starts_statement && !labels.contains(n) {
+            labels.push(n.clone());
+        }
+    }
+    if labels.is_empty() {
+        return;
+    }
+    for i in 0..body.len() {
+        let Tok::Name(n) = &body[i].tok else { continue };
+        if !labels.contains(n) {
+            continue;
+        }
+        let is_def = body.get(i + 1).is_some_and(|t| t.is(P::Colon));
+        let is_goto = i > 0 && body[i - 1].is_kw(super::token::Kw::Goto);
+        if is_def || is_goto {
+            body[i].tok = Tok::Name(format!("{n}#{call}"));
+        }
     }
 }

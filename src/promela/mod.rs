@@ -39,17 +39,31 @@ pub fn parse_file(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) ->
         };
     }
     let span_of = |a: u32, b: u32| -> Span { pp.map.span(a as usize, b as usize) };
+    let with_macro_notes = |d: Diagnostic, offset: u32| -> Diagnostic {
+        let mut d = d;
+        for (name, def) in pp.map.expansions(offset as usize) {
+            d = d.with_label(def, format!("in expansion of macro `{name}`"));
+        }
+        d
+    };
     let (raw, lex_errors) = lexer::lex(&pp.text);
     for e in lex_errors {
-        diags.push(Diagnostic::error(span_of(e.start, e.end), e.message));
+        let d = Diagnostic::error(span_of(e.start, e.end), e.message);
+        diags.push(with_macro_notes(d, e.start));
     }
     let (expanded, inline_defs, inline_errors) = inlines::expand(raw);
     for e in inline_errors {
-        diags.push(Diagnostic::error(span_of(e.start, e.end), e.message));
+        let d = Diagnostic::error(span_of(e.start, e.end), e.message);
+        diags.push(with_macro_notes(d, e.start));
     }
     let toks = semis::apply(expanded);
     let mut parser = parser::Parser::new(toks, &span_of);
     let mut model = parser.parse_model();
+    for (i, offset) in std::mem::take(&mut parser.offsets) {
+        if let Some(d) = parser.diags.get_mut(i) {
+            *d = with_macro_notes(d.clone(), offset);
+        }
+    }
     diags.append(&mut parser.diags);
     for d in inline_defs {
         model.units.push(ast::Unit::Inline(ast::InlineInfo {
@@ -57,10 +71,6 @@ pub fn parse_file(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) ->
             params: d.params,
             span: span_of(d.name_start, d.name_end),
         }));
-    }
-    // Point diagnostics inside macro expansions back at the macro definitions.
-    for d in diags.iter_mut() {
-        let _ = d;
     }
     let ok = !diag::has_errors(&diags);
     Parsed {

@@ -15,6 +15,10 @@ pub struct Parser<'a> {
     pos: usize,
     span_of: &'a dyn Fn(u32, u32) -> Span,
     pub diags: Vec<Diagnostic>,
+    /// (index into `diags`, offset in the preprocessed text) for diagnostics at a token, so
+    /// that the caller can say which macro expansion the token came from.
+    pub offsets: Vec<(usize, u32)>,
+    remote_labels: Vec<(String, String)>,
     typedefs: HashSet<String>,
     proctypes: HashSet<String>,
     mtypes: HashSet<String>,
@@ -53,6 +57,8 @@ impl<'a> Parser<'a> {
             pos: 0,
             span_of,
             diags: Vec::new(),
+            offsets: Vec::new(),
+            remote_labels: Vec::new(),
             typedefs: HashSet::new(),
             proctypes: HashSet::new(),
             mtypes: HashSet::new(),
@@ -123,6 +129,7 @@ impl<'a> Parser<'a> {
     fn error_here(&mut self, msg: impl Into<String>) -> Failed {
         let sp = self.cur_span();
         self.diags.push(Diagnostic::error(sp, msg));
+        self.offsets.push((self.diags.len() - 1, self.tok().start));
         Failed
     }
 
@@ -183,6 +190,7 @@ impl<'a> Parser<'a> {
         self.diags.push(
             Diagnostic::error(sp, format!("{what} is not supported")).with_note(why.to_string()),
         );
+        self.offsets.push((self.diags.len() - 1, self.tok().start));
         Failed
     }
 
@@ -232,6 +240,7 @@ impl<'a> Parser<'a> {
                 Err(Failed) => self.recover_unit(before),
             }
         }
+        model.remote_labels = std::mem::take(&mut self.remote_labels);
         model
     }
 
@@ -1594,6 +1603,7 @@ impl<'a> Parser<'a> {
         if self.at(P::At) {
             self.bump();
             let (label, _) = self.expect_name("a label name")?;
+            self.remote_labels.push((proc.clone(), label.clone()));
             Ok(ExprKind::RemoteLabel { proc, index, label })
         } else if self.at(P::Colon) {
             self.bump();
