@@ -239,12 +239,18 @@ fn errors_inside_macros_name_the_macro_and_its_definition() {
         .expect("an error");
     assert_eq!(
         loaded.files.location(d.span),
-        format!("{}:6:2", models_dir().join("bad/macro_bad_body.pml").display())
+        format!(
+            "{}:6:2",
+            models_dir().join("bad/macro_bad_body.pml").display()
+        )
     );
     let label = d
         .labels
         .iter()
         .find(|l| l.message.contains("in expansion of macro `CLEAR`"))
         .expect("macro label");
-    assert!(loaded.files.location(label.span).ends_with("macro_bad_body.pml:2:9"));
+    assert!(loaded
+        .files
+        .location(label.span)
+        .ends_with("macro_bad_body.pml:2:9"));
 }

@@ -749,10 +749,16 @@ impl<'r> Lowerer<'r> {
         if outer {
             let g = self.next_group;
             self.next_group += 1;
-            for id in (start..self.els.len()).chain(std::iter::once(h)) {
+            for id in start..self.els.len() {
                 self.els[id].group = Some(g);
-                self.els[id].atom = id != inner.last;
+                // spin does not mark a `goto` as part of the sequence: a jump that would
+                // hop onto one from inside stops before it (pan keeps that state).
+                let is_goto = matches!(self.els[id].kind, ElKind::Goto(..));
+                self.els[id].atom = id != inner.last && !is_goto;
             }
+            // The header is how control enters the sequence, not part of it: a jump from
+            // another atomic sequence onto it leaves that sequence first (pan).
+            self.els[h].group = Some(g);
         }
         Chunk {
             entry: h,
