@@ -41,6 +41,9 @@ struct El {
     kind: ElKind,
     next: Option<ElId>,
     span: Span,
+    /// Where pan places the statement (its `srcln`): for an expression, the line of its
+    /// right-most operand, as spin's syntax nodes record it.
+    line: Span,
     labels: Vec<String>,
     /// Inside an atomic sequence and not its last element (spin's ATOM).
     atom: bool,
@@ -98,6 +101,7 @@ impl<'r> Lowerer<'r> {
             kind,
             next: None,
             span,
+            line: span,
             labels: Vec::new(),
             atom: false,
             group: None,
@@ -314,7 +318,9 @@ impl<'r> Lowerer<'r> {
             StmtKind::Expr(e) => {
                 let le = self.res.expr(e);
                 self.res.check_no_chan_arith(&le, e.span);
-                self.single(simple(LStmt::Expr(le)), sp)
+                let c = self.single(simple(LStmt::Expr(le)), sp);
+                self.els[c.entry].line = line_of(e);
+                c
             }
             StmtKind::Skip => self.single(simple(LStmt::Expr(LExpr::Const(1))), sp),
             StmtKind::Assign(v, e) => {
@@ -385,7 +391,9 @@ impl<'r> Lowerer<'r> {
             StmtKind::Else => self.single(simple(LStmt::Else), sp),
             StmtKind::Assert(e) => {
                 let le = self.res.expr(e);
-                self.single(simple(LStmt::Assert(le)), sp)
+                let c = self.single(simple(LStmt::Assert(le)), sp);
+                self.els[c.entry].line = line_of(e);
+                c
             }
             StmtKind::Printf(f, args) => {
                 let a = args.iter().map(|x| self.res.expr(x)).collect();
@@ -940,8 +948,8 @@ impl<'r> Lowerer<'r> {
             let el = &self.els[e];
             let first_src = edges_per[k].iter().find(|x| !x.4).map(|x| x.0);
             let span = match (&el.kind, first_src) {
-                (ElKind::Header(_), Some(s)) => self.els[s].span,
-                _ => el.span,
+                (ElKind::Header(_), Some(s)) => self.els[s].line,
+                _ => el.line,
             };
             let labels = el.labels.clone();
             let has = |p: &str| labels.iter().any(|l| l.starts_with(p));
@@ -974,6 +982,19 @@ impl<'r> Lowerer<'r> {
             initial: id(start),
             locations,
         }
+    }
+}
+
+/// The place spin records for an expression node: a name or constant is its own token; an
+/// operator node takes its right operand's place (else its left's).
+fn line_of(e: &Expr) -> Span {
+    match &e.kind {
+        ExprKind::Binary(_, _, b) => line_of(b),
+        ExprKind::Unary(_, a) => line_of(a),
+        ExprKind::Cond(_, _, c) => line_of(c),
+        ExprKind::Var(v) => v.span,
+        ExprKind::RemoteVar { var, .. } => var.span,
+        _ => e.span,
     }
 }
 
