@@ -147,8 +147,7 @@ impl<'r> Lowerer<'r> {
         self.res.push_scope();
         self.nest += 1;
         let mut chunks: Vec<Chunk> = Vec::new();
-        for (i, step) in seq.steps.iter().enumerate() {
-            let _ = i;
+        for step in &seq.steps {
             if let Some(c) = self.step(step) {
                 chunks.push(c);
             }

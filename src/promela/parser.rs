@@ -382,10 +382,8 @@ impl<'a> Parser<'a> {
         let mut active = None;
         if self.at_kw(Kw::Active) {
             let a = self.bump();
-            if self.at(P::LBracket) {
-                self.bump();
-                active = Some(self.expr()?);
-                self.expect(P::RBracket)?;
+            if let Some(n) = self.opt_index()? {
+                active = Some(*n);
             } else {
                 active = Some(Expr {
                     kind: ExprKind::Const(1),
@@ -672,10 +670,8 @@ impl<'a> Parser<'a> {
                 }
                 _ => return Err(self.expected("a bit width")),
             }
-        } else if self.at(P::LBracket) {
-            self.bump();
-            v.array = Some(self.expr()?);
-            self.expect(P::RBracket)?;
+        } else if let Some(n) = self.opt_index()? {
+            v.array = Some(*n);
         }
         if self.at(P::Assign) {
             self.bump();
@@ -1268,6 +1264,17 @@ impl<'a> Parser<'a> {
 
     // ----- expressions -----
 
+    /// An optional `[ expr ]` (array size, index, `active [n]`, process index).
+    fn opt_index(&mut self) -> PResult<Option<Box<Expr>>> {
+        if !self.at(P::LBracket) {
+            return Ok(None);
+        }
+        self.bump();
+        let e = self.expr()?;
+        self.expect(P::RBracket)?;
+        Ok(Some(Box::new(e)))
+    }
+
     fn varref(&mut self) -> PResult<VarRef> {
         self.enter()?;
         let r = self.varref_inner();
@@ -1283,11 +1290,7 @@ impl<'a> Parser<'a> {
             index: None,
             field: None,
         };
-        if self.at(P::LBracket) {
-            self.bump();
-            v.index = Some(Box::new(self.expr()?));
-            self.expect(P::RBracket)?;
-        }
+        v.index = self.opt_index()?;
         if self.at(P::Dot) {
             self.bump();
             v.field = Some(Box::new(self.varref()?));
@@ -1592,14 +1595,7 @@ impl<'a> Parser<'a> {
     /// `P[i]@label`, `P[i]:var`, `P@label`, `P:var`.
     fn remote_ref(&mut self) -> PResult<ExprKind> {
         let (proc, _) = self.expect_name("a proctype name")?;
-        let index = if self.at(P::LBracket) {
-            self.bump();
-            let e = self.expr()?;
-            self.expect(P::RBracket)?;
-            Some(Box::new(e))
-        } else {
-            None
-        };
+        let index = self.opt_index()?;
         if self.at(P::At) {
             self.bump();
             let (label, _) = self.expect_name("a label name")?;
@@ -1615,11 +1611,7 @@ impl<'a> Parser<'a> {
                 index: None,
                 field: None,
             };
-            if self.at(P::LBracket) {
-                self.bump();
-                var.index = Some(Box::new(self.expr()?));
-                self.expect(P::RBracket)?;
-            }
+            var.index = self.opt_index()?;
             Ok(ExprKind::RemoteVar { proc, index, var })
         } else {
             Err(self.expected(&format!(

@@ -30,13 +30,14 @@ pub fn spin_installed() -> bool {
         .unwrap_or(false)
 }
 
-/// One proctype's automaton as pan prints it: edge count, location count, and the
-/// `file:line` of each edge (the line of its source state) as (file name, line).
+/// One proctype's automaton as pan prints it: edge count, location count, and the line of
+/// each edge (the line of its source state). pan names the main file even for lines of
+/// included files, so only lines are compared.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PanProc {
     pub locations: usize,
     pub edges: usize,
-    pub lines: Vec<(String, usize)>,
+    pub lines: Vec<usize>,
 }
 
 /// Parses `./pan -d` output into proctype name → automaton (`init` is `:init:`).
@@ -70,17 +71,10 @@ pub fn parse_pan_d(text: &str) -> BTreeMap<String, PanProc> {
                 .last()
                 .copied()
                 .unwrap_or("");
-            let (file, ln) = loc.rsplit_once(':').unwrap_or(("", "0"));
-            // The stored dumps were taken on copies named `_<model>`.
-            let file = Path::new(file)
-                .file_name()
-                .map(|s| s.to_string_lossy().trim_start_matches('_').to_string())
-                .unwrap_or_default();
+            let ln = loc.rsplit_once(':').map(|(_, l)| l).unwrap_or("0");
             let p = out.entry(name.clone()).or_default();
             p.edges += 1;
-            // pan names the main file even for lines of included files: compare lines only.
-            let _ = file;
-            p.lines.push((String::new(), ln.parse().unwrap_or(0)));
+            p.lines.push(ln.parse().unwrap_or(0));
             let set = locs.entry(name.clone()).or_default();
             set.insert(src);
             set.insert(dst);
@@ -105,7 +99,7 @@ pub fn our_procs(loaded: &git_rmc::Loaded) -> BTreeMap<String, PanProc> {
         let mut lines = Vec::new();
         for l in &pr.automaton.locations {
             for _ in &l.edges {
-                lines.push((String::new(), loaded.files.line(l.span)));
+                lines.push(loaded.files.line(l.span));
             }
         }
         lines.sort();
