@@ -7,6 +7,7 @@
 //! modules that talk to a terminal.
 
 pub mod cli;
+pub mod explore;
 pub mod program;
 pub mod promela;
 pub mod report;

@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod show;
+pub mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -20,11 +21,13 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     Show(show::ShowArgs),
+    Verify(verify::VerifyArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Show(args) => error::exit_code(show::cmd_show(&args)),
+        Command::Verify(args) => error::exit_code(verify::cmd_verify(&args)),
     }
 }

@@ -19,8 +19,8 @@ use super::{Automaton, Edge, LocId, Location};
 
 type ElId = usize;
 
-/// (source element, statement, text, target element, is an unless escape)
-type RawEdge = (ElId, LStmt, String, ElId, bool);
+/// (source element, statement, text, target element, the `unless` escape it belongs to)
+type RawEdge = (ElId, LStmt, String, ElId, Option<ElId>);
 
 #[derive(Clone, Debug)]
 enum ElKind {
@@ -47,6 +47,9 @@ struct El {
     labels: Vec<String>,
     /// Inside an atomic sequence and not its last element (spin's ATOM).
     atom: bool,
+    /// Inside an atomic sequence and not its last element, gotos included: a step from it
+    /// that stays in the sequence keeps control (pan's A flag on the transition).
+    seq_inner: bool,
     group: Option<u32>,
     /// Entries of enclosing `unless` escapes, outermost first.
     escapes: Vec<ElId>,
@@ -104,6 +107,7 @@ impl<'r> Lowerer<'r> {
             line: span,
             labels: Vec::new(),
             atom: false,
+            seq_inner: false,
             group: None,
             escapes: Vec::new(),
         });
@@ -171,6 +175,7 @@ impl<'r> Lowerer<'r> {
         let chunk = match &step.kind {
             StepKind::Decl(d) => return self.decl(d),
             StepKind::Xu { chans, .. } => {
+                self.res.uses_xr_xs = true;
                 for c in chans {
                     self.res.var(c, false);
                 }
@@ -204,13 +209,21 @@ impl<'r> Lowerer<'r> {
             }
             StepKind::Unless(main, esc) => self.unless(main, esc),
         };
+        // A `do` is entered through its loop-back point; its labels mark the `do` itself.
+        let marked = match self.els[chunk.entry].kind {
+            ElKind::Dot => self.els[chunk.entry]
+                .next
+                .filter(|&n| matches!(self.els[n].kind, ElKind::Header(_)))
+                .unwrap_or(chunk.entry),
+            _ => chunk.entry,
+        };
         for (l, sp) in &step.labels {
             if self.labels.contains_key(l) {
                 self.res.error(*sp, format!("label {l} redeclared"));
             } else {
                 self.labels.insert(l.clone(), chunk.entry);
             }
-            self.els[chunk.entry].labels.push(l.clone());
+            self.els[marked].labels.push(l.clone());
         }
         Some(chunk)
     }
@@ -762,6 +775,7 @@ impl<'r> Lowerer<'r> {
                 // hop onto one from inside stops before it (pan keeps that state).
                 let is_goto = matches!(self.els[id].kind, ElKind::Goto(..));
                 self.els[id].atom = id != inner.last && !is_goto;
+                self.els[id].seq_inner = id != inner.last;
             }
             // The header is how control enters the sequence, not part of it: a jump from
             // another atomic sequence onto it leaves that sequence first (pan).
@@ -908,7 +922,7 @@ impl<'r> Lowerer<'r> {
             .into_iter()
             .map(|s| {
                 let (st, text, target) = self.transition(s, terminal);
-                (s, st, text, target, false)
+                (s, st, text, target, None)
             })
             .collect()
     }
@@ -926,7 +940,7 @@ impl<'r> Lowerer<'r> {
             if e != terminal {
                 for esc in self.els[e].escapes.clone() {
                     for mut x in self.edges_of(esc, terminal) {
-                        x.4 = true;
+                        x.4 = Some(esc);
                         edges.push(x);
                     }
                 }
@@ -945,7 +959,7 @@ impl<'r> Lowerer<'r> {
         let mut locations = Vec::with_capacity(order.len());
         for (k, &e) in order.iter().enumerate() {
             let el = &self.els[e];
-            let first_src = edges_per[k].iter().find(|x| !x.4).map(|x| x.0);
+            let first_src = edges_per[k].iter().find(|x| x.4.is_none()).map(|x| x.0);
             let span = match (&el.kind, first_src) {
                 (ElKind::Header(_), Some(s)) => self.els[s].line,
                 _ => el.line,
@@ -958,10 +972,11 @@ impl<'r> Lowerer<'r> {
                     stmt: st.clone(),
                     target: id(*target),
                     span: self.els[*src].span,
-                    atomic: self.els[*src].atom
+                    atomic: self.els[*src].seq_inner
                         && self.els[*target].group.is_some()
                         && self.els[*target].group == self.els[*src].group,
-                    escape: *escape,
+                    escape: escape.is_some(),
+                    escape_group: escape.map_or(0, |x| x as u32 + 1),
                     text: text.clone(),
                 })
                 .collect();

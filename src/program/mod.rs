@@ -47,6 +47,9 @@ pub struct Program {
     pub uses_last: bool,
     /// True when priorities are used (they are then part of each process's state).
     pub uses_priority: bool,
+    /// The model has `xr`/`xs` assertions (pan checks them only with partial-order
+    /// reduction; the explorer says they are not checked).
+    pub has_xr_xs: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -116,6 +119,9 @@ pub struct Edge {
     pub atomic: bool,
     /// An `unless` escape, tried before the location's own statements.
     pub escape: bool,
+    /// Which `unless` escape the edge belongs to (0: none). Once an escape's edge executes,
+    /// the location's edges of other groups are not tried (pan's `e_trans`).
+    pub escape_group: u32,
     /// Rendering of the statement, for display.
     pub text: String,
 }
@@ -236,6 +242,7 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
         ltl,
         uses_last: res.uses_last,
         uses_priority: res.uses_priority,
+        has_xr_xs: res.uses_xr_xs,
     };
     (Some(program), diags)
 }

@@ -31,6 +31,8 @@ pub struct Resolver {
     pub diags: Vec<Diagnostic>,
     pub uses_last: bool,
     pub uses_priority: bool,
+    /// The model has `xr`/`xs` channel assertions (not checked by the explorer).
+    pub uses_xr_xs: bool,
     /// Locals of the proctype being resolved, and the scope stack over them.
     pub locals: Vec<Var>,
     scopes: Vec<HashMap<String, usize>>,
@@ -55,6 +57,7 @@ impl Resolver {
             diags: Vec::new(),
             uses_last: false,
             uses_priority: false,
+            uses_xr_xs: false,
             locals: Vec::new(),
             scopes: Vec::new(),
             in_proc: false,

@@ -3,3 +3,4 @@
 
 pub mod diagnostics;
 pub mod show;
+pub mod verify;

@@ -17,9 +17,10 @@
 # When `spin -a` fails, its output is saved as <name>.spin-a.txt instead.
 #
 # Pipeline (the configuration git rmc is compared against):
-#   spin -o1 -o2 -o3 -a <model> && gcc -O0 -DNOREDUCE -DSAFETY -o pan pan.c
+#   spin -o1 -o2 -o3 -a <model> && gcc -O0 -DNOREDUCE -DSAFETY -DNOCLAIM -o pan pan.c
 #   ./pan -c0 -n -m1000000     (-m doubled while pan says "max search depth too small")
-#   ./pan -d
+#   and, for the automata (never claims included), the same pan.c compiled without
+#   -DNOCLAIM as pan_d:  ./pan_d -d
 set -euo pipefail
 
 SPIN=${SPIN:-spin}
@@ -103,17 +104,18 @@ for rel in "${models[@]}"; do
 	spin_ok=true; oracle_unusable=false; note=""
 	depth=1000000
 	spin_cmd="$SPIN -o1 -o2 -o3 -a $file"
-	cc_cmd="$CC -O0 -DNOREDUCE -DSAFETY -o pan pan.c"
+	cc_cmd="$CC -O0 -DNOREDUCE -DSAFETY -DNOCLAIM -o pan pan.c"
 	if ! (cd "$work" && $SPIN -o1 -o2 -o3 -a "$file") >"$work/spin-a.out" 2>&1; then
 		spin_ok=false
 		cp "$work/spin-a.out" "$out_dir/$name.spin-a.txt"
 	fi
 	pan_cmd="./pan -c0 -n -m$depth"
 	if $spin_ok; then
-		if ! (cd "$work" && $CC -O0 -DNOREDUCE -DSAFETY -o pan pan.c) >"$work/cc.out" 2>&1; then
+		if ! (cd "$work" && $CC -O0 -DNOREDUCE -DSAFETY -DNOCLAIM -o pan pan.c &&
+			$CC -O0 -DNOREDUCE -DSAFETY -o pan_d pan.c) >"$work/cc.out" 2>&1; then
 			oracle_unusable=true; note="pan.c does not compile"
 		else
-			(cd "$work" && ./pan -d) >"$out_dir/$name.pan-d.txt" 2>&1 || true
+			(cd "$work" && ./pan_d -d) >"$out_dir/$name.pan-d.txt" 2>&1 || true
 			while :; do
 				pan_cmd="./pan -c0 -n -m$depth"
 				rc=0
@@ -155,7 +157,7 @@ for rel in "${models[@]}"; do
 	else
 		nproc=null
 	fi
-	command="$spin_cmd && $cc_cmd && $pan_cmd; ./pan -d"
+	command="$spin_cmd && $cc_cmd && $pan_cmd"
 	if [ "$(basename "$rel")" = main.pml ]; then
 		command="cd $(dirname "$rel") && $command"
 	fi

@@ -1,0 +1,405 @@
+//! Expression evaluation with pan's meaning: arithmetic in C `int` (32-bit, wrapping),
+//! short-circuit `&&`/`||`, C division, places of variables (array bounds checked), channel
+//! queries and remote references. Pure: nothing here changes a state.
+
+use crate::program::expr::{LExpr, LRecvArg, LVar, Slot};
+use crate::promela::ast::{BinOp, ChanProbe, UnOp};
+
+use super::layout::{Scalar, Shape};
+use super::machine::Machine;
+use super::state::State;
+
+/// Why a step cannot complete; each becomes a violation of its own kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    Index { var: String, index: i32, len: u32 },
+    DivZero,
+    TooManyProcs,
+    DStepBlocked,
+    NonTerminatingAtomic,
+    BadChan,
+    Unsupported(&'static str),
+}
+
+/// Where a variable reference points.
+#[derive(Clone, Copy, Debug)]
+pub enum Place {
+    Mem(usize, Scalar),
+    Pid,
+    NrPr,
+    Last,
+    Underscore,
+    Priority,
+}
+
+/// A located reference: bytes of the state with their shape, or a predefined variable.
+#[derive(Clone, Copy, Debug)]
+pub enum Located<'s> {
+    Mem(usize, &'s Shape),
+    Place(Place),
+}
+
+/// The evaluation context: whose step it is and whether `timeout` holds.
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx {
+    pub pid: usize,
+    pub timeout: bool,
+}
+
+impl Machine<'_> {
+    pub fn place(&self, st: &State, cx: Ctx, v: &LVar) -> Result<Place, Fault> {
+        match self.locate(st, cx, v)? {
+            Located::Place(p) => Ok(p),
+            Located::Mem(at, Shape::Scalar(s)) => Ok(Place::Mem(at, *s)),
+            // A whole array named without an index is its first element, as in pan.
+            Located::Mem(at, Shape::Array { elem, .. }) => match elem.as_ref() {
+                Shape::Scalar(s) => Ok(Place::Mem(at, *s)),
+                _ => Err(Fault::Unsupported("whole-record reference")),
+            },
+            Located::Mem(..) => Err(Fault::Unsupported("whole-record reference")),
+        }
+    }
+
+    /// Where a reference points, records and arrays included.
+    pub fn locate<'s>(&'s self, st: &State, cx: Ctx, v: &LVar) -> Result<Located<'s>, Fault> {
+        let (base, shape) = match v.slot {
+            Slot::Global(i) => {
+                let g = &self.layout.globals[i];
+                (self.layout.global_base(g) as usize, &g.shape)
+            }
+            Slot::Local(i) => {
+                let t = st.ptype(cx.pid);
+                let Some(l) = self.layout.procs[t].locals.get(i) else {
+                    return Err(Fault::Unsupported("local of another proctype"));
+                };
+                (
+                    st.locals_at(&self.layout, cx.pid) + l.offset as usize,
+                    &l.shape,
+                )
+            }
+            Slot::Pid => return Ok(Located::Place(Place::Pid)),
+            Slot::NrPr => return Ok(Located::Place(Place::NrPr)),
+            Slot::Last => return Ok(Located::Place(Place::Last)),
+            Slot::Underscore => return Ok(Located::Place(Place::Underscore)),
+            Slot::Priority => return Ok(Located::Place(Place::Priority)),
+        };
+        let (at, shape) = self.walk(st, cx, base, shape, v)?;
+        Ok(Located::Mem(at, shape))
+    }
+
+    fn walk<'s>(
+        &self,
+        st: &State,
+        cx: Ctx,
+        mut at: usize,
+        shape: &'s Shape,
+        v: &LVar,
+    ) -> Result<(usize, &'s Shape), Fault> {
+        let mut shape = self.index_into(st, cx, &mut at, shape, v.index.as_deref(), &v.name)?;
+        for (fi, fname, idx) in &v.fields {
+            let Shape::Record { fields, .. } = shape else {
+                return Err(Fault::Unsupported("field of a non-record"));
+            };
+            let Some((off, s)) = fields.get(*fi) else {
+                return Err(Fault::Unsupported("unknown field"));
+            };
+            at += *off as usize;
+            shape = self.index_into(st, cx, &mut at, s, idx.as_deref(), fname)?;
+        }
+        Ok((at, shape))
+    }
+
+    fn index_into<'s>(
+        &self,
+        st: &State,
+        cx: Ctx,
+        at: &mut usize,
+        shape: &'s Shape,
+        index: Option<&LExpr>,
+        name: &str,
+    ) -> Result<&'s Shape, Fault> {
+        match (shape, index) {
+            (Shape::Array { elem, len, stride }, Some(ix)) => {
+                let i = self.eval(st, cx, ix)?;
+                if i < 0 || i as u32 >= *len {
+                    return Err(Fault::Index {
+                        var: name.to_string(),
+                        index: i,
+                        len: *len,
+                    });
+                }
+                *at += (i as u32 * stride) as usize;
+                Ok(elem)
+            }
+            (s, _) => Ok(s),
+        }
+    }
+
+    pub fn read_place(&self, st: &State, cx: Ctx, p: Place) -> i32 {
+        match p {
+            Place::Mem(at, s) => s.read(&st.v, at),
+            Place::Pid => cx.pid as i32,
+            Place::NrPr => st.nr_pr() as i32,
+            Place::Last => match self.layout.last_at {
+                Some(a) => st.v[a as usize] as i32,
+                None => 0,
+            },
+            Place::Underscore => 0,
+            Place::Priority => st.priority(&self.layout, cx.pid, 1),
+        }
+    }
+
+    pub fn read_var(&self, st: &State, cx: Ctx, v: &LVar) -> Result<i32, Fault> {
+        let p = self.place(st, cx, v)?;
+        Ok(self.read_place(st, cx, p))
+    }
+
+    /// Stores into a place; writes to read-only predefined variables are ignored (spin
+    /// rejects them before this point).
+    pub fn write_place(&self, st: &mut State, cx: Ctx, p: Place, val: i32) {
+        match p {
+            Place::Mem(at, s) => {
+                s.write(&mut st.v, at, val);
+            }
+            Place::Priority => st.set_priority(&self.layout, cx.pid, val),
+            Place::Pid | Place::NrPr | Place::Last | Place::Underscore => {}
+        }
+    }
+
+    /// The channel record a channel variable refers to.
+    pub fn chan_of(&self, st: &State, cx: Ctx, v: &LVar) -> Result<usize, Fault> {
+        let id = self.read_var(st, cx, v)?;
+        st.chan(id).ok_or(Fault::BadChan)
+    }
+
+    pub fn eval(&self, st: &State, cx: Ctx, e: &LExpr) -> Result<i32, Fault> {
+        Ok(match e {
+            LExpr::Const(v) | LExpr::Mtype(_, v) => *v as i32,
+            LExpr::Var(v) => self.read_var(st, cx, v)?,
+            LExpr::Unary(op, a) => {
+                let a = self.eval(st, cx, a)?;
+                match op {
+                    UnOp::Neg => a.wrapping_neg(),
+                    UnOp::Not => i32::from(a == 0),
+                    UnOp::BitNot => !a,
+                    _ => return Err(Fault::Unsupported("temporal operator")),
+                }
+            }
+            LExpr::Binary(op, a, b) => match op {
+                BinOp::And => i32::from(self.eval(st, cx, a)? != 0 && self.eval(st, cx, b)? != 0),
+                BinOp::Or => i32::from(self.eval(st, cx, a)? != 0 || self.eval(st, cx, b)? != 0),
+                _ => {
+                    let x = self.eval(st, cx, a)?;
+                    let y = self.eval(st, cx, b)?;
+                    binary(*op, x, y)?
+                }
+            },
+            LExpr::Cond(c, a, b) => {
+                if self.eval(st, cx, c)? != 0 {
+                    self.eval(st, cx, a)?
+                } else {
+                    self.eval(st, cx, b)?
+                }
+            }
+            LExpr::Run { .. } => return Err(Fault::Unsupported("run inside an expression")),
+            LExpr::Len(v) => {
+                let at = self.chan_of(st, cx, v)?;
+                st.chan_len(at) as i32
+            }
+            LExpr::Probe(p, v) => {
+                let at = self.chan_of(st, cx, v)?;
+                let len = st.chan_len(at) as u32;
+                let cap = self.layout.chans[st.chan_type(at)].capacity;
+                i32::from(match p {
+                    ChanProbe::Full => len >= cap,
+                    ChanProbe::Nfull => len < cap,
+                    ChanProbe::Empty => len == 0,
+                    ChanProbe::Nempty => len > 0,
+                })
+            }
+            LExpr::Poll { chan, args, random } => {
+                let at = self.chan_of(st, cx, chan)?;
+                i32::from(self.find_message(st, cx, at, args, *random)?.is_some())
+            }
+            LExpr::Enabled(p) => {
+                let pid = self.eval(st, cx, p)?;
+                i32::from(pid >= 0 && (pid as usize) < st.nr_pr() && self.enabled(st, pid as usize))
+            }
+            LExpr::GetPriority(p) => {
+                let pid = self.eval(st, cx, p)?;
+                if pid >= 0 && (pid as usize) < st.nr_pr() {
+                    let t = st.ptype(pid as usize);
+                    st.priority(
+                        &self.layout,
+                        pid as usize,
+                        self.prog.procs[t].priority as i32,
+                    )
+                } else {
+                    0
+                }
+            }
+            LExpr::PcValue(_) => return Err(Fault::Unsupported("pc_value")),
+            LExpr::Timeout => i32::from(cx.timeout),
+            LExpr::Np => {
+                let any_progress =
+                    (0..st.nr_pr()).any(|pid| self.location(st, pid).is_some_and(|l| l.progress));
+                i32::from(!any_progress)
+            }
+            LExpr::RemoteLabel {
+                proc, index, label, ..
+            } => {
+                let Some(pid) = self.remote_pid(st, cx, *proc, index.as_deref())? else {
+                    return Ok(0);
+                };
+                i32::from(
+                    self.location(st, pid)
+                        .is_some_and(|l| l.labels.iter().any(|x| x == label)),
+                )
+            }
+            LExpr::RemoteVar {
+                proc,
+                index,
+                local,
+                var,
+                var_index,
+                ..
+            } => {
+                let Some(pid) = self.remote_pid(st, cx, *proc, index.as_deref())? else {
+                    return Err(Fault::Index {
+                        var: var.clone(),
+                        index: -1,
+                        len: 0,
+                    });
+                };
+                let Some(l) = self.layout.procs[*proc].locals.get(*local) else {
+                    return Ok(0);
+                };
+                let base = st.procs[pid] as usize + self.layout.procs[*proc].header as usize;
+                let lv = LVar {
+                    slot: Slot::Underscore,
+                    name: var.clone(),
+                    index: var_index.clone(),
+                    fields: Vec::new(),
+                };
+                let (at, shape) = self.walk(st, cx, base + l.offset as usize, &l.shape, &lv)?;
+                match shape {
+                    Shape::Scalar(s) if at + s.width as usize <= st.v.len() => s.read(&st.v, at),
+                    _ => 0,
+                }
+            }
+        })
+    }
+
+    /// The pid a remote reference names: its index, or the first live process of the type.
+    fn remote_pid(
+        &self,
+        st: &State,
+        cx: Ctx,
+        proc: usize,
+        index: Option<&LExpr>,
+    ) -> Result<Option<usize>, Fault> {
+        Ok(match index {
+            Some(i) => {
+                let pid = self.eval(st, cx, i)?;
+                (pid >= 0 && (pid as usize) < st.nr_pr()).then_some(pid as usize)
+            }
+            None => (0..st.nr_pr()).find(|&p| st.ptype(p) == proc),
+        })
+    }
+
+    /// The index of the message a receive or poll would take, if any.
+    pub fn find_message(
+        &self,
+        st: &State,
+        cx: Ctx,
+        at: usize,
+        args: &[LRecvArg],
+        random: bool,
+    ) -> Result<Option<usize>, Fault> {
+        let len = st.chan_len(at);
+        let cl = &self.layout.chans[st.chan_type(at)];
+        let n = if random { len } else { len.min(1) };
+        for k in 0..n {
+            if self.message_matches(st, cx, at, k, args, cl)? {
+                return Ok(Some(k));
+            }
+        }
+        Ok(None)
+    }
+
+    fn message_matches(
+        &self,
+        st: &State,
+        cx: Ctx,
+        at: usize,
+        k: usize,
+        args: &[LRecvArg],
+        cl: &super::layout::ChanLayout,
+    ) -> Result<bool, Fault> {
+        let msg = at + 2 + k * cl.msg_size as usize;
+        let mut i = 0;
+        for a in args {
+            let (Some(f), Some(o)) = (cl.fields.get(i), cl.field_offsets.get(i)) else {
+                break;
+            };
+            let want = match a {
+                LRecvArg::Var(v) => {
+                    i += self.width_of(st, cx, v)?;
+                    continue;
+                }
+                LRecvArg::Eval(e) | LRecvArg::Const(e) => self.eval(st, cx, e)?,
+            };
+            if f.read(&st.v, msg + *o as usize) != want {
+                return Ok(false);
+            }
+            i += 1;
+        }
+        Ok(true)
+    }
+
+    /// How many message fields a variable takes (a record takes one per scalar).
+    pub fn width_of(&self, st: &State, cx: Ctx, v: &LVar) -> Result<usize, Fault> {
+        Ok(match self.locate(st, cx, v)? {
+            Located::Mem(_, s @ Shape::Record { .. }) => {
+                let mut sc = Vec::new();
+                s.scalars(0, &mut sc);
+                sc.len()
+            }
+            _ => 1,
+        })
+    }
+}
+
+pub fn binary(op: BinOp, x: i32, y: i32) -> Result<i32, Fault> {
+    Ok(match op {
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::Div => {
+            if y == 0 {
+                return Err(Fault::DivZero);
+            }
+            x.wrapping_div(y)
+        }
+        BinOp::Mod => {
+            if y == 0 {
+                return Err(Fault::DivZero);
+            }
+            x.wrapping_rem(y)
+        }
+        BinOp::BitAnd => x & y,
+        BinOp::BitOr => x | y,
+        BinOp::BitXor => x ^ y,
+        BinOp::Shl => x.wrapping_shl(y as u32),
+        BinOp::Shr => x.wrapping_shr(y as u32),
+        BinOp::Lt => i32::from(x < y),
+        BinOp::Le => i32::from(x <= y),
+        BinOp::Gt => i32::from(x > y),
+        BinOp::Ge => i32::from(x >= y),
+        BinOp::Eq => i32::from(x == y),
+        BinOp::Ne => i32::from(x != y),
+        BinOp::And => i32::from(x != 0 && y != 0),
+        BinOp::Or => i32::from(x != 0 || y != 0),
+        _ => return Err(Fault::Unsupported("temporal operator")),
+    })
+}

@@ -1,0 +1,494 @@
+//! Statement execution with pan's meaning: each statement first decides whether it is
+//! executable and only then changes the working state. Process creation and removal, buffered
+//! channel operations (`! !! ? ?? ?<>`), `d_step` bodies and variable initialisation live here;
+//! rendezvous pairing lives with successor generation.
+
+use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar};
+use crate::program::types::{Var, VarInit};
+use crate::program::{Automaton, Edge};
+
+use super::eval::{Ctx, Fault, Located, Place};
+use super::layout::{Scalar, Shape};
+use super::machine::Machine;
+use super::state::State;
+
+/// What executing a statement did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Not executable here; the state is unchanged.
+    Blocked,
+    Done,
+    /// Done, and an assertion in it failed (the step still completes, as in pan).
+    AssertFailed,
+}
+
+/// The most message fields a channel may have (pan's limit is lower).
+pub const MAX_FIELDS: usize = 64;
+
+/// pan's limit on live processes.
+pub const MAX_PROCS: usize = 255;
+
+/// Steps a `d_step` body may take before it is reported as not terminating.
+const DSTEP_LIMIT: u32 = 1_000_000;
+
+impl Machine<'_> {
+    /// Executes `e`'s statement for process `cx.pid` on `st` (not moving the process).
+    pub fn exec(&self, st: &mut State, cx: Ctx, e: &Edge) -> Result<Step, Fault> {
+        self.exec_stmt(st, cx, &e.stmt)
+    }
+
+    fn exec_stmt(&self, st: &mut State, cx: Ctx, s: &LStmt) -> Result<Step, Fault> {
+        match s {
+            LStmt::Expr(LExpr::Run {
+                proc,
+                args,
+                priority,
+                ..
+            }) => {
+                self.run(st, cx, *proc, args, *priority)?;
+                Ok(Step::Done)
+            }
+            LStmt::Expr(e) => Ok(if self.eval(st, cx, e)? != 0 {
+                Step::Done
+            } else {
+                Step::Blocked
+            }),
+            LStmt::Assign(
+                v,
+                LExpr::Run {
+                    proc,
+                    args,
+                    priority,
+                    ..
+                },
+            ) => {
+                let pid = self.run(st, cx, *proc, args, *priority)?;
+                let p = self.place(st, cx, v)?;
+                self.write_place(st, cx, p, pid);
+                Ok(Step::Done)
+            }
+            LStmt::Assign(v, e) => {
+                let val = self.eval(st, cx, e)?;
+                let p = self.place(st, cx, v)?;
+                self.write_place(st, cx, p, val);
+                Ok(Step::Done)
+            }
+            LStmt::Send { chan, args, sorted } => self.send(st, cx, chan, args, *sorted),
+            LStmt::Recv {
+                chan,
+                args,
+                random,
+                copy,
+            } => self.recv(st, cx, chan, args, *random, *copy),
+            LStmt::Else | LStmt::Goto(_) | LStmt::Printf(..) | LStmt::Printm(_) => Ok(Step::Done),
+            LStmt::Assert(e) => Ok(if self.eval(st, cx, e)? != 0 {
+                Step::Done
+            } else {
+                Step::AssertFailed
+            }),
+            LStmt::SetPriority(p, v) => {
+                let pid = self.eval(st, cx, p)?;
+                let v = self.eval(st, cx, v)?;
+                if pid >= 0 && (pid as usize) < st.nr_pr() {
+                    st.set_priority(&self.layout, pid as usize, v);
+                }
+                Ok(Step::Done)
+            }
+            LStmt::DStep(a) => self.dstep(st, cx, a),
+            LStmt::ChanInit(v, ct) => {
+                let t = self
+                    .layout
+                    .chans
+                    .iter()
+                    .position(|c| &c.source == ct)
+                    .ok_or(Fault::BadChan)?;
+                let id = st.add_chan(&self.layout, t as u8);
+                let p = self.place(st, cx, v)?;
+                self.write_place(st, cx, p, id);
+                Ok(Step::Done)
+            }
+            LStmt::End => {
+                if cx.pid + 1 == st.nr_pr() {
+                    st.remove_last_proc(cx.pid);
+                    Ok(Step::Done)
+                } else {
+                    Ok(Step::Blocked)
+                }
+            }
+        }
+    }
+
+    /// A `d_step`: one transition running the body to its end, taking the first executable
+    /// option at each point. Blocking after the first statement is an error.
+    fn dstep(&self, st: &mut State, cx: Ctx, a: &Automaton) -> Result<Step, Fault> {
+        let mut loc = a.initial;
+        let mut result = Step::Done;
+        let mut steps = 0u32;
+        loop {
+            let Some(l) = a.location(loc) else {
+                return Ok(result);
+            };
+            if l.terminal || l.edges.is_empty() {
+                return Ok(result);
+            }
+            if l.edges.iter().any(|e| matches!(e.stmt, LStmt::End)) {
+                return Ok(result);
+            }
+            let mut next = None;
+            for e in &l.edges {
+                if let LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } = &e.stmt {
+                    if self.is_rendezvous(st, cx, chan)? {
+                        continue;
+                    }
+                }
+                match self.exec_stmt(st, cx, &e.stmt)? {
+                    Step::Blocked => continue,
+                    Step::Done => {}
+                    Step::AssertFailed => result = Step::AssertFailed,
+                }
+                next = Some(e.target);
+                break;
+            }
+            match next {
+                Some(t) => loc = t,
+                None if steps == 0 => return Ok(Step::Blocked),
+                None => return Err(Fault::DStepBlocked),
+            }
+            steps += 1;
+            if steps > DSTEP_LIMIT {
+                return Err(Fault::NonTerminatingAtomic);
+            }
+        }
+    }
+
+    pub fn is_rendezvous(&self, st: &State, cx: Ctx, chan: &LVar) -> Result<bool, Fault> {
+        let at = self.chan_of(st, cx, chan)?;
+        Ok(self.layout.chans[st.chan_type(at)].capacity == 0)
+    }
+
+    /// Evaluates send arguments into `out` (a record gives one value per field); returns
+    /// how many values.
+    pub fn message(
+        &self,
+        st: &State,
+        cx: Ctx,
+        args: &[LExpr],
+        out: &mut [i32; MAX_FIELDS],
+    ) -> Result<usize, Fault> {
+        let mut n = 0;
+        let mut push = |v: i32| {
+            if n >= MAX_FIELDS {
+                return Err(Fault::Unsupported("more than 64 message fields"));
+            }
+            out[n] = v;
+            n += 1;
+            Ok(())
+        };
+        for a in args {
+            if let LExpr::Var(v) = a {
+                if let Located::Mem(at, s @ Shape::Record { .. }) = self.locate(st, cx, v)? {
+                    let mut sc = Vec::new();
+                    s.scalars(0, &mut sc);
+                    for (o, f) in sc {
+                        push(f.read(&st.v, at + o as usize))?;
+                    }
+                    continue;
+                }
+            }
+            push(self.eval(st, cx, a)?)?;
+        }
+        Ok(n)
+    }
+
+    fn send(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        chan: &LVar,
+        args: &[LExpr],
+        sorted: bool,
+    ) -> Result<Step, Fault> {
+        let at = self.chan_of(st, cx, chan)?;
+        let cl = &self.layout.chans[st.chan_type(at)];
+        let len = st.chan_len(at);
+        if len as u32 >= cl.capacity {
+            return Ok(Step::Blocked);
+        }
+        let mut vals = [0i32; MAX_FIELDS];
+        let n = self.message(st, cx, args, &mut vals)?;
+        let size = cl.msg_size as usize;
+        let slot = |k: usize| at + 2 + k * size;
+        // `!!` inserts before the first message that is larger, field by field.
+        let mut pos = len;
+        if sorted {
+            for k in 0..len {
+                let mut ord = std::cmp::Ordering::Equal;
+                for (i, f) in cl.fields.iter().enumerate().take(n) {
+                    let have = f.read(&st.v, slot(k) + cl.field_offsets[i] as usize);
+                    ord = have.cmp(&f.truncate(vals[i]));
+                    if ord != std::cmp::Ordering::Equal {
+                        break;
+                    }
+                }
+                if ord == std::cmp::Ordering::Greater {
+                    pos = k;
+                    break;
+                }
+            }
+            st.v.copy_within(slot(pos)..slot(len), slot(pos + 1));
+        }
+        for (i, f) in cl.fields.iter().enumerate() {
+            let v = if i < n { vals[i] } else { 0 };
+            f.write(&mut st.v, slot(pos) + cl.field_offsets[i] as usize, v);
+        }
+        st.v[at + 1] += 1;
+        Ok(Step::Done)
+    }
+
+    fn recv(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        chan: &LVar,
+        args: &[LRecvArg],
+        random: bool,
+        copy: bool,
+    ) -> Result<Step, Fault> {
+        let at = self.chan_of(st, cx, chan)?;
+        let Some(k) = self.find_message(st, cx, at, args, random)? else {
+            return Ok(Step::Blocked);
+        };
+        let cl = &self.layout.chans[st.chan_type(at)];
+        let size = cl.msg_size as usize;
+        let msg = at + 2 + k * size;
+        let mut vals = [0i32; MAX_FIELDS];
+        for (i, f) in cl.fields.iter().enumerate().take(MAX_FIELDS) {
+            vals[i] = f.read(&st.v, msg + cl.field_offsets[i] as usize);
+        }
+        let nf = cl.fields.len().min(MAX_FIELDS);
+        if !copy {
+            let len = st.chan_len(at);
+            let end = at + 2 + len * size;
+            st.v.copy_within(msg + size..end, msg);
+            st.v[end - size..end].fill(0);
+            st.v[at + 1] -= 1;
+        }
+        self.assign_message(st, cx, args, &vals[..nf])?;
+        Ok(Step::Done)
+    }
+
+    /// Stores received field values into a receive's variables (a record takes one value
+    /// per field).
+    pub fn assign_message(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        args: &[LRecvArg],
+        vals: &[i32],
+    ) -> Result<(), Fault> {
+        let mut i = 0;
+        for a in args {
+            if i >= vals.len() {
+                break;
+            }
+            match a {
+                LRecvArg::Var(var) => match self.locate(st, cx, var)? {
+                    Located::Mem(at, s @ Shape::Record { .. }) => {
+                        let mut sc = Vec::new();
+                        s.scalars(0, &mut sc);
+                        for (o, f) in sc {
+                            if let Some(v) = vals.get(i) {
+                                f.write(&mut st.v, at + o as usize, *v);
+                            }
+                            i += 1;
+                        }
+                    }
+                    _ => {
+                        let p = self.place(st, cx, var)?;
+                        self.write_place(st, cx, p, vals[i]);
+                        i += 1;
+                    }
+                },
+                _ => i += 1,
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a rendezvous message matches a receive's constants and `eval`s.
+    pub fn rendezvous_matches(
+        &self,
+        st: &State,
+        cx: Ctx,
+        args: &[LRecvArg],
+        vals: &[i32],
+        fields: &[Scalar],
+    ) -> Result<bool, Fault> {
+        let mut i = 0;
+        for a in args {
+            let want = match a {
+                LRecvArg::Var(v) => {
+                    i += self.width_of(st, cx, v)?;
+                    continue;
+                }
+                LRecvArg::Eval(e) | LRecvArg::Const(e) => self.eval(st, cx, e)?,
+            };
+            let have = match (vals.get(i), fields.get(i)) {
+                (Some(v), Some(f)) => f.truncate(*v),
+                _ => 0,
+            };
+            if have != want {
+                return Ok(false);
+            }
+            i += 1;
+        }
+        Ok(true)
+    }
+
+    /// `run`: creates a process (pid `_nr_pr`), its parameters from `args` evaluated by the
+    /// creator, then its locals in its own context.
+    pub fn run(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        proc: usize,
+        args: &[LExpr],
+        priority: Option<i64>,
+    ) -> Result<i32, Fault> {
+        let mut vals = [0i32; MAX_FIELDS];
+        let n = self.message(st, cx, args, &mut vals)?;
+        let prio = priority.unwrap_or(self.prog.procs[proc].priority) as i32;
+        self.create_proc(st, proc, &vals[..n], prio)
+    }
+
+    pub fn create_proc(
+        &self,
+        st: &mut State,
+        proc: usize,
+        args: &[i32],
+        prio: i32,
+    ) -> Result<i32, Fault> {
+        if st.nr_pr() >= MAX_PROCS {
+            return Err(Fault::TooManyProcs);
+        }
+        let pl = &self.layout.procs[proc];
+        let pr = &self.prog.procs[proc];
+        let at = st.v.len();
+        st.v.resize(at + pl.record_size(), 0);
+        st.v[at] = proc as u8;
+        st.procs.push(at as u32);
+        let pid = st.nr_pr() - 1;
+        st.set_loc(pid, pr.automaton.initial.0);
+        let cx = Ctx {
+            pid,
+            timeout: false,
+        };
+        let base = at + pl.header as usize;
+        for (i, var) in pr.locals.iter().enumerate() {
+            let l = &pl.locals[i];
+            if let Some(k) = pr.params.iter().position(|&p| p == i) {
+                if let Shape::Scalar(s) = l.shape {
+                    s.write(
+                        &mut st.v,
+                        base + l.offset as usize,
+                        args.get(k).copied().unwrap_or(0),
+                    );
+                }
+                continue;
+            }
+            if var.late {
+                continue;
+            }
+            self.init_var(st, cx, base + l.offset as usize, &l.shape, var)?;
+        }
+        // pan sets the priority after the locals (get_priority in an initialiser reads 0).
+        st.set_priority(&self.layout, pid, prio);
+        Ok(pid as i32)
+    }
+
+    /// Initialises a variable at `at` as its declaration says.
+    pub fn init_var(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        at: usize,
+        shape: &Shape,
+        var: &Var,
+    ) -> Result<(), Fault> {
+        match (&var.init, shape) {
+            (VarInit::Zero, Shape::Record { fields, .. }) => {
+                self.init_record(st, cx, at, fields, var)
+            }
+            (VarInit::Zero, Shape::Array { elem, len, stride }) => {
+                if let Shape::Record { fields, .. } = elem.as_ref() {
+                    for k in 0..*len {
+                        self.init_record(st, cx, at + (k * stride) as usize, fields, var)?;
+                    }
+                }
+                Ok(())
+            }
+            (VarInit::Zero, _) => Ok(()),
+            (VarInit::Expr(e), _) => {
+                let v = self.eval(st, cx, e)?;
+                let mut sc = Vec::new();
+                shape.scalars(0, &mut sc);
+                for (o, s) in sc {
+                    s.write(&mut st.v, at + o as usize, v);
+                }
+                Ok(())
+            }
+            (VarInit::List(items), _) => {
+                let mut sc = Vec::new();
+                shape.scalars(0, &mut sc);
+                for (k, (o, s)) in sc.into_iter().enumerate() {
+                    let v = match items.get(k) {
+                        Some(e) => self.eval(st, cx, e)?,
+                        None => 0,
+                    };
+                    s.write(&mut st.v, at + o as usize, v);
+                }
+                Ok(())
+            }
+            (VarInit::Chan(ct), _) => {
+                let t = self
+                    .layout
+                    .chans
+                    .iter()
+                    .position(|c| &c.source == ct)
+                    .ok_or(Fault::BadChan)?;
+                let mut sc = Vec::new();
+                shape.scalars(0, &mut sc);
+                for (o, s) in sc {
+                    let id = st.add_chan(&self.layout, t as u8);
+                    s.write(&mut st.v, at + o as usize, id);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn init_record(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        at: usize,
+        fields: &[(u32, Shape)],
+        var: &Var,
+    ) -> Result<(), Fault> {
+        let crate::program::types::Type::Struct { index, .. } = &var.ty else {
+            return Ok(());
+        };
+        let Some(td) = self.prog.typedefs.get(*index) else {
+            return Ok(());
+        };
+        for ((off, shape), f) in fields.iter().zip(&td.fields) {
+            self.init_var(st, cx, at + *off as usize, shape, f)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the value at a place for display (trails).
+    pub fn peek(&self, st: &State, cx: Ctx, p: Place) -> i32 {
+        self.read_place(st, cx, p)
+    }
+}

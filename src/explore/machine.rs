@@ -1,0 +1,129 @@
+//! The machine: a program with its state layout and the tables that map a state's stable
+//! location ids to locations and edges. Everything that executes a model (evaluation,
+//! statements, successors) is a method on it, so the search itself stays small.
+
+use crate::program::{Edge, Location, ProcKind, Program};
+
+use super::eval::{Ctx, Fault};
+use super::layout::{Layout, LayoutError};
+use super::state::State;
+
+/// A reference to one edge of the model: a dense number for coverage and trails.
+pub type EdgeNo = u32;
+
+pub struct Machine<'p> {
+    pub prog: &'p Program,
+    pub layout: Layout,
+    /// Location index within its proctype's automaton, by location id (u32::MAX: none).
+    loc_index: Vec<u32>,
+    /// Number of the first edge of each location, per proctype.
+    edge_base: Vec<Vec<u32>>,
+    /// (proctype, location index, edge index) per edge number.
+    pub edges: Vec<(u32, u32, u32)>,
+}
+
+impl<'p> Machine<'p> {
+    pub fn new(prog: &'p Program) -> Result<Machine<'p>, LayoutError> {
+        let layout = Layout::new(prog)?;
+        let max = prog
+            .procs
+            .iter()
+            .flat_map(|p| p.automaton.locations.iter().map(|l| l.id.0))
+            .max()
+            .unwrap_or(0);
+        let mut loc_index = vec![u32::MAX; max as usize + 1];
+        let mut edge_base = Vec::new();
+        let mut edges = Vec::new();
+        for (pi, p) in prog.procs.iter().enumerate() {
+            let mut bases = Vec::new();
+            for (li, l) in p.automaton.locations.iter().enumerate() {
+                loc_index[l.id.0 as usize] = li as u32;
+                bases.push(edges.len() as u32);
+                for k in 0..l.edges.len() {
+                    edges.push((pi as u32, li as u32, k as u32));
+                }
+            }
+            edge_base.push(bases);
+        }
+        Ok(Machine {
+            prog,
+            layout,
+            loc_index,
+            edge_base,
+            edges,
+        })
+    }
+
+    /// The location process `pid` is at.
+    #[inline]
+    pub fn location(&self, st: &State, pid: usize) -> Option<&'p Location> {
+        let t = st.ptype(pid);
+        let li = *self.loc_index.get(st.loc(pid) as usize)?;
+        self.prog.procs[t].automaton.locations.get(li as usize)
+    }
+
+    #[inline]
+    pub fn loc_no(&self, st: &State, pid: usize) -> u32 {
+        self.loc_index
+            .get(st.loc(pid) as usize)
+            .copied()
+            .unwrap_or(u32::MAX)
+    }
+
+    #[inline]
+    pub fn edge_no(&self, proc: usize, loc: u32, k: usize) -> EdgeNo {
+        self.edge_base[proc][loc as usize] + k as u32
+    }
+
+    pub fn edge(&self, no: EdgeNo) -> &'p Edge {
+        let (p, l, k) = self.edges[no as usize];
+        &self.prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize]
+    }
+
+    pub fn edge_proc(&self, no: EdgeNo) -> usize {
+        self.edges[no as usize].0 as usize
+    }
+
+    /// The initial state: globals initialised in declaration order (channels created as
+    /// they are declared), then the active processes in declaration order. Never claims are
+    /// not instantiated (safety check, as pan's -DNOCLAIM).
+    pub fn initial(&self) -> Result<State, Fault> {
+        let mut st = State {
+            v: vec![0; self.layout.records_at as usize],
+            ..State::default()
+        };
+        let cx = Ctx {
+            pid: 0,
+            timeout: false,
+        };
+        for (g, var) in self.layout.globals.iter().zip(&self.prog.globals) {
+            let at = self.layout.global_base(g) as usize;
+            self.init_var(&mut st, cx, at, &g.shape, var)?;
+        }
+        for (i, p) in self.prog.procs.iter().enumerate() {
+            if p.kind == ProcKind::Never {
+                continue;
+            }
+            for _ in 0..p.active {
+                self.create_proc(&mut st, i, &[], p.priority as i32)?;
+            }
+        }
+        Ok(st)
+    }
+
+    /// Whether the process's `provided` clause allows it to move.
+    #[inline]
+    pub fn provided(&self, st: &State, pid: usize) -> bool {
+        let t = st.ptype(pid);
+        match &self.prog.procs[t].provided {
+            None => true,
+            Some(e) => {
+                let cx = Ctx {
+                    pid,
+                    timeout: false,
+                };
+                self.eval(st, cx, e).map(|v| v != 0).unwrap_or(false)
+            }
+        }
+    }
+}

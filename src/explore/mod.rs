@@ -1,0 +1,24 @@
+//! The explorer: an explicit-state safety check of a program with pan's semantics and figures.
+//! `layout` places variables, processes and channels in a state vector; `eval` and `exec`
+//! interpret expressions and statements; `succ` generates successors in pan's order; `store`
+//! is the exact visited set; `search` is the iterative DFS with Tarjan's SCC bookkeeping;
+//! `trail` replays and describes counter-examples.
+//!
+//! Architecture invariant: the explorer reads only `program` (never the AST) and knows nothing
+//! of git or the terminal; states hold stable location ids, so their canonical bytes and
+//! fingerprints do not change when unrelated code is edited.
+
+pub mod eval;
+pub mod exec;
+pub mod layout;
+pub mod machine;
+pub mod search;
+pub mod shortest;
+pub mod state;
+pub mod store;
+pub mod succ;
+pub mod trail;
+
+pub use machine::Machine;
+pub use search::{explore, Limit, Options, Outcome, Stats, Violation, ViolationKind};
+pub use trail::{TrailStep, TrailView};

@@ -1,0 +1,135 @@
+//! A working state: the vector plus the offsets of its process and channel records, with the
+//! accessors the interpreter uses. Offsets are recomputed by one scan when a vector is loaded;
+//! creating a process or channel appends, a dying process truncates.
+
+use super::layout::{Layout, CHAN_TAG};
+
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    pub v: Vec<u8>,
+    /// Offset of each process record, indexed by pid.
+    pub procs: Vec<u32>,
+    /// Offset of each channel record, indexed by channel id - 1.
+    pub chans: Vec<u32>,
+}
+
+impl State {
+    /// Loads a vector, finding its records.
+    pub fn load(&mut self, layout: &Layout, bytes: &[u8]) {
+        self.v.clear();
+        self.v.extend_from_slice(bytes);
+        self.rescan(layout);
+    }
+
+    pub fn copy_from(&mut self, other: &State) {
+        self.v.clear();
+        self.v.extend_from_slice(&other.v);
+        self.procs.clear();
+        self.procs.extend_from_slice(&other.procs);
+        self.chans.clear();
+        self.chans.extend_from_slice(&other.chans);
+    }
+
+    pub fn rescan(&mut self, layout: &Layout) {
+        self.procs.clear();
+        self.chans.clear();
+        let mut at = layout.records_at as usize;
+        while at < self.v.len() {
+            let tag = self.v[at];
+            if tag & CHAN_TAG != 0 {
+                self.chans.push(at as u32);
+                at += layout.chans[(tag & !CHAN_TAG) as usize].record_size();
+            } else {
+                self.procs.push(at as u32);
+                at += layout.procs[tag as usize].record_size();
+            }
+        }
+    }
+
+    /// The bytes that are stored and hashed (everything but the hidden globals).
+    pub fn key<'a>(&'a self, layout: &Layout) -> &'a [u8] {
+        &self.v[layout.hidden_size as usize..]
+    }
+
+    #[inline]
+    pub fn nr_pr(&self) -> usize {
+        self.procs.len()
+    }
+
+    #[inline]
+    pub fn ptype(&self, pid: usize) -> usize {
+        self.v[self.procs[pid] as usize] as usize
+    }
+
+    #[inline]
+    pub fn loc(&self, pid: usize) -> u32 {
+        let at = self.procs[pid] as usize + 1;
+        u32::from_le_bytes([self.v[at], self.v[at + 1], self.v[at + 2], self.v[at + 3]])
+    }
+
+    #[inline]
+    pub fn set_loc(&mut self, pid: usize, loc: u32) {
+        let at = self.procs[pid] as usize + 1;
+        self.v[at..at + 4].copy_from_slice(&loc.to_le_bytes());
+    }
+
+    /// Offset of a process's locals.
+    #[inline]
+    pub fn locals_at(&self, layout: &Layout, pid: usize) -> usize {
+        let t = self.ptype(pid);
+        self.procs[pid] as usize + layout.procs[t].header as usize
+    }
+
+    pub fn priority(&self, layout: &Layout, pid: usize, default: i32) -> i32 {
+        if layout.uses_priority {
+            self.v[self.procs[pid] as usize + 5] as i32
+        } else {
+            default
+        }
+    }
+
+    pub fn set_priority(&mut self, layout: &Layout, pid: usize, prio: i32) {
+        if layout.uses_priority {
+            self.v[self.procs[pid] as usize + 5] = prio as u8;
+        }
+    }
+
+    /// Channel record offset for a channel id (1-based), if it exists.
+    #[inline]
+    pub fn chan(&self, id: i32) -> Option<usize> {
+        if id < 1 {
+            return None;
+        }
+        self.chans.get(id as usize - 1).map(|&o| o as usize)
+    }
+
+    #[inline]
+    pub fn chan_type(&self, at: usize) -> usize {
+        (self.v[at] & !CHAN_TAG) as usize
+    }
+
+    #[inline]
+    pub fn chan_len(&self, at: usize) -> usize {
+        self.v[at + 1] as usize
+    }
+
+    /// Appends a new empty channel of type `t`; returns its id.
+    pub fn add_chan(&mut self, layout: &Layout, t: u8) -> i32 {
+        let at = self.v.len();
+        let size = layout.chans[t as usize].record_size();
+        self.v.resize(at + size, 0);
+        self.v[at] = CHAN_TAG | t;
+        self.chans.push(at as u32);
+        self.chans.len() as i32
+    }
+
+    /// Removes process `pid` (the last one) and everything created after it.
+    pub fn remove_last_proc(&mut self, pid: usize) {
+        let at = self.procs[pid];
+        self.v.truncate(at as usize);
+        self.procs.truncate(pid);
+        while self.chans.last().is_some_and(|&c| c >= at) {
+            self.chans.pop();
+        }
+    }
+}

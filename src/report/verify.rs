@@ -1,0 +1,297 @@
+//! The result of one check as a document (the JSON of DESIGN.md section 7) and as SPIN-style
+//! text: verdict, figures, violations with readable trails, statements never reached.
+
+use serde::Serialize;
+
+use crate::explore::{Machine, Outcome, TrailView};
+use crate::promela::source::SourceFiles;
+
+#[derive(Serialize, Debug)]
+pub struct CheckDoc {
+    pub model: String,
+    pub mode: &'static str,
+    pub base: Option<String>,
+    pub verdict: &'static str,
+    pub complete: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<&'static str>,
+    pub stats: StatsDoc,
+    pub dangerous_locations: u64,
+    pub claims_not_checked: Vec<String>,
+    pub xr_xs_not_checked: bool,
+    pub violations: Vec<ViolationDoc>,
+    pub unreached: Vec<UnreachedDoc>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct StatsDoc {
+    pub states_stored: u64,
+    pub states_matched: u64,
+    pub transitions: u64,
+    pub atomic_steps: u64,
+    pub depth_reached: u64,
+    pub state_vector_bytes: u64,
+    pub states_pruned: u64,
+    pub sccs: u64,
+    pub elapsed_ms: u64,
+    pub peak_memory_bytes: u64,
+}
+
+#[derive(Serialize, Debug)]
+pub struct ViolationDoc {
+    pub kind: &'static str,
+    pub location: String,
+    pub message: String,
+    pub new: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<String>,
+    pub trail: Vec<StepDoc>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct StepDoc {
+    pub step: usize,
+    pub proc: String,
+    pub pid: usize,
+    pub location: String,
+    pub statement: String,
+    pub changed: serde_json::Map<String, serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct UnreachedDoc {
+    pub proc: String,
+    pub location: String,
+    pub statement: String,
+}
+
+/// Builds the document of a finished check. `trails` holds each violation's replayed trail.
+pub fn document(
+    model: &str,
+    m: &Machine,
+    files: &SourceFiles,
+    out: &Outcome,
+    trails: &[Vec<TrailView>],
+) -> CheckDoc {
+    let verdict = if !out.violations.is_empty() {
+        "fail"
+    } else if out.complete() {
+        "pass"
+    } else {
+        "incomplete"
+    };
+    let violations = out
+        .violations
+        .iter()
+        .zip(trails)
+        .map(|(v, t)| {
+            let location = match v.edge {
+                Some(e) => files.location(m.edge(e).span),
+                None => v
+                    .blocked
+                    .first()
+                    .map(|&(_, t, l)| {
+                        files.location(m.prog.procs[t].automaton.locations[l as usize].span)
+                    })
+                    .unwrap_or_default(),
+            };
+            let locations = v
+                .blocked
+                .iter()
+                .map(|&(pid, t, l)| {
+                    let p = &m.prog.procs[t];
+                    format!(
+                        "{}({pid}) at {}",
+                        p.name,
+                        files.location(p.automaton.locations[l as usize].span)
+                    )
+                })
+                .collect();
+            ViolationDoc {
+                kind: v.kind.as_str(),
+                location,
+                message: v.message.clone(),
+                new: true,
+                locations,
+                trail: t
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| StepDoc {
+                        step: i + 1,
+                        proc: s.proc.clone(),
+                        pid: s.pid,
+                        location: files.location(m.edge(s.edge).span),
+                        statement: s.statement.clone(),
+                        changed: s
+                            .changed
+                            .iter()
+                            .map(|(n, v)| (n.clone(), serde_json::Value::from(*v)))
+                            .collect(),
+                        output: s.output.clone(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let mut unreached = Vec::new();
+    for (no, &done) in out.executed.iter().enumerate() {
+        if done {
+            continue;
+        }
+        let e = m.edge(no as u32);
+        let p = &m.prog.procs[m.edge_proc(no as u32)];
+        if p.kind == crate::program::ProcKind::Never {
+            continue;
+        }
+        unreached.push(UnreachedDoc {
+            proc: p.name.clone(),
+            location: files.location(e.span),
+            statement: e.text.clone(),
+        });
+    }
+    let s = &out.stats;
+    CheckDoc {
+        model: model.to_string(),
+        mode: "full",
+        base: None,
+        verdict,
+        complete: out.complete(),
+        limit: out.limit.map(|l| l.as_str()),
+        stats: StatsDoc {
+            states_stored: s.states_stored,
+            states_matched: s.states_matched,
+            transitions: s.transitions,
+            atomic_steps: s.atomic_steps,
+            depth_reached: s.depth_reached,
+            state_vector_bytes: s.state_vector_bytes,
+            states_pruned: 0,
+            sccs: s.sccs,
+            elapsed_ms: s.elapsed.as_millis() as u64,
+            peak_memory_bytes: s.memory_bytes,
+        },
+        dangerous_locations: 0,
+        claims_not_checked: m
+            .prog
+            .procs
+            .iter()
+            .filter(|p| p.kind == crate::program::ProcKind::Never)
+            .map(|p| format!("never {}", p.name))
+            .chain(m.prog.ltl.iter().map(|l| format!("ltl {}", l.name)))
+            .collect(),
+        xr_xs_not_checked: m.prog.has_xr_xs,
+        violations,
+        unreached,
+    }
+}
+
+/// SPIN-style text of a check.
+pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "git rmc verify: {} (full state space search for safety, as pan -DSAFETY -DNOCLAIM)",
+        doc.model
+    );
+    if !doc.claims_not_checked.is_empty() {
+        let _ = writeln!(
+            o,
+            "note: not checked yet (safety only): {}",
+            doc.claims_not_checked.join(", ")
+        );
+    }
+    if doc.xr_xs_not_checked {
+        let _ = writeln!(o, "note: xr/xs channel assertions are not checked");
+    }
+    for (i, v) in doc.violations.iter().enumerate() {
+        let _ = writeln!(o);
+        let _ = writeln!(
+            o,
+            "violation {}: {} [{}] at {}",
+            i + 1,
+            v.message,
+            v.kind,
+            v.location
+        );
+        for l in &v.locations {
+            let _ = writeln!(o, "  blocked: {l}");
+        }
+        let _ = writeln!(o, "  trail ({} steps):", v.trail.len());
+        for s in &v.trail {
+            let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = write!(
+                o,
+                "  {:>5}  {}({}) {}  {}",
+                s.step, s.proc, s.pid, s.location, s.statement
+            );
+            if !changed.is_empty() {
+                let _ = write!(o, "   [{}]", changed.join(", "));
+            }
+            let _ = writeln!(o);
+            if let Some(out) = &s.output {
+                for line in out.lines() {
+                    let _ = writeln!(o, "         | {line}");
+                }
+            }
+        }
+    }
+    let s = &doc.stats;
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "State-vector {} byte, depth reached {}, errors: {}",
+        s.state_vector_bytes,
+        s.depth_reached,
+        doc.violations.len()
+    );
+    let _ = writeln!(o, "{:>9} states, stored", s.states_stored);
+    let _ = writeln!(o, "{:>9} states, matched", s.states_matched);
+    let _ = writeln!(o, "{:>9} transitions (= stored+matched)", s.transitions);
+    let _ = writeln!(o, "{:>9} atomic steps", s.atomic_steps);
+    let rate = if elapsed_s > 0.0 {
+        s.states_stored as f64 / elapsed_s
+    } else {
+        0.0
+    };
+    let _ = writeln!(
+        o,
+        "memory {:.3} MB, elapsed {:.2} s, {:.0} states/s",
+        s.peak_memory_bytes as f64 / 1048576.0,
+        elapsed_s,
+        rate
+    );
+    let mut last_proc = "";
+    for u in &doc.unreached {
+        if u.proc != last_proc {
+            let _ = writeln!(o, "unreached in proctype {}", u.proc);
+            last_proc = &u.proc;
+        }
+        let _ = writeln!(o, "\t{}, \"{}\"", u.location, u.statement);
+    }
+    let _ = writeln!(o);
+    match (doc.verdict, doc.limit) {
+        ("pass", _) => {
+            let _ = writeln!(o, "verdict: pass");
+        }
+        ("fail", None) => {
+            let _ = writeln!(o, "verdict: FAIL ({} violations)", doc.violations.len());
+        }
+        ("fail", Some(l)) => {
+            let _ = writeln!(
+                o,
+                "verdict: FAIL ({} violations; incomplete: the {l} limit cut the search)",
+                doc.violations.len()
+            );
+        }
+        (_, l) => {
+            let _ = writeln!(
+                o,
+                "verdict: INCOMPLETE (the {} limit cut the search; this is not a pass)",
+                l.unwrap_or("a")
+            );
+        }
+    }
+    o
+}
