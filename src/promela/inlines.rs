@@ -241,6 +241,8 @@ impl Expander {
                         // still ends the previous statement, while the one spin's inline
                         // text starts with does not (it resets its last token there).
                         t.newline_before = call_newline;
+                        // As the parser's look-ahead it stands for the call.
+                        t.call = Some((call.start, call.end));
                     }
                     body.push(t);
                 }

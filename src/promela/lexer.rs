@@ -32,6 +32,7 @@ pub fn lex(text: &str) -> (Vec<Token>, Vec<LexError>) {
         end,
         newline_before: lx.newline,
         implied: false,
+        call: None,
     });
     (lx.out, lx.errors)
 }
@@ -61,6 +62,7 @@ impl Lexer<'_> {
             end: self.pos as u32,
             newline_before: self.newline,
             implied: false,
+            call: None,
         });
         self.newline = false;
     }

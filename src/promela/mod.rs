@@ -15,7 +15,7 @@ use std::path::Path;
 
 use diag::Diagnostic;
 use preprocess::{PpOptions, Preprocessed};
-use source::{FileProvider, SourceFiles, Span};
+use source::{FileProvider, LineLag, SourceFiles, Span};
 
 /// A parsed model with everything needed to report on it.
 pub struct Parsed {
@@ -47,6 +47,7 @@ pub fn parse_file(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) ->
         d
     };
     let (raw, lex_errors) = lexer::lex(&pp.text);
+    files.lags = ltl_line_lags(&pp.text, &raw, &pp.markers, &span_of);
     for e in lex_errors {
         let d = Diagnostic::error(span_of(e.start, e.end), e.message);
         diags.push(with_macro_notes(d, e.start));
@@ -78,5 +79,111 @@ pub fn parse_file(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) ->
         files,
         diags,
         pp,
+    }
+}
+
+/// Where spin's line numbers fall behind the text because of `ltl` formulas. Spin sets an
+/// `ltl` formula aside to parse it last: it copies the text from the keyword to the `}` that
+/// closes the formula without counting its line breaks. Every line after it is numbered that
+/// many lines too low, until gcc's output sets spin's counter again with a line marker
+/// (`markers`). The stretches are returned in the files they come from.
+fn ltl_line_lags(
+    text: &str,
+    raw: &[token::Token],
+    markers: &[u32],
+    span_of: &dyn Fn(u32, u32) -> Span,
+) -> Vec<LineLag> {
+    // (offset after the formula's `}`, line breaks lost)
+    let mut losses: Vec<(u32, u32)> = Vec::new();
+    let mut depth = 0usize;
+    for t in raw {
+        match t.tok {
+            token::Tok::P(token::P::LBrace) => depth += 1,
+            token::Tok::P(token::P::RBrace) => depth = depth.saturating_sub(1),
+            token::Tok::Kw(token::Kw::Ltl) if depth == 0 => {
+                let mut open = 0i64;
+                let mut lost = 0u32;
+                let mut end = None;
+                for (i, b) in text.bytes().enumerate().skip(t.end as usize) {
+                    match b {
+                        b'{' => open += 1,
+                        b'}' => {
+                            open -= 1;
+                            if open == 0 {
+                                end = Some(i as u32 + 1);
+                                break;
+                            }
+                        }
+                        b'\n' => lost += 1,
+                        _ => {}
+                    }
+                }
+                if let (Some(end), true) = (end, lost > 0) {
+                    losses.push((end, lost));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out: Vec<LineLag> = Vec::new();
+    if losses.is_empty() {
+        return out;
+    }
+    // Losses and markers (which reset the lag) in text order; a marker written right after
+    // a formula's `}` follows it.
+    let mut events: Vec<(u32, bool, u32)> = losses.iter().map(|&(at, n)| (at, false, n)).collect();
+    events.extend(markers.iter().map(|&m| (m, true, 0)));
+    events.sort_unstable();
+    let (mut ei, mut lag) = (0usize, 0u32);
+    for t in raw {
+        while let Some(&(_, marker, lost)) = events.get(ei).filter(|e| e.0 <= t.start) {
+            lag = if marker { 0 } else { lag + lost };
+            ei += 1;
+        }
+        if lag == 0 || t.tok == token::Tok::Eof {
+            continue;
+        }
+        let sp = span_of(t.start, t.end);
+        match out.last_mut() {
+            Some(l) if l.file == sp.file && l.lag == lag && l.start <= sp.start => {
+                l.end = l.end.max(sp.end.max(sp.start + 1));
+            }
+            _ => out.push(LineLag {
+                file: sp.file,
+                start: sp.start,
+                end: sp.end.max(sp.start + 1),
+                lag,
+            }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use source::MemoryProvider;
+
+    /// The line spin gives the first occurrence of `what` in the main file of `text`.
+    fn spin_line_of(text: &str, what: &str) -> usize {
+        let provider = MemoryProvider::new().with("m.pml", text);
+        let parsed = parse_file(Path::new("m.pml"), &provider, &PpOptions::default());
+        assert!(parsed.model.is_some(), "{:?}", parsed.diags);
+        let at = text.find(what).expect("text present");
+        parsed
+            .files
+            .spin_line(Span::new(source::FileId(0), at, at + what.len()))
+    }
+
+    #[test]
+    fn ltl_line_breaks_are_not_counted_until_a_line_marker() {
+        let text = "byte x;\nltl p {\n  [] (x < 3)\n}\nltl q\n{ <> (x == 1) }\nactive proctype P() {\n  x = 1\n}\n";
+        assert_eq!(spin_line_of(text, "x = 1"), 8 - 3);
+        assert_eq!(spin_line_of(text, "byte x"), 1);
+        let text = "byte x;\nltl p {\n  [] (x < 3)\n}\n\n\n\n\n\n\n\n\nactive proctype P() {\n  x = 1\n}\n";
+        assert_eq!(spin_line_of(text, "x = 1"), 14);
+        let text =
+            "byte x;\nltl p {\n  [] (x < 3)\n}\n\n\n\n\n\n\n\nactive proctype P() {\n  x = 1\n}\n";
+        assert_eq!(spin_line_of(text, "x = 1"), 13 - 2);
     }
 }

@@ -101,12 +101,16 @@ impl<'a> Parser<'a> {
 
     /// Where spin's lexer stands once the parser has its next token: after a separator it
     /// has already read the token that follows it (its `yylex` looks one token ahead).
+    /// When that token begins an inline's body, the lexer is still at the call's name.
     fn lookahead_span(&self) -> Span {
-        if self.at(P::Semi) || self.at(P::Arrow) {
-            let i = (self.pos + 1).min(self.toks.len() - 1);
-            self.span(&self.toks[i])
+        let t = if self.at(P::Semi) || self.at(P::Arrow) {
+            &self.toks[(self.pos + 1).min(self.toks.len() - 1)]
         } else {
-            self.cur_span()
+            self.tok()
+        };
+        match t.call {
+            Some((start, end)) => (self.span_of)(start, end),
+            None => self.span(t),
         }
     }
 

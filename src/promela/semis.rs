@@ -18,6 +18,7 @@ fn implied_semi(at: &Token) -> Token {
         end: at.start,
         newline_before: false,
         implied: true,
+        call: None,
     }
 }
 

@@ -142,10 +142,22 @@ impl SourceFile {
     }
 }
 
+/// A stretch of a file whose lines spin numbers `lag` lower than they are (see
+/// `SourceFiles::spin_line`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineLag {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+    pub lag: u32,
+}
+
 /// All files read for one model; `FileId` indexes into it.
 #[derive(Clone, Debug, Default)]
 pub struct SourceFiles {
     pub files: Vec<SourceFile>,
+    /// Where spin's line counter lags behind the text, in ascending order.
+    pub lags: Vec<LineLag>,
 }
 
 impl SourceFiles {
@@ -178,5 +190,16 @@ impl SourceFiles {
         self.get(span.file)
             .map(|f| f.line_col(span.start as usize).0)
             .unwrap_or(0)
+    }
+
+    /// The line spin (and so pan) gives the start of a span: `line`, less the lag of a
+    /// stretch that holds it.
+    pub fn spin_line(&self, span: Span) -> usize {
+        let lag = self
+            .lags
+            .iter()
+            .find(|l| l.file == span.file && l.start <= span.start && span.start < l.end)
+            .map_or(0, |l| l.lag as usize);
+        self.line(span).saturating_sub(lag)
     }
 }

@@ -297,6 +297,10 @@ pub struct Token {
     pub newline_before: bool,
     /// Synthesised by the lexer rules (implied `;`), not present in the text.
     pub implied: bool,
+    /// For the first token of an expanded inline body: the byte range of the call's name.
+    /// Spin reads an inline's text only once the parser has taken the call, so while this
+    /// token is the parser's look-ahead, spin's lexer still stands at the call.
+    pub call: Option<(u32, u32)>,
 }
 
 impl Token {

@@ -60,6 +60,8 @@ pub struct ProcJson {
 pub struct LocJson {
     pub id: u32,
     pub location: String,
+    /// The line pan gives this location (`pan -d`); spin's line counter can lag the text.
+    pub line: Option<usize>,
     pub labels: Vec<String>,
     pub end: bool,
     pub progress: bool,
@@ -159,6 +161,7 @@ pub fn document(model: &str, p: &Program, files: &SourceFiles) -> ShowDoc {
                         } else {
                             files.location(l.span)
                         },
+                        line: (!l.terminal).then(|| files.spin_line(l.span)),
                         labels: l.labels.clone(),
                         end: l.end,
                         progress: l.progress,
@@ -312,6 +315,10 @@ pub fn text(doc: &ShowDoc) -> String {
             }
             for lab in &l.labels {
                 flags.push(format!("{lab}:"));
+            }
+            let text_line = l.location.rsplit(':').nth(1).and_then(|n| n.parse().ok());
+            if let Some(line) = l.line.filter(|&n| Some(n) != text_line) {
+                flags.push(format!("(pan: line {line})"));
             }
             out.push_str(&format!(
                 "  L{:<5} {:<28} {}\n",

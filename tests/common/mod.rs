@@ -99,7 +99,7 @@ pub fn our_procs(loaded: &git_rmc::Loaded) -> BTreeMap<String, PanProc> {
         let mut lines = Vec::new();
         for l in &pr.automaton.locations {
             for _ in &l.edges {
-                lines.push(loaded.files.line(l.span));
+                lines.push(loaded.files.spin_line(l.span));
             }
         }
         lines.sort();

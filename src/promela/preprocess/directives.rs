@@ -103,6 +103,7 @@ impl Pp<'_> {
 
     /// Leaves the finished current file; false when it was the main file.
     pub(super) fn pop_file(&mut self) -> bool {
+        self.out.marker();
         if let Some(file) = self.stack.pop() {
             for c in file.conds.iter().rev() {
                 self.error(c.span, format!("unterminated #{}", c.last));
@@ -461,6 +462,7 @@ impl Pp<'_> {
                 &Token::synthetic(Kind::Ident, "line", end),
             );
         }
+        self.out.marker();
         if let Some(file) = self.stack.last_mut() {
             file.line_delta = n - next_line;
             if let Some(p) = presumed {

@@ -130,6 +130,9 @@ pub(super) struct Writer {
     /// Line breaks owed to the output, written before the next token from a file that has
     /// whitespace before it (so lines stay in step with the source, as gcc -E does).
     pub pending_newlines: usize,
+    /// Output offsets where gcc -E writes a line marker (`# 12 "file"`) instead of plain
+    /// text: spin's line counter is set from the marker there.
+    pub markers: Vec<u32>,
     /// The token written last on the current line (for spacing).
     last: Option<Token>,
     limit: usize,
@@ -145,16 +148,23 @@ impl Writer {
             text: String::new(),
             map,
             pending_newlines: 0,
+            markers: Vec::new(),
             last: None,
             limit,
         }
     }
 
-    /// Writes the owed line breaks; false when that would exceed the size limit.
+    /// Writes the owed line breaks; false when that would exceed the size limit. gcc ends
+    /// the current line and, when 8 or more lines are still to skip, writes a line marker
+    /// instead of the blank lines; that marker is recorded (the text keeps its blank lines).
     pub fn flush_newlines(&mut self) -> bool {
         let n = std::mem::take(&mut self.pending_newlines);
         if n == 0 {
             return true;
+        }
+        let skipped = if self.at_line_start() { n } else { n - 1 };
+        if skipped >= 8 {
+            self.marker();
         }
         if self.text.len().saturating_add(n) > self.limit {
             return false;
@@ -162,6 +172,14 @@ impl Writer {
         self.text.extend(std::iter::repeat_n('\n', n));
         self.last = None;
         true
+    }
+
+    /// Records that gcc -E writes a line marker before the text that follows.
+    pub fn marker(&mut self) {
+        let at = self.text.len() as u32;
+        if self.markers.last() != Some(&at) {
+            self.markers.push(at);
+        }
     }
 
     /// Ends the output with a newline, as gcc's does.

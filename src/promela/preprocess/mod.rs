@@ -47,6 +47,9 @@ pub struct Preprocessed {
     /// text from the main file keeps its line structure where possible.
     pub text: String,
     pub map: SourceMap,
+    /// Offsets of `text` where gcc -E would write a line marker (on entering and leaving a
+    /// file, after `#line`, and over runs of 8 or more blank lines), ascending.
+    pub markers: Vec<u32>,
 }
 
 /// Bounds that keep hostile input from exhausting time, memory or the Rust stack.
@@ -335,6 +338,7 @@ impl<'a> Pp<'a> {
             return;
         }
         let lexer = Lexer::new(id, text, &mut self.diags);
+        self.out.marker();
         self.stack.push(FileState {
             id,
             presumed: path.display().to_string(),
@@ -379,6 +383,7 @@ impl<'a> Pp<'a> {
         names.sort_by_key(|&(_, i)| i);
         map.names = names.into_iter().map(|(n, _)| n.to_string()).collect();
         let text = self.out.text;
-        (Preprocessed { text, map }, self.diags)
+        let markers = self.out.markers;
+        (Preprocessed { text, map, markers }, self.diags)
     }
 }

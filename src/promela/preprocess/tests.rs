@@ -777,3 +777,36 @@ proptest! {
         }
     }
 }
+
+/// Where gcc -E writes line markers (checked against gcc 12 by hand): on entering and
+/// leaving a file, and where 8 or more lines would be left blank after ending a line.
+#[test]
+fn line_markers_where_gcc_writes_them() {
+    let marked_lines = |files: &[(&str, &str)]| -> Vec<String> {
+        let (out, diags, sources) = run_opts(files, &PpOptions::default());
+        assert!(diags.is_empty(), "{diags:?}");
+        out.markers
+            .iter()
+            .filter_map(|&m| {
+                // the first token after the marker
+                let rest = &out.text[m as usize..];
+                let skip = rest.len() - rest.trim_start().len();
+                let at = m as usize + skip;
+                (at < out.text.len()).then(|| {
+                    let sp = out.map.span(at, at + 1);
+                    format!("{}:{}", sources.name(sp.file), sources.line(sp))
+                })
+            })
+            .collect()
+    };
+    let gap = |blank: usize| format!("a\n{}b\n", "\n".repeat(blank));
+    // 7 blank lines are written out; 8 are skipped with a marker.
+    assert_eq!(marked_lines(&[("m.pml", &gap(7))]), ["m.pml:1"]);
+    assert_eq!(marked_lines(&[("m.pml", &gap(8))]), ["m.pml:1", "m.pml:10"]);
+    // Comments and directives count as blank lines.
+    let src = "a\n/*\n\n\n\n*/\n#define X 1\n#define Y 2\n#if 0\nno\n#endif\nb\n";
+    assert_eq!(marked_lines(&[("m.pml", src)]), ["m.pml:1", "m.pml:12"]);
+    // Entering and leaving an included file.
+    let files = [("m.pml", "a\n#include \"i.h\"\nb\n"), ("i.h", "c\n")];
+    assert_eq!(marked_lines(&files), ["m.pml:1", "i.h:1", "m.pml:3"]);
+}
