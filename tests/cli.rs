@@ -1,4 +1,4 @@
-//! The `git-rmc` binary: exit codes, text and JSON output of `show`.
+//! The `git-rmc` binary: exit codes, text and JSON output of `show` and `verify`.
 
 use assert_cmd::Command;
 
@@ -80,6 +80,109 @@ fn show_missing_file_is_a_usage_error() {
     let out = Command::cargo_bin("git-rmc")
         .expect("binary")
         .args(["show", "no/such/model.pml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn verify(args: &[&str], model: &str) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("git-rmc")
+        .expect("binary")
+        .arg("verify")
+        .args(args)
+        .arg(models().join(model))
+        .output()
+        .expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn verify_passes_a_correct_model_with_spins_figures() {
+    let (code, text) = verify(&[], "peterson_mutex.pml");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("       38 states, stored"), "{text}");
+    assert!(text.contains("       27 states, matched"), "{text}");
+    assert!(
+        text.contains("       65 transitions (= stored+matched)"),
+        "{text}"
+    );
+    assert!(text.contains("depth reached 23, errors: 0"), "{text}");
+    assert!(text.contains("verdict: pass"), "{text}");
+}
+
+#[test]
+fn verify_reports_a_violation_with_a_trail_and_exits_1() {
+    let (code, text) = verify(&["--format", "json"], "broken_mutex.pml");
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["verdict"], "fail");
+    assert_eq!(doc["complete"], true);
+    assert_eq!(doc["stats"]["states_stored"], 360);
+    assert_eq!(doc["stats"]["states_matched"], 625);
+    let v = &doc["violations"].as_array().expect("violations")[0];
+    assert_eq!(v["kind"], "assertion");
+    assert!(
+        v["location"]
+            .as_str()
+            .is_some_and(|l| l.ends_with(":13:2") || l.contains("broken_mutex.pml:13:")),
+        "{v}"
+    );
+    let trail = v["trail"].as_array().expect("trail");
+    assert!(!trail.is_empty());
+    assert_eq!(trail[0]["step"], 1);
+    // The short trail is no longer than the depth-first one.
+    let (_, short) = verify(&["--format", "json", "--short-trails"], "broken_mutex.pml");
+    let sdoc: serde_json::Value = serde_json::from_str(&short).expect("json");
+    let slen = sdoc["violations"][0]["trail"].as_array().map(|t| t.len());
+    assert!(slen.is_some_and(|n| n <= trail.len()), "{slen:?}");
+}
+
+#[test]
+fn verify_cut_by_a_limit_is_incomplete_and_exits_3() {
+    let (code, text) = verify(
+        &["--max-states", "10", "--format", "json"],
+        "peterson_mutex.pml",
+    );
+    assert_eq!(code, Some(3), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["verdict"], "incomplete");
+    assert_eq!(doc["complete"], false);
+    assert_eq!(doc["limit"], "states");
+    let (code, text) = verify(&["--max-depth", "5"], "peterson_mutex.pml");
+    assert_eq!(code, Some(3), "{text}");
+    assert!(text.contains("INCOMPLETE"), "{text}");
+}
+
+#[test]
+fn verify_options_silence_kinds() {
+    let (code, _) = verify(&[], "buffer_full_deadlock.pml");
+    assert_eq!(code, Some(1));
+    let (code, text) = verify(&["--no-end-states"], "buffer_full_deadlock.pml");
+    assert_eq!(code, Some(0), "{text}");
+    let (code, text) = verify(&["--no-assertions"], "broken_mutex.pml");
+    assert_eq!(code, Some(0), "{text}");
+}
+
+#[test]
+fn verify_names_claims_it_does_not_check() {
+    let (code, text) = verify(&["--format", "json"], "ltl_formulas.pml");
+    assert_eq!(code, Some(0), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let claims = doc["claims_not_checked"].as_array().expect("claims");
+    assert_eq!(claims.len(), 3, "{claims:?}");
+}
+
+#[test]
+fn verify_rejects_a_bad_model_with_exit_2() {
+    assert!(models().join("bad/undeclared_var.pml").exists());
+    let (code, _) = verify(&[], "bad/undeclared_var.pml");
+    assert_eq!(code, Some(2));
+    let out = Command::cargo_bin("git-rmc")
+        .expect("binary")
+        .args(["verify", "no/such/model.pml"])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));

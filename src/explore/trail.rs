@@ -7,6 +7,7 @@ use crate::program::expr::LStmt;
 use super::eval::Ctx;
 use super::layout::Shape;
 use super::machine::{EdgeNo, Machine};
+use super::search::{fault_kind, Violation, ViolationKind};
 use super::state::State;
 use super::succ::Gen;
 
@@ -33,6 +34,12 @@ pub struct TrailView {
     pub receive: bool,
 }
 
+enum Taken {
+    Next(Vec<u8>, bool),
+    Fault(super::eval::Fault),
+    No,
+}
+
 /// Why a trail could not be replayed.
 #[derive(Debug, thiserror::Error)]
 #[error("trail step {step} (pid {pid}) is not executable")]
@@ -42,6 +49,31 @@ pub struct ReplayError {
 }
 
 impl Machine<'_> {
+    /// Takes one trail step from `st`, as the search generated it.
+    fn take(&self, st: &State, s: &TrailStep, g: &mut Gen) -> Taken {
+        for only in [Some(s.pid as usize), None] {
+            g.items.clear();
+            g.bytes.clear();
+            g.faults.clear();
+            self.successors(st, only, g);
+            if let Some(it) = g
+                .items
+                .iter()
+                .find(|it| it.pid == s.pid && it.edge == s.edge && it.rv == s.rv)
+            {
+                return Taken::Next(g.bytes_of(it).to_vec(), it.assert_failed);
+            }
+            if let Some(f) = g
+                .faults
+                .iter()
+                .find(|f| f.pid == s.pid && f.edge == s.edge && f.rv == s.rv)
+            {
+                return Taken::Fault(f.fault.clone());
+            }
+        }
+        Taken::No
+    }
+
     /// Replays a trail from the initial state vector. The last step may be one that fails
     /// (an index error, a division by zero); the others must produce a successor.
     pub fn replay(
@@ -56,41 +88,16 @@ impl Machine<'_> {
         for (i, s) in steps.iter().enumerate() {
             let before = self.describe(&st);
             let output = self.printf_text(&st, s);
-            let mut next = None;
-            for only in [Some(s.pid as usize), None] {
-                g.items.clear();
-                g.bytes.clear();
-                g.faults.clear();
-                self.successors(&st, only, &mut g);
-                if let Some(it) = g
-                    .items
-                    .iter()
-                    .find(|it| it.pid == s.pid && it.edge == s.edge && it.rv == s.rv)
-                {
-                    next = Some(g.bytes_of(it).to_vec());
-                    break;
-                }
-                if g.faults
-                    .iter()
-                    .any(|f| f.pid == s.pid && f.edge == s.edge && f.rv == s.rv)
-                {
-                    break;
-                }
-            }
-            let last = i + 1 == steps.len();
-            let changed = match &next {
-                Some(v) => {
-                    st.load(&self.layout, v);
-                    let after = self.describe(&st);
-                    after
+            let changed = match self.take(&st, s, &mut g) {
+                Taken::Next(v, _) => {
+                    st.load(&self.layout, &v);
+                    self.describe(&st)
                         .into_iter()
                         .filter(|(n, v)| !before.iter().any(|(bn, bv)| bn == n && bv == v))
                         .collect()
                 }
-                None if last && g.faults.iter().any(|f| f.pid == s.pid && f.edge == s.edge) => {
-                    Vec::new()
-                }
-                None => {
+                Taken::Fault(_) if i + 1 == steps.len() => Vec::new(),
+                _ => {
                     return Err(ReplayError {
                         step: i + 1,
                         pid: s.pid as usize,
@@ -124,6 +131,44 @@ impl Machine<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// Replays a violation's trail and checks that it ends in that very violation: the last
+    /// step fails the assertion or faults with the same kind, or (invalid end states) the
+    /// state reached has no move and the same processes are blocked at the same places.
+    pub fn reproduces(&self, initial: &[u8], v: &Violation) -> bool {
+        let mut st = State::default();
+        st.load(&self.layout, initial);
+        let mut g = Gen::default();
+        let n = v.trail.len();
+        for (i, s) in v.trail.iter().enumerate() {
+            let last = i + 1 == n;
+            match self.take(&st, s, &mut g) {
+                Taken::Next(next, failed) => {
+                    if last && v.kind == ViolationKind::Assertion {
+                        return failed && Some(s.edge) == v.edge;
+                    }
+                    st.load(&self.layout, &next);
+                }
+                Taken::Fault(f) => return last && fault_kind(&f) == v.kind,
+                Taken::No => return false,
+            }
+        }
+        match v.kind {
+            ViolationKind::InvalidEndState => {
+                g.items.clear();
+                g.bytes.clear();
+                g.faults.clear();
+                let blocked: Vec<(usize, usize, u32)> = (0..st.nr_pr())
+                    .filter(|&p| !self.location(&st, p).is_some_and(|l| l.end))
+                    .map(|p| (p, st.ptype(p), self.loc_no(&st, p)))
+                    .collect();
+                self.successors(&st, None, &mut g) == 0 && blocked == v.blocked
+            }
+            // The repeated state is the one the trail ends in.
+            ViolationKind::NonTerminatingAtomic => n > 0,
+            _ => false,
+        }
     }
 
     /// Every variable of a state with its value: globals, then each process's locals as

@@ -30,14 +30,14 @@ pub fn spin_installed() -> bool {
         .unwrap_or(false)
 }
 
-/// One proctype's automaton as pan prints it: edge count, location count, and the line of
-/// each edge (the line of its source state). pan names the main file even for lines of
-/// included files, so only lines are compared.
+/// One proctype's automaton as pan prints it: edge count, location count, and per edge the
+/// line of its source state and whether it keeps atomic control (pan's `A` flag). pan names
+/// the main file even for lines of included files, so only lines are compared.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PanProc {
     pub locations: usize,
     pub edges: usize,
-    pub lines: Vec<usize>,
+    pub lines: Vec<(usize, bool)>,
 }
 
 /// Parses `./pan -d` output into proctype name → automaton (`init` is `:init:`).
@@ -72,9 +72,12 @@ pub fn parse_pan_d(text: &str) -> BTreeMap<String, PanProc> {
                 .copied()
                 .unwrap_or("");
             let ln = loc.rsplit_once(':').map(|(_, l)| l).unwrap_or("0");
+            let atomic = f
+                .iter()
+                .any(|w| w.len() == 7 && w.starts_with("[A") && w.ends_with(']'));
             let p = out.entry(name.clone()).or_default();
             p.edges += 1;
-            p.lines.push(ln.parse().unwrap_or(0));
+            p.lines.push((ln.parse().unwrap_or(0), atomic));
             let set = locs.entry(name.clone()).or_default();
             set.insert(src);
             set.insert(dst);
@@ -98,8 +101,9 @@ pub fn our_procs(loaded: &git_rmc::Loaded) -> BTreeMap<String, PanProc> {
     for pr in &p.procs {
         let mut lines = Vec::new();
         for l in &pr.automaton.locations {
-            for _ in &l.edges {
-                lines.push(loaded.files.spin_line(l.span));
+            for e in &l.edges {
+                let dstep = matches!(e.stmt, git_rmc::program::LStmt::DStep(_));
+                lines.push((loaded.files.spin_line(l.span), e.atomic && !dstep));
             }
         }
         lines.sort();
@@ -176,4 +180,65 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(&p, &dest).expect("copy");
         }
     }
+}
+
+/// spin's search figures for a model in the conformance configuration (`-DNOCLAIM`):
+/// (stored, matched, transitions, atomic steps, depth reached, errors). None when spin or
+/// pan fails or the depth limit cut the search.
+pub fn spin_figures(model: &Path) -> Option<[u64; 6]> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src_dir = model.parent().expect("model has a folder");
+    copy_dir(src_dir, dir.path());
+    let name = model.file_name().expect("file name");
+    let ok = |c: &mut Command| {
+        c.current_dir(dir.path())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    ok(Command::new("spin")
+        .args(["-o1", "-o2", "-o3", "-a"])
+        .arg(name))?;
+    ok(Command::new("gcc").args([
+        "-O0",
+        "-DNOREDUCE",
+        "-DSAFETY",
+        "-DNOCLAIM",
+        "-w",
+        "-o",
+        "pan",
+        "pan.c",
+    ]))?;
+    let out = Command::new("./pan")
+        .args(["-c0", "-n", "-m1000000"])
+        .current_dir(dir.path())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if text.contains("max search depth too small") {
+        return None;
+    }
+    let before = |what: &str| -> Option<u64> {
+        text.lines()
+            .find(|l| l.contains(what))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|w| w.parse::<f64>().ok())
+            .map(|f| f as u64)
+    };
+    let after = |what: &str| -> Option<u64> {
+        let l = text.lines().find(|l| l.contains(what))?;
+        let rest = &l[l.find(what)? + what.len()..];
+        rest.split(|c: char| !c.is_ascii_digit())
+            .find(|w| !w.is_empty())?
+            .parse()
+            .ok()
+    };
+    Some([
+        before("states, stored")?,
+        before("states, matched")?,
+        before("transitions (= stored+matched)")?,
+        before("atomic steps")?,
+        after("depth reached")?,
+        after("errors:")?,
+    ])
 }

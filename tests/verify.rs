@@ -1,0 +1,228 @@
+//! The checker against spin: every conformance model's figures (states stored and matched,
+//! transitions, atomic steps, depth reached) and kinds of violation as the manifest records
+//! them, the same against spin live when it is installed, every trail replayed to its
+//! violation, and Tarjan's SCC count on models whose state graphs are known.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use git_rmc::explore::{explore, Machine, Options, Outcome};
+
+/// Loads and checks a model, then hands the result to `f`.
+fn with_outcome(path: &Path, f: impl FnOnce(&git_rmc::Loaded, &Machine, &Outcome)) {
+    let loaded = common::load(path);
+    let program = loaded
+        .program
+        .as_ref()
+        .unwrap_or_else(|| panic!("{} does not load", path.display()));
+    let m = Machine::new(program).expect("layout");
+    let out = explore(&m, &Options::default(), &mut |_| {});
+    f(&loaded, &m, &out);
+}
+
+fn figures(out: &Outcome) -> [u64; 5] {
+    let s = &out.stats;
+    [
+        s.states_stored,
+        s.states_matched,
+        s.transitions,
+        s.atomic_steps,
+        s.depth_reached,
+    ]
+}
+
+/// The manifest entries whose figures spin can give (accepted, supported, oracle usable).
+fn checkable() -> Vec<serde_json::Value> {
+    common::manifest("manifest.json")
+        .into_iter()
+        .filter(|e| {
+            e["spin_accepts"].as_bool() == Some(true)
+                && e["unsupported"].as_bool() != Some(true)
+                && e["oracle_unusable"].as_bool() != Some(true)
+        })
+        .collect()
+}
+
+fn spin_kind(k: &str) -> &str {
+    match k {
+        "array-index" => "index-out-of-range",
+        k => k,
+    }
+}
+
+#[test]
+fn figures_and_violations_match_the_manifest() {
+    let mut failures = Vec::new();
+    let entries = checkable();
+    assert!(entries.len() >= 40, "manifest lists the conformance models");
+    for e in &entries {
+        let rel = e["model"].as_str().expect("model name");
+        let path = common::models_dir().join(rel);
+        with_outcome(&path, |loaded, m, out| {
+            assert!(out.complete(), "{rel}: search complete");
+            let want = [
+                "states_stored",
+                "states_matched",
+                "transitions",
+                "atomic_steps",
+                "depth_reached",
+            ]
+            .map(|k| e[k].as_u64().unwrap_or(u64::MAX));
+            let comparable = e["counts_comparable"].as_bool() != Some(false);
+            if comparable && figures(out) != want {
+                failures.push(format!("{rel}: ours {:?}, spin {want:?}", figures(out)));
+            }
+            let ours: BTreeSet<&str> = out.violations.iter().map(|v| v.kind.as_str()).collect();
+            let spin: BTreeSet<&str> = e["violations"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v["kind"].as_str())
+                        .map(spin_kind)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if ours != spin {
+                failures.push(format!("{rel}: kinds ours {ours:?}, spin {spin:?}"));
+            }
+            // Assertion violations at spin's line.
+            for v in e["violations"].as_array().into_iter().flatten() {
+                let line = v["line"].as_u64().unwrap_or(0) as usize;
+                if v["kind"] != "assertion" || line == 0 {
+                    continue;
+                }
+                let found = out.violations.iter().any(|o| {
+                    o.kind.as_str() == "assertion"
+                        && o.edge
+                            .is_some_and(|x| loaded.files.spin_line(m.edge(x).span) == line)
+                });
+                if !found {
+                    failures.push(format!("{rel}: no assertion violation at line {line}"));
+                }
+            }
+        });
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_trail_reaches_its_violation() {
+    let mut checked = 0;
+    for e in checkable() {
+        let rel = e["model"].as_str().expect("model name");
+        with_outcome(&common::models_dir().join(rel), |_, m, out| {
+            let shortest = git_rmc::explore::shortest::shortest_trails(m, out);
+            for (v, short) in out.violations.iter().zip(shortest) {
+                assert!(
+                    m.reproduces(&out.initial, v),
+                    "{rel}: the trail of {:?} does not reach it",
+                    v.kind
+                );
+                m.replay(&out.initial, &v.trail)
+                    .unwrap_or_else(|e| panic!("{rel}: {e}"));
+                let short = short.unwrap_or_else(|| panic!("{rel}: no shortest trail"));
+                assert!(short.len() <= v.trail.len(), "{rel}: shortest trail longer");
+                let mut sv = v.clone();
+                sv.trail = short;
+                assert!(
+                    m.reproduces(&out.initial, &sv),
+                    "{rel}: the shortest trail of {:?} does not reach it",
+                    v.kind
+                );
+                checked += 1;
+            }
+        });
+    }
+    assert!(checked >= 8, "only {checked} violations were replayed");
+}
+
+#[test]
+fn figures_match_spin_live() {
+    if !common::spin_installed() {
+        eprintln!("spin is not installed: live comparison skipped");
+        return;
+    }
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for e in checkable() {
+        if e["counts_comparable"].as_bool() == Some(false)
+            || e["states_stored"].as_u64().unwrap_or(u64::MAX) >= 100_000
+        {
+            continue;
+        }
+        let rel = e["model"].as_str().expect("model name");
+        let path = common::models_dir().join(rel);
+        let Some(spin) = common::spin_figures(&path) else {
+            failures.push(format!("{rel}: spin gave no figures"));
+            continue;
+        };
+        with_outcome(&path, |_, _, out| {
+            let ours = figures(out);
+            if ours[..] != spin[..5] {
+                failures.push(format!("{rel}: ours {ours:?}, spin {:?}", &spin[..5]));
+            }
+            if (spin[5] == 0) != out.violations.is_empty() {
+                failures.push(format!(
+                    "{rel}: spin {} errors, ours {} violations",
+                    spin[5],
+                    out.violations.len()
+                ));
+            }
+        });
+        compared += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(compared >= 40, "only {compared} models compared");
+}
+
+fn run_text(src: &str) -> (u64, u64, u64, u64) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("m.pml");
+    std::fs::write(&path, src).expect("write model");
+    let loaded = common::load(&path);
+    let program = loaded.program.expect("model loads");
+    let m = Machine::new(&program).expect("layout");
+    let out = explore(&m, &Options::default(), &mut |_| {});
+    let s = out.stats;
+    (s.states_stored, s.states_matched, s.atomic_steps, s.sccs)
+}
+
+#[test]
+fn tarjan_counts_sccs_of_known_graphs() {
+    // A chain of four states: four SCCs.
+    assert_eq!(
+        run_text("byte x; active proctype P() { x = 1; x = 2 }"),
+        (4, 0, 0, 4)
+    );
+    // One cycle through three states.
+    assert_eq!(
+        run_text("byte x; active proctype P() { do :: x = (x + 1) % 3 od }"),
+        (3, 1, 0, 1)
+    );
+    // An atomic loop body: its middle state is not stored; the step back to the initial
+    // state closes a cycle on the one stored state.
+    assert_eq!(
+        run_text("byte x; active proctype P() { do :: atomic { x = 1; x = 0 } od }"),
+        (1, 1, 1, 1)
+    );
+    // Five singletons counting up, then two singletons and one 4-state cycle.
+    assert_eq!(
+        run_text(
+            "byte x; active proctype P() {
+               do :: x < 2 -> x++ :: x == 2 -> break od;
+               do :: x > 0 -> x-- :: x == 0 -> x = 1 od }"
+        ),
+        (11, 1, 0, 8)
+    );
+    // Two processes that each loop: the whole graph is one SCC.
+    assert_eq!(
+        run_text(
+            "bit a, b;
+             active proctype P() { do :: a = 1 - a od }
+             active proctype Q() { do :: b = 1 - b od }"
+        ),
+        (4, 5, 0, 1)
+    );
+}
