@@ -12,12 +12,18 @@ use super::state::State;
 /// Why a step cannot complete; each becomes a violation of its own kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
-    Index { var: String, index: i32, len: u32 },
+    Index {
+        var: String,
+        index: i32,
+        len: u32,
+    },
     DivZero,
     TooManyProcs,
     DStepBlocked,
     NonTerminatingAtomic,
     BadChan,
+    /// A receive of constants only that does not name every field of the message.
+    RecvFields,
     Unsupported(&'static str),
 }
 

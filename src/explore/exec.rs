@@ -18,8 +18,19 @@ pub enum Step {
     /// Not executable here; the state is unchanged.
     Blocked,
     Done,
-    /// Done, and an assertion in it failed (the step still completes, as in pan).
-    AssertFailed,
+    /// Done, with an error pan reports without ending the path.
+    Flagged(Flag),
+}
+
+/// Errors a step reports while it still completes (as pan does with `-c0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag {
+    /// An assertion failed.
+    Assertion,
+    /// A send gave fewer values than the channel has fields.
+    SendFields,
+    /// A receive named fewer variables than the channel has fields.
+    RecvFields,
 }
 
 /// The most message fields a channel may have (pan's limit is lower).
@@ -84,7 +95,7 @@ impl Machine<'_> {
             LStmt::Assert(e) => Ok(if self.eval(st, cx, e)? != 0 {
                 Step::Done
             } else {
-                Step::AssertFailed
+                Step::Flagged(Flag::Assertion)
             }),
             LStmt::SetPriority(p, v) => {
                 let pid = self.eval(st, cx, p)?;
@@ -144,7 +155,11 @@ impl Machine<'_> {
                 match self.exec_stmt(st, cx, &e.stmt)? {
                     Step::Blocked => continue,
                     Step::Done => {}
-                    Step::AssertFailed => result = Step::AssertFailed,
+                    f @ Step::Flagged(_) => {
+                        if result == Step::Done {
+                            result = f;
+                        }
+                    }
                 }
                 next = Some(e.target);
                 break;
@@ -242,7 +257,11 @@ impl Machine<'_> {
             f.write(&mut st.v, slot(pos) + cl.field_offsets[i] as usize, v);
         }
         st.v[at + 1] += 1;
-        Ok(Step::Done)
+        Ok(if n < cl.fields.len() {
+            Step::Flagged(Flag::SendFields)
+        } else {
+            Step::Done
+        })
     }
 
     fn recv(
@@ -266,6 +285,7 @@ impl Machine<'_> {
             vals[i] = f.read(&st.v, msg + cl.field_offsets[i] as usize);
         }
         let nf = cl.fields.len().min(MAX_FIELDS);
+        let flag = self.recv_fields(st, cx, args, nf)?;
         if !copy {
             let len = st.chan_len(at);
             let end = at + 2 + len * size;
@@ -274,7 +294,35 @@ impl Machine<'_> {
             st.v[at + 1] -= 1;
         }
         self.assign_message(st, cx, args, &vals[..nf])?;
-        Ok(Step::Done)
+        Ok(flag)
+    }
+
+    /// pan's check of a receive against the channel's field count: fewer variables than
+    /// fields is reported and the step completes; a receive of constants only that does
+    /// not name every field is an error that ends the path.
+    pub fn recv_fields(
+        &self,
+        st: &State,
+        cx: Ctx,
+        args: &[LRecvArg],
+        fields: usize,
+    ) -> Result<Step, Fault> {
+        let mut width = 0;
+        let mut vars = false;
+        for a in args {
+            width += match a {
+                LRecvArg::Var(v) => {
+                    vars = true;
+                    self.width_of(st, cx, v)?
+                }
+                _ => 1,
+            };
+        }
+        Ok(match (width < fields, vars) {
+            (false, _) => Step::Done,
+            (true, true) => Step::Flagged(Flag::RecvFields),
+            (true, false) => return Err(Fault::RecvFields),
+        })
     }
 
     /// Stores received field values into a receive's variables (a record takes one value
@@ -378,7 +426,7 @@ impl Machine<'_> {
         st.v[at] = proc as u8;
         st.procs.push(at as u32);
         let pid = st.nr_pr() - 1;
-        st.set_loc(pid, pr.automaton.initial.0);
+        st.set_loc(pid, self.index_of(pr.automaton.initial));
         let cx = Ctx {
             pid,
             timeout: false,

@@ -3,7 +3,8 @@
 //!
 //! A state is `[hidden globals][_last][globals][records…]`. Records are processes and
 //! channels in creation order, as pan appends them: a process record is its proctype tag, its
-//! u32 stable location id, its priority (when the model uses priorities) and its locals; a
+//! location (a packed per-proctype index in the search; the u32 stable id in the canonical
+//! encoding that fingerprints use), its priority (when the model uses priorities) and its locals; a
 //! channel record is `0x80 | channel type`, its length and its slots. A dying process truncates
 //! the vector at its record, which deletes the channels created after it as pan does. Hidden
 //! globals are carried along the search path (pan restores them on backtracking) but are not
@@ -191,7 +192,11 @@ pub struct Layout {
     pub procs: Vec<ProcLayout>,
     pub chans: Vec<ChanLayout>,
     pub uses_priority: bool,
-    /// Hash of the exact ordered layout; seeds fingerprints.
+    /// Bytes of a process's location in the search's vectors: a per-proctype location index
+    /// (1 byte, or 2 for proctypes with more than 255 locations). The canonical encoding
+    /// holds the u32 stable ids instead (`Machine::canonical`).
+    pub loc_width: u32,
+    /// Hash of the exact ordered canonical layout; seeds fingerprints.
     pub hash: u64,
 }
 
@@ -203,6 +208,8 @@ pub enum LayoutError {
     TooManyProctypes(usize),
     #[error("the model has {0} distinct channel types; at most 127 are supported")]
     TooManyChanTypes(usize),
+    #[error("a proctype has {0} locations; at most 65535 are supported")]
+    TooManyLocations(usize),
     #[error("channel capacity {0} is larger than 255")]
     ChanTooLarge(u32),
 }
@@ -234,8 +241,24 @@ impl Layout {
             globals.push(l);
             collect_chan(p, v, &mut chans)?;
         }
+        // Typedef fields may create channels (`chan c = [2] of {byte}` in a record).
+        for td in &p.typedefs {
+            for f in &td.fields {
+                collect_chan(p, f, &mut chans)?;
+            }
+        }
         let mut procs = Vec::new();
-        let header = 5 + u32::from(p.uses_priority);
+        let max_locs = p
+            .procs
+            .iter()
+            .map(|pr| pr.automaton.locations.len())
+            .max()
+            .unwrap_or(0);
+        if max_locs > u16::MAX as usize {
+            return Err(LayoutError::TooManyLocations(max_locs));
+        }
+        let loc_width = if max_locs > 255 { 2 } else { 1 };
+        let header = 1 + loc_width + u32::from(p.uses_priority);
         for pr in &p.procs {
             let mut locals = Vec::new();
             let mut off = 0;
@@ -276,6 +299,7 @@ impl Layout {
             procs,
             chans,
             uses_priority: p.uses_priority,
+            loc_width,
             hash: 0,
         };
         l.hash = l.compute_hash(p);

@@ -20,6 +20,8 @@ pub struct Machine<'p> {
     edge_base: Vec<Vec<u32>>,
     /// (proctype, location index, edge index) per edge number.
     pub edges: Vec<(u32, u32, u32)>,
+    /// Location index of each edge's target, per edge number.
+    targets: Vec<u32>,
 }
 
 impl<'p> Machine<'p> {
@@ -32,15 +34,26 @@ impl<'p> Machine<'p> {
             .max()
             .unwrap_or(0);
         let mut loc_index = vec![u32::MAX; max as usize + 1];
+        for p in &prog.procs {
+            for (li, l) in p.automaton.locations.iter().enumerate() {
+                loc_index[l.id.0 as usize] = li as u32;
+            }
+        }
         let mut edge_base = Vec::new();
         let mut edges = Vec::new();
+        let mut targets = Vec::new();
         for (pi, p) in prog.procs.iter().enumerate() {
             let mut bases = Vec::new();
             for (li, l) in p.automaton.locations.iter().enumerate() {
-                loc_index[l.id.0 as usize] = li as u32;
                 bases.push(edges.len() as u32);
-                for k in 0..l.edges.len() {
+                for (k, e) in l.edges.iter().enumerate() {
                     edges.push((pi as u32, li as u32, k as u32));
+                    targets.push(
+                        loc_index
+                            .get(e.target.0 as usize)
+                            .copied()
+                            .unwrap_or(u32::MAX),
+                    );
                 }
             }
             edge_base.push(bases);
@@ -51,6 +64,7 @@ impl<'p> Machine<'p> {
             loc_index,
             edge_base,
             edges,
+            targets,
         })
     }
 
@@ -58,16 +72,57 @@ impl<'p> Machine<'p> {
     #[inline]
     pub fn location(&self, st: &State, pid: usize) -> Option<&'p Location> {
         let t = st.ptype(pid);
-        let li = *self.loc_index.get(st.loc(pid) as usize)?;
-        self.prog.procs[t].automaton.locations.get(li as usize)
+        self.prog.procs[t]
+            .automaton
+            .locations
+            .get(st.loc(pid) as usize)
     }
 
+    /// The index of the location process `pid` is at.
     #[inline]
     pub fn loc_no(&self, st: &State, pid: usize) -> u32 {
+        st.loc(pid)
+    }
+
+    /// The location index an edge leads to.
+    #[inline]
+    pub fn target(&self, no: EdgeNo) -> u32 {
+        self.targets[no as usize]
+    }
+
+    /// The location index of a location id.
+    pub fn index_of(&self, id: crate::program::LocId) -> u32 {
         self.loc_index
-            .get(st.loc(pid) as usize)
+            .get(id.0 as usize)
             .copied()
             .unwrap_or(u32::MAX)
+    }
+
+    /// The canonical encoding of a state, the one fingerprints and records use: the stored
+    /// bytes with each process's location as its u32 stable id.
+    pub fn canonical(&self, st: &State, out: &mut Vec<u8>) {
+        out.clear();
+        let mut at = self.layout.hidden_size as usize;
+        for pid in 0..st.nr_pr() {
+            let p = st.procs[pid] as usize;
+            out.extend_from_slice(&st.v[at..p + 1]);
+            let t = st.ptype(pid);
+            let id = self.prog.procs[t]
+                .automaton
+                .locations
+                .get(st.loc(pid) as usize)
+                .map_or(u32::MAX, |l| l.id.0);
+            out.extend_from_slice(&id.to_le_bytes());
+            at = p + 1 + st.lw as usize;
+        }
+        out.extend_from_slice(&st.v[at..]);
+    }
+
+    /// The 128-bit fingerprint of a state: its canonical encoding hashed with the layout.
+    pub fn fingerprint(&self, st: &State) -> u128 {
+        let mut buf = Vec::new();
+        self.canonical(st, &mut buf);
+        super::store::fingerprint(self.layout.hash, &buf)
     }
 
     #[inline]
@@ -90,6 +145,7 @@ impl<'p> Machine<'p> {
     pub fn initial(&self) -> Result<State, Fault> {
         let mut st = State {
             v: vec![0; self.layout.records_at as usize],
+            lw: self.layout.loc_width as u8,
             ..State::default()
         };
         let cx = Ctx {

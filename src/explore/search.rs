@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::eval::Fault;
+use super::exec::Flag;
 use super::machine::{EdgeNo, Machine};
 use super::state::State;
 use super::store::Store;
@@ -74,6 +75,7 @@ pub enum ViolationKind {
     TooManyProcesses,
     NonTerminatingAtomic,
     UninitialisedChannel,
+    MessageFields,
     Unsupported,
 }
 
@@ -88,6 +90,7 @@ impl ViolationKind {
             ViolationKind::TooManyProcesses => "too-many-processes",
             ViolationKind::NonTerminatingAtomic => "non-terminating-atomic",
             ViolationKind::UninitialisedChannel => "uninitialised-channel",
+            ViolationKind::MessageFields => "message-fields",
             ViolationKind::Unsupported => "unsupported",
         }
     }
@@ -305,15 +308,11 @@ impl Search<'_, '_> {
             // The middle of a rendezvous is a state pan explores without storing.
             self.reach(depth - 1);
         }
-        self.cur.v.clear();
-        self.cur
-            .v
-            .extend_from_slice(&self.g.bytes[at as usize..(at + len) as usize]);
-        self.cur.rescan(&self.m.layout);
         let items0 = self.g.items.len() as u32;
         let bytes0 = self.g.bytes.len() as u32;
         let anchor = self.anchor();
         if let Some(p) = atomic {
+            self.load(at, len);
             self.stats.atomic_steps += 1;
             if self.repeats_in_atomic_run(at, len) {
                 let edge = step.map(|s| s.edge).unwrap_or(NONE);
@@ -348,7 +347,9 @@ impl Search<'_, '_> {
             }
             // Blocked inside the sequence: the state is stored and everyone may move.
         }
-        let (id, new) = self.store.insert(self.cur.key(&self.m.layout));
+        // Look the state up before decoding it: most successors are already stored.
+        let key = &self.g.bytes[(at + self.m.layout.hidden_size) as usize..(at + len) as usize];
+        let (id, new) = self.store.insert(key);
         if !new {
             self.stats.states_matched += 1;
             if !self.is_assigned(id) {
@@ -361,6 +362,9 @@ impl Search<'_, '_> {
         }
         self.stats.states_stored += 1;
         self.reach(depth);
+        if atomic.is_none() {
+            self.load(at, len);
+        }
         let vec_len = (len - self.m.layout.hidden_size) as u64;
         self.stats.state_vector_bytes = self.stats.state_vector_bytes.max(vec_len);
         self.tarjan.push(id);
@@ -389,6 +393,14 @@ impl Search<'_, '_> {
             anchor: idx,
             step,
         });
+    }
+
+    fn load(&mut self, at: u32, len: u32) {
+        self.cur.v.clear();
+        self.cur
+            .v
+            .extend_from_slice(&self.g.bytes[at as usize..(at + len) as usize]);
+        self.cur.rescan(&self.m.layout);
     }
 
     #[inline]
@@ -429,27 +441,43 @@ impl Search<'_, '_> {
         for i in first..self.g.items.len() {
             let it = self.g.items[i];
             self.mark(it.edge, it.rv);
-            if it.assert_failed && self.opts.assertions {
-                let mut trail = self.path(step);
-                trail.push(TrailStep {
-                    pid: it.pid,
-                    edge: it.edge,
-                    rv: it.rv,
-                });
-                let e = self.m.edge(it.edge);
-                let message = format!(
+            let Some(flag) = it.flag else {
+                continue;
+            };
+            if flag == Flag::Assertion && !self.opts.assertions {
+                continue;
+            }
+            let kind = flag_kind(flag);
+            if self.seen.contains(&(kind, it.edge, Vec::new())) {
+                continue;
+            }
+            let mut trail = self.path(step);
+            trail.push(TrailStep {
+                pid: it.pid,
+                edge: it.edge,
+                rv: it.rv,
+            });
+            let e = self.m.edge(it.edge);
+            let message = match flag {
+                Flag::Assertion => format!(
                     "assertion violated {}",
                     e.text.strip_prefix("assert").unwrap_or(&e.text)
-                );
-                self.report(
-                    ViolationKind::Assertion,
-                    Some(it.edge),
-                    Some(it.pid as usize),
-                    message,
-                    Vec::new(),
-                    trail,
-                );
-            }
+                ),
+                Flag::SendFields => {
+                    "too few parameters in send: the message has more fields".to_string()
+                }
+                Flag::RecvFields => {
+                    "missing parameters in receive: the message has more fields".to_string()
+                }
+            };
+            self.report(
+                kind,
+                Some(it.edge),
+                Some(it.pid as usize),
+                message,
+                Vec::new(),
+                trail,
+            );
         }
         let faults = std::mem::take(&mut self.g.faults);
         for f in &faults {
@@ -609,7 +637,16 @@ pub fn fault_kind(f: &Fault) -> ViolationKind {
         Fault::DStepBlocked => ViolationKind::DStepBlocked,
         Fault::NonTerminatingAtomic => ViolationKind::NonTerminatingAtomic,
         Fault::BadChan => ViolationKind::UninitialisedChannel,
+        Fault::RecvFields => ViolationKind::MessageFields,
         Fault::Unsupported(_) => ViolationKind::Unsupported,
+    }
+}
+
+/// The kind of violation a completed step reported.
+pub fn flag_kind(f: Flag) -> ViolationKind {
+    match f {
+        Flag::Assertion => ViolationKind::Assertion,
+        Flag::SendFields | Flag::RecvFields => ViolationKind::MessageFields,
     }
 }
 
@@ -623,6 +660,7 @@ fn fault_message(f: &Fault) -> String {
         Fault::DStepBlocked => "d_step blocks after its first statement".into(),
         Fault::NonTerminatingAtomic => "non-terminating d_step".into(),
         Fault::BadChan => "use of an uninitialised channel".into(),
+        Fault::RecvFields => "wrong number of message fields in receive (constants only)".into(),
         Fault::Unsupported(what) => format!("not supported: {what}"),
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::machine::{EdgeNo, Machine};
-use super::search::{fault_kind, Outcome, ViolationKind};
+use super::search::{fault_kind, flag_kind, Outcome, ViolationKind};
 use super::state::State;
 use super::store::Store;
 use super::succ::Gen;
@@ -105,8 +105,8 @@ pub fn shortest_trails(m: &Machine, out: &Outcome) -> Vec<Option<Vec<TrailStep>>
                 edge: it.edge,
                 rv: it.rv,
             };
-            if it.assert_failed {
-                let t = Target::Edge(ViolationKind::Assertion, it.edge);
+            if let Some(flag) = it.flag {
+                let t = Target::Edge(flag_kind(flag), it.edge);
                 if wanted.remove(&t) {
                     settle(&targets, &mut found, &t, path(&nodes, id, step));
                 }

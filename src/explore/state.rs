@@ -11,11 +11,14 @@ pub struct State {
     pub procs: Vec<u32>,
     /// Offset of each channel record, indexed by channel id - 1.
     pub chans: Vec<u32>,
+    /// Bytes of a location (the layout's `loc_width`).
+    pub lw: u8,
 }
 
 impl State {
     /// Loads a vector, finding its records.
     pub fn load(&mut self, layout: &Layout, bytes: &[u8]) {
+        self.lw = layout.loc_width as u8;
         self.v.clear();
         self.v.extend_from_slice(bytes);
         self.rescan(layout);
@@ -28,9 +31,11 @@ impl State {
         self.procs.extend_from_slice(&other.procs);
         self.chans.clear();
         self.chans.extend_from_slice(&other.chans);
+        self.lw = other.lw;
     }
 
     pub fn rescan(&mut self, layout: &Layout) {
+        self.lw = layout.loc_width as u8;
         self.procs.clear();
         self.chans.clear();
         let mut at = layout.records_at as usize;
@@ -61,16 +66,25 @@ impl State {
         self.v[self.procs[pid] as usize] as usize
     }
 
+    /// The index of process `pid`'s location in its proctype's automaton.
     #[inline]
     pub fn loc(&self, pid: usize) -> u32 {
         let at = self.procs[pid] as usize + 1;
-        u32::from_le_bytes([self.v[at], self.v[at + 1], self.v[at + 2], self.v[at + 3]])
+        if self.lw == 1 {
+            self.v[at] as u32
+        } else {
+            u16::from_le_bytes([self.v[at], self.v[at + 1]]) as u32
+        }
     }
 
     #[inline]
     pub fn set_loc(&mut self, pid: usize, loc: u32) {
         let at = self.procs[pid] as usize + 1;
-        self.v[at..at + 4].copy_from_slice(&loc.to_le_bytes());
+        if self.lw == 1 {
+            self.v[at] = loc as u8;
+        } else {
+            self.v[at..at + 2].copy_from_slice(&(loc as u16).to_le_bytes());
+        }
     }
 
     /// Offset of a process's locals.
@@ -82,7 +96,7 @@ impl State {
 
     pub fn priority(&self, layout: &Layout, pid: usize, default: i32) -> i32 {
         if layout.uses_priority {
-            self.v[self.procs[pid] as usize + 5] as i32
+            self.v[self.procs[pid] as usize + 1 + self.lw as usize] as i32
         } else {
             default
         }
@@ -90,7 +104,7 @@ impl State {
 
     pub fn set_priority(&mut self, layout: &Layout, pid: usize, prio: i32) {
         if layout.uses_priority {
-            self.v[self.procs[pid] as usize + 5] = prio as u8;
+            self.v[self.procs[pid] as usize + 1 + self.lw as usize] = prio as u8;
         }
     }
 

@@ -8,7 +8,7 @@ use crate::program::expr::LStmt;
 use crate::program::Edge;
 
 use super::eval::{Ctx, Fault};
-use super::exec::{Step, MAX_FIELDS};
+use super::exec::{Flag, Step, MAX_FIELDS};
 use super::machine::{EdgeNo, Machine};
 use super::state::State;
 
@@ -23,7 +23,8 @@ pub struct Succ {
     pub rv: Option<(u8, EdgeNo)>,
     /// The process that moved last keeps exclusive control (an atomic sequence continues).
     pub atomic: bool,
-    pub assert_failed: bool,
+    /// An error the step reported while completing (a failed assertion, say).
+    pub flag: Option<Flag>,
 }
 
 impl Succ {
@@ -182,7 +183,7 @@ impl Machine<'_> {
             Ok(Step::Blocked) => 0,
             Ok(step) => {
                 if !matches!(e.stmt, LStmt::End) {
-                    g.scratch.set_loc(cx.pid, e.target.0);
+                    g.scratch.set_loc(cx.pid, self.target(no));
                 }
                 self.set_last(&mut g.scratch, cx.pid);
                 let start = g.bytes.len() as u32;
@@ -194,7 +195,10 @@ impl Machine<'_> {
                     edge: no,
                     rv: None,
                     atomic: e.atomic,
-                    assert_failed: step == Step::AssertFailed,
+                    flag: match step {
+                        Step::Flagged(f) => Some(f),
+                        _ => None,
+                    },
                 });
                 1
             }
@@ -255,7 +259,7 @@ impl Machine<'_> {
             scratch2,
         } = g;
         scratch.copy_from(st);
-        scratch.set_loc(cx.pid, e.target.0);
+        scratch.set_loc(cx.pid, self.target(no));
         self.set_last(scratch, cx.pid);
         let mut count = 0;
         for q in (0..scratch.nr_pr()).rev() {
@@ -310,6 +314,21 @@ impl Machine<'_> {
                     }
                 }
                 scratch2.copy_from(scratch);
+                let flag = match self.recv_fields(scratch, cq, ra, fields.len()) {
+                    Ok(Step::Flagged(f)) => Some(f),
+                    Ok(_) if n < fields.len() => Some(Flag::SendFields),
+                    Ok(_) => None,
+                    Err(f) => {
+                        faults.push(FaultAt {
+                            pid: cx.pid as u8,
+                            edge: no,
+                            rv: Some((q as u8, rno)),
+                            fault: f,
+                        });
+                        count += 1;
+                        continue;
+                    }
+                };
                 if let Err(f) = self.assign_message(scratch2, cq, ra, vals) {
                     faults.push(FaultAt {
                         pid: cx.pid as u8,
@@ -320,7 +339,7 @@ impl Machine<'_> {
                     count += 1;
                     continue;
                 }
-                scratch2.set_loc(q, re.target.0);
+                scratch2.set_loc(q, self.target(rno));
                 self.set_last(scratch2, q);
                 let start = bytes.len() as u32;
                 bytes.extend_from_slice(&scratch2.v);
@@ -331,7 +350,7 @@ impl Machine<'_> {
                     edge: no,
                     rv: Some((q as u8, rno)),
                     atomic: re.atomic,
-                    assert_failed: false,
+                    flag,
                 });
                 count += 1;
             }

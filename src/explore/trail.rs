@@ -7,7 +7,7 @@ use crate::program::expr::LStmt;
 use super::eval::Ctx;
 use super::layout::Shape;
 use super::machine::{EdgeNo, Machine};
-use super::search::{fault_kind, Violation, ViolationKind};
+use super::search::{fault_kind, flag_kind, Violation, ViolationKind};
 use super::state::State;
 use super::succ::Gen;
 
@@ -35,7 +35,7 @@ pub struct TrailView {
 }
 
 enum Taken {
-    Next(Vec<u8>, bool),
+    Next(Vec<u8>, Option<super::exec::Flag>),
     Fault(super::eval::Fault),
     No,
 }
@@ -61,7 +61,7 @@ impl Machine<'_> {
                 .iter()
                 .find(|it| it.pid == s.pid && it.edge == s.edge && it.rv == s.rv)
             {
-                return Taken::Next(g.bytes_of(it).to_vec(), it.assert_failed);
+                return Taken::Next(g.bytes_of(it).to_vec(), it.flag);
             }
             if let Some(f) = g
                 .faults
@@ -144,9 +144,9 @@ impl Machine<'_> {
         for (i, s) in v.trail.iter().enumerate() {
             let last = i + 1 == n;
             match self.take(&st, s, &mut g) {
-                Taken::Next(next, failed) => {
-                    if last && v.kind == ViolationKind::Assertion {
-                        return failed && Some(s.edge) == v.edge;
+                Taken::Next(next, flag) => {
+                    if last && flag.is_some() {
+                        return flag.map(flag_kind) == Some(v.kind) && Some(s.edge) == v.edge;
                     }
                     st.load(&self.layout, &next);
                 }

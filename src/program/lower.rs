@@ -972,9 +972,13 @@ impl<'r> Lowerer<'r> {
                     stmt: st.clone(),
                     target: id(*target),
                     span: self.els[*src].span,
+                    // pan's A flag: a statement inside a sequence (not its last) keeps
+                    // control, even where a folded jump takes it into another sequence; a
+                    // jump kept as a step keeps it only when it stays in its sequence.
                     atomic: self.els[*src].seq_inner
-                        && self.els[*target].group.is_some()
-                        && self.els[*target].group == self.els[*src].group,
+                        && (!is_jump(&self.els[*src].kind)
+                            || (self.els[*target].group.is_some()
+                                && self.els[*target].group == self.els[*src].group)),
                     escape: escape.is_some(),
                     escape_group: escape.map_or(0, |x| x as u32 + 1),
                     text: text.clone(),
