@@ -59,6 +59,9 @@ pub struct Stats {
     /// Strongly connected components of the stored state graph.
     pub sccs: u64,
     pub memory_bytes: u64,
+    /// Bytes of the visited set (state vectors and hash table), comparable with pan's memory
+    /// for states plus its hash table.
+    pub store_bytes: u64,
     #[serde(skip)]
     pub elapsed: Duration,
 }
@@ -157,13 +160,13 @@ struct Frame {
     /// Store id; NONE inside an atomic sequence.
     id: u32,
     /// This frame's state vector in the generator's byte stack.
-    at: u32,
+    at: u64,
     len: u32,
     depth: u64,
     /// Successors: `next..end` in the generator's item stack are still to visit.
     next: u32,
     end: u32,
-    bytes_mark: u32,
+    bytes_mark: u64,
     lowlink: u32,
     /// Index of the nearest stored frame at or below this one.
     anchor: u32,
@@ -271,6 +274,7 @@ impl Search<'_, '_> {
         self.stats.transitions = self.stats.states_stored + self.stats.states_matched;
         self.stats.elapsed = started.elapsed();
         self.stats.memory_bytes = self.memory();
+        self.stats.store_bytes = self.store.memory() as u64;
         Outcome {
             stats: self.stats,
             violations: self.violations,
@@ -290,7 +294,7 @@ impl Search<'_, '_> {
 
     fn visit(
         &mut self,
-        at: u32,
+        at: u64,
         len: u32,
         depth: u64,
         atomic: Option<u8>,
@@ -309,7 +313,7 @@ impl Search<'_, '_> {
             self.reach(depth - 1);
         }
         let items0 = self.g.items.len() as u32;
-        let bytes0 = self.g.bytes.len() as u32;
+        let bytes0 = self.g.bytes.len() as u64;
         let anchor = self.anchor();
         if let Some(p) = atomic {
             self.load(at, len);
@@ -348,7 +352,8 @@ impl Search<'_, '_> {
             // Blocked inside the sequence: the state is stored and everyone may move.
         }
         // Look the state up before decoding it: most successors are already stored.
-        let key = &self.g.bytes[(at + self.m.layout.hidden_size) as usize..(at + len) as usize];
+        let key = &self.g.bytes
+            [at as usize + self.m.layout.hidden_size as usize..at as usize + len as usize];
         let (id, new) = self.store.insert(key);
         if !new {
             self.stats.states_matched += 1;
@@ -395,11 +400,11 @@ impl Search<'_, '_> {
         });
     }
 
-    fn load(&mut self, at: u32, len: u32) {
+    fn load(&mut self, at: u64, len: u32) {
         self.cur.v.clear();
         self.cur
             .v
-            .extend_from_slice(&self.g.bytes[at as usize..(at + len) as usize]);
+            .extend_from_slice(&self.g.bytes[at as usize..at as usize + len as usize]);
         self.cur.rescan(&self.m.layout);
     }
 
@@ -416,10 +421,10 @@ impl Search<'_, '_> {
 
     /// Inside one atomic run (the unstored frames above the nearest stored one), does this
     /// state already occur on the path?
-    fn repeats_in_atomic_run(&self, at: u32, len: u32) -> bool {
-        let me = &self.g.bytes[at as usize..(at + len) as usize];
+    fn repeats_in_atomic_run(&self, at: u64, len: u32) -> bool {
+        let me = &self.g.bytes[at as usize..at as usize + len as usize];
         for f in self.frames.iter().rev() {
-            let theirs = &self.g.bytes[f.at as usize..(f.at + f.len) as usize];
+            let theirs = &self.g.bytes[f.at as usize..f.at as usize + f.len as usize];
             if theirs == me {
                 return true;
             }

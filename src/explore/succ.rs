@@ -15,7 +15,7 @@ use super::state::State;
 /// One successor: where its vector is in the generator's byte stack and the step that made it.
 #[derive(Clone, Copy, Debug)]
 pub struct Succ {
-    pub start: u32,
+    pub start: u64,
     pub len: u32,
     pub pid: u8,
     pub edge: EdgeNo,
@@ -57,7 +57,7 @@ pub struct Gen {
 
 impl Gen {
     pub fn bytes_of(&self, s: &Succ) -> &[u8] {
-        &self.bytes[s.start as usize..(s.start + s.len) as usize]
+        &self.bytes[s.start as usize..s.start as usize + s.len as usize]
     }
 
     pub fn truncate(&mut self, items: usize, bytes: usize) {
@@ -186,7 +186,7 @@ impl Machine<'_> {
                     g.scratch.set_loc(cx.pid, self.target(no));
                 }
                 self.set_last(&mut g.scratch, cx.pid);
-                let start = g.bytes.len() as u32;
+                let start = g.bytes.len() as u64;
                 g.bytes.extend_from_slice(&g.scratch.v);
                 g.items.push(Succ {
                     start,
@@ -341,7 +341,7 @@ impl Machine<'_> {
                 }
                 scratch2.set_loc(q, self.target(rno));
                 self.set_last(scratch2, q);
-                let start = bytes.len() as u32;
+                let start = bytes.len() as u64;
                 bytes.extend_from_slice(&scratch2.v);
                 items.push(Succ {
                     start,

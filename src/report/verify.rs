@@ -35,6 +35,7 @@ pub struct StatsDoc {
     pub sccs: u64,
     pub elapsed_ms: u64,
     pub peak_memory_bytes: u64,
+    pub store_bytes: u64,
 }
 
 #[derive(Serialize, Debug)]
@@ -170,6 +171,7 @@ pub fn document(
             sccs: s.sccs,
             elapsed_ms: s.elapsed.as_millis() as u64,
             peak_memory_bytes: s.memory_bytes,
+            store_bytes: s.store_bytes,
         },
         dangerous_locations: 0,
         claims_not_checked: m

@@ -1,0 +1,33 @@
+/* Dining philosophers with a butler that seats at most N-1 at once (no deadlock).
+ * Scale with -DN=… (default 5). Written for the git rmc benchmarks. */
+#ifndef N
+#define N 5
+#endif
+
+byte fork[N];
+byte seated;
+byte meals[N];
+
+proctype Phil(byte i)
+{
+	byte left = i, right = (i + 1) % N;
+	do
+	:: atomic { seated < N - 1 -> seated++ };
+	   atomic { fork[left] == 0 -> fork[left] = i + 1 };
+	   atomic { fork[right] == 0 -> fork[right] = i + 1 };
+	   meals[i] = (meals[i] + 1) % 2;
+	   fork[right] = 0;
+	   fork[left] = 0;
+	   seated--
+	od
+}
+
+init {
+	byte k;
+	atomic {
+		do
+		:: k < N -> run Phil(k); k++
+		:: k == N -> break
+		od
+	}
+}

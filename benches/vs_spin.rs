@@ -1,0 +1,311 @@
+//! git rmc against spin, side by side in one run (`cargo bench`; not part of CI).
+//!
+//! For each bench model: git rmc's `verify` end to end (parse, lower, search), and spin in
+//! the conformance configuration (`spin -o1 -o2 -o3 -a`, `gcc -O2 -DNOREDUCE -DSAFETY
+//! -DNOCLAIM`, `./pan -c0 -n -m<depth>`) and in spin's default configuration (`spin -a`,
+//! `gcc -O2 -DSAFETY -DNOCLAIM`, the same pan run). Every time is the median of 5 wall-clock
+//! runs; spin's generation, compilation and search are separate columns. States/second is
+//! states stored over search time; memory per state is the visited set (vectors and hash
+//! table) over states stored, for pan its "actual memory usage for states" plus its hash
+//! table.
+//!
+//! `cargo bench -- NAME` runs only the models whose name contains NAME.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Model {
+    name: &'static str,
+    file: &'static str,
+    defines: &'static [&'static str],
+}
+
+const MODELS: &[Model] = &[
+    Model {
+        name: "philosophers N=4",
+        file: "philosophers.pml",
+        defines: &["N=4"],
+    },
+    Model {
+        name: "ring_election N=7",
+        file: "ring_election.pml",
+        defines: &["N=7"],
+    },
+    Model {
+        name: "rendezvous_pipeline N=8 M=5",
+        file: "rendezvous_pipeline.pml",
+        defines: &["N=8", "M=5"],
+    },
+    Model {
+        name: "filter_lock N=3",
+        file: "filter_lock.pml",
+        defines: &["N=3"],
+    },
+    Model {
+        name: "philosophers N=5",
+        file: "philosophers.pml",
+        defines: &["N=5"],
+    },
+    Model {
+        name: "rendezvous_pipeline N=8 M=8",
+        file: "rendezvous_pipeline.pml",
+        defines: &["N=8", "M=8"],
+    },
+    Model {
+        name: "ring_election N=9",
+        file: "ring_election.pml",
+        defines: &["N=9"],
+    },
+    Model {
+        name: "philosophers N=6",
+        file: "philosophers.pml",
+        defines: &["N=6"],
+    },
+    Model {
+        name: "filter_lock N=4",
+        file: "filter_lock.pml",
+        defines: &["N=4"],
+    },
+];
+
+const RUNS: usize = 5;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn timed(cmd: &mut Command) -> (Duration, std::process::Output) {
+    let t = Instant::now();
+    let out = cmd.output().expect("command runs");
+    (t.elapsed(), out)
+}
+
+struct Ours {
+    states: u64,
+    depth: u64,
+    time: Duration,
+    search_ms: f64,
+    store_bytes: u64,
+}
+
+fn ours(bin: &Path, model: &Path, defines: &[&str]) -> Ours {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..RUNS {
+        let mut c = Command::new(bin);
+        c.args(["verify", "--format", "json"]);
+        for d in defines {
+            c.arg("-D").arg(d);
+        }
+        c.arg(model);
+        let (t, out) = timed(&mut c);
+        times.push(t);
+        last = Some(out);
+    }
+    let out = last.expect("ran");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verify prints JSON");
+    let s = &doc["stats"];
+    Ours {
+        states: s["states_stored"].as_u64().unwrap_or(0),
+        depth: s["depth_reached"].as_u64().unwrap_or(0),
+        time: median(times),
+        search_ms: s["elapsed_ms"].as_f64().unwrap_or(0.0),
+        store_bytes: s["store_bytes"].as_u64().unwrap_or(0),
+    }
+}
+
+struct Spin {
+    states: u64,
+    generate: Duration,
+    compile: Duration,
+    run: Duration,
+    memory: f64,
+}
+
+/// Runs spin's pipeline in `dir` (which holds the model): `spin_flags` for generation,
+/// `cc_flags` for gcc.
+fn spin(
+    dir: &Path,
+    file: &str,
+    defines: &[&str],
+    spin_flags: &[&str],
+    cc_flags: &[&str],
+    depth: u64,
+) -> Option<Spin> {
+    let mut gens = Vec::new();
+    let mut ccs = Vec::new();
+    let mut runs = Vec::new();
+    let mut text = String::new();
+    for _ in 0..RUNS {
+        let mut c = Command::new("spin");
+        for d in defines {
+            c.arg(format!("-D{d}"));
+        }
+        c.args(spin_flags).arg(file).current_dir(dir);
+        let (t, out) = timed(&mut c);
+        if !out.status.success() {
+            return None;
+        }
+        gens.push(t);
+        let mut c = Command::new("gcc");
+        c.arg("-O2")
+            .args(cc_flags)
+            .args(["-w", "-o", "pan", "pan.c"])
+            .current_dir(dir);
+        let (t, out) = timed(&mut c);
+        if !out.status.success() {
+            return None;
+        }
+        ccs.push(t);
+        let mut c = Command::new("./pan");
+        c.args(["-c0", "-n", &format!("-m{}", depth * 2 + 10_000)])
+            .current_dir(dir);
+        let (t, out) = timed(&mut c);
+        runs.push(t);
+        text = String::from_utf8_lossy(&out.stdout).into_owned();
+    }
+    let before = |what: &str| -> Option<f64> {
+        text.lines()
+            .find(|l| l.contains(what))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|w| w.parse::<f64>().ok())
+    };
+    let states = before("states, stored")? as u64;
+    let memory = (before("actual memory usage for states").unwrap_or(0.0)
+        + before("memory used for hash table").unwrap_or(0.0))
+        * 1048576.0;
+    Some(Spin {
+        states,
+        generate: median(gens),
+        compile: median(ccs),
+        run: median(runs),
+        memory,
+    })
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn main() {
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_git-rmc"));
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/models");
+    let spin_ok = Command::new("spin")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !spin_ok {
+        eprintln!("spin is not installed (apt-get install -y spin): only git rmc is timed");
+    }
+    println!("git rmc vs spin 6.5.2, median of {RUNS} wall-clock runs each; times in seconds");
+    println!("conformance: spin -o1 -o2 -o3 -a; gcc -O2 -DNOREDUCE -DSAFETY -DNOCLAIM; ./pan -c0 -n -m<2*depth>");
+    println!("default:     spin -a; gcc -O2 -DSAFETY -DNOCLAIM; ./pan -c0 -n -m<2*depth>");
+    println!();
+    println!(
+        "{:<28} {:>9} {:>9} {:>7} {:>7} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} | {:>9} {:>6} {:>6} {:>7} {:>7}",
+        "model",
+        "states",
+        "spin st",
+        "rmc s",
+        "pan s",
+        "rmc st/s",
+        "pan st/s",
+        "ratio",
+        "gen s",
+        "cc s",
+        "rmc e2e",
+        "spin e2e",
+        "B/st",
+        "pan B",
+        "dflt st",
+        "gen s",
+        "cc s",
+        "pan s",
+        "e2e"
+    );
+    for m in MODELS {
+        if filter
+            .as_ref()
+            .is_some_and(|f| !m.name.contains(f.as_str()))
+        {
+            continue;
+        }
+        let path = models.join(m.file);
+        let o = ours(&bin, &path, m.defines);
+        let rmc_rate = o.states as f64 / (o.search_ms / 1000.0).max(1e-6);
+        let per_state = o.store_bytes as f64 / o.states.max(1) as f64;
+        if !spin_ok {
+            println!(
+                "{:<28} {:>9} {:>9} {:>7.3} {:>7} {:>9.0}",
+                m.name,
+                o.states,
+                "-",
+                secs(o.time),
+                "-",
+                rmc_rate
+            );
+            continue;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::copy(&path, dir.path().join(m.file)).expect("copy model");
+        let conf = spin(
+            dir.path(),
+            m.file,
+            m.defines,
+            &["-o1", "-o2", "-o3", "-a"],
+            &["-DNOREDUCE", "-DSAFETY", "-DNOCLAIM"],
+            o.depth,
+        );
+        let dflt = spin(
+            dir.path(),
+            m.file,
+            m.defines,
+            &["-a"],
+            &["-DSAFETY", "-DNOCLAIM"],
+            o.depth,
+        );
+        let Some(c) = conf else {
+            println!("{:<28} spin failed", m.name);
+            continue;
+        };
+        let pan_rate = c.states as f64 / secs(c.run).max(1e-6);
+        let spin_e2e = secs(c.generate + c.compile + c.run);
+        print!(
+            "{:<28} {:>9} {:>9} {:>7.3} {:>7.3} {:>9.0} {:>9.0} {:>6.2} {:>6.2} {:>6.2} {:>7.3} {:>7.3} {:>6.0} {:>6.0} |",
+            m.name,
+            o.states,
+            c.states,
+            secs(o.time),
+            secs(c.run),
+            rmc_rate,
+            pan_rate,
+            rmc_rate / pan_rate,
+            secs(c.generate),
+            secs(c.compile),
+            secs(o.time),
+            spin_e2e,
+            per_state,
+            c.memory / c.states.max(1) as f64,
+        );
+        match dflt {
+            Some(d) => println!(
+                " {:>9} {:>6.2} {:>6.2} {:>7.3} {:>7.3}",
+                d.states,
+                secs(d.generate),
+                secs(d.compile),
+                secs(d.run),
+                secs(d.generate + d.compile + d.run)
+            ),
+            None => println!(" spin failed"),
+        }
+    }
+    println!();
+    println!("ratio = git rmc states/s over pan states/s (equal state counts in the conformance");
+    println!(
+        "configuration); e2e = wall clock from model to verdict (spin: generate + compile + run);"
+    );
+    println!("B/st = bytes of visited set per stored state (pan B: its states + hash table).");
+}
