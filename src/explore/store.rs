@@ -85,7 +85,12 @@ impl Store {
             .last()
             .is_some_and(|c| c.len() + key.len() <= c.capacity());
         if !fits {
-            self.chunks.push(Vec::with_capacity(CHUNK.max(key.len())));
+            // Chunks grow from 64 KiB to 16 MiB, so small models stay small.
+            let next = self
+                .chunks
+                .last()
+                .map_or(1 << 16, |c| (c.capacity() * 2).min(CHUNK));
+            self.chunks.push(Vec::with_capacity(next.max(key.len())));
         }
         let chunk = self.chunks.len() - 1;
         let c = &mut self.chunks[chunk];
