@@ -187,3 +187,19 @@ fn verify_rejects_a_bad_model_with_exit_2() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn verify_warns_where_pan_would_refuse_the_model() {
+    let out = Command::cargo_bin("git-rmc")
+        .expect("binary")
+        .arg("verify")
+        .arg(models().join("self_loop_spinner.pml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unconditional self-loop"), "{err}");
+    assert!(err.contains("self_loop_spinner.pml:9:"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("        7 states, stored"), "{text}");
+}

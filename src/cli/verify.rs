@@ -100,6 +100,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     let Some(program) = loaded.program else {
         return Ok(Outcome::ModelError);
     };
+    report::diagnostics::emit(&loaded.files, &program.pan_refusals(), color);
     let machine = Machine::new(&program)?;
     let eopts = Options {
         end_states: !args.no_end_states,

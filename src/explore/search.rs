@@ -16,7 +16,7 @@ use super::exec::Flag;
 use super::machine::{EdgeNo, Machine};
 use super::state::State;
 use super::store::Store;
-use super::succ::{FaultAt, Gen, Succ};
+use super::succ::{Cursor, FaultAt, Next};
 use super::trail::TrailStep;
 
 /// What the user asked for (pan's run-time options).
@@ -159,14 +159,12 @@ type ViolationKey = (ViolationKind, EdgeNo, Vec<(usize, u32)>);
 struct Frame {
     /// Store id; NONE inside an atomic sequence.
     id: u32,
-    /// This frame's state vector in the generator's byte stack.
+    /// This frame's state vector in the path arena.
     at: u64,
     len: u32,
     depth: u64,
-    /// Successors: `next..end` in the generator's item stack are still to visit.
-    next: u32,
-    end: u32,
-    bytes_mark: u64,
+    /// Where the enumeration of this state's successors stands.
+    cursor: Cursor,
     lowlink: u32,
     /// Index of the nearest stored frame at or below this one.
     anchor: u32,
@@ -177,9 +175,15 @@ struct Search<'m, 'p> {
     m: &'m Machine<'p>,
     opts: &'m Options,
     store: Store,
-    g: Gen,
     frames: Vec<Frame>,
+    /// The state vector of every frame on the path, back to back.
+    path: Vec<u8>,
+    /// The state of the frame `loaded` (its index), decoded.
     cur: State,
+    loaded: usize,
+    /// The successor being built, and scratch.
+    next: State,
+    tmp: State,
     tarjan: Vec<u32>,
     assigned: Vec<u64>,
     stats: Stats,
@@ -197,9 +201,12 @@ pub fn explore(m: &Machine, opts: &Options, progress: &mut dyn FnMut(&Stats)) ->
         m,
         opts,
         store: Store::new(),
-        g: Gen::default(),
         frames: Vec::new(),
+        path: Vec::new(),
         cur: State::default(),
+        loaded: usize::MAX,
+        next: State::default(),
+        tmp: State::default(),
         tarjan: Vec::new(),
         assigned: Vec::new(),
         stats: Stats::default(),
@@ -209,7 +216,7 @@ pub fn explore(m: &Machine, opts: &Options, progress: &mut dyn FnMut(&Stats)) ->
         executed: vec![false; m.edges.len()],
     };
     let initial = match m.initial() {
-        Ok(st) => st.v,
+        Ok(st) => st,
         Err(f) => {
             s.report_fault(
                 &FaultAt {
@@ -223,48 +230,76 @@ pub fn explore(m: &Machine, opts: &Options, progress: &mut dyn FnMut(&Stats)) ->
             return s.finish(Vec::new(), started);
         }
     };
-    s.g.bytes.extend_from_slice(&initial);
-    s.visit(0, initial.len() as u32, 0, None, None);
+    let initial_bytes = initial.v.clone();
+    s.next = initial;
+    s.visit(0, None, None);
     let mut tick = 0u32;
-    while let Some(top) = s.frames.last_mut() {
+    while !s.frames.is_empty() {
         if s.limit.is_some() {
             break;
         }
-        if top.next < top.end {
-            let item = s.g.items[top.next as usize];
-            top.next += 1;
-            let depth = top.depth + if item.rv.is_some() { 2 } else { 1 };
-            let step = TrailStep {
-                pid: item.pid,
-                edge: item.edge,
-                rv: item.rv,
-            };
-            let atomic = item.atomic.then(|| item.mover());
-            s.visit(item.start, item.len, depth, atomic, Some(step));
-            tick += 1;
-            if tick & 0xffff == 0 {
-                s.stats.elapsed = started.elapsed();
-                s.stats.memory_bytes = s.memory();
-                progress(&s.stats);
-                if s.opts
-                    .memory_limit
-                    .is_some_and(|l| s.stats.memory_bytes > l)
-                {
-                    s.limit = Some(Limit::Memory);
+        let fi = s.frames.len() - 1;
+        if s.loaded != fi {
+            let f = &s.frames[fi];
+            s.cur.load(
+                &s.m.layout,
+                &s.path[f.at as usize..f.at as usize + f.len as usize],
+            );
+            s.loaded = fi;
+        }
+        let mut c = s.frames[fi].cursor;
+        let r = s.m.next(&s.cur, &mut c, &mut s.next, &mut s.tmp);
+        let depth = s.frames[fi].depth;
+        if std::mem::take(&mut c.failed_offer) {
+            // A rendezvous offer nobody took still reached the level below.
+            s.reach(depth + 1);
+        }
+        s.frames[fi].cursor = c;
+        match r {
+            Next::Succ(it) => {
+                s.mark(it.edge, it.rv);
+                let step = TrailStep {
+                    pid: it.pid,
+                    edge: it.edge,
+                    rv: it.rv,
+                };
+                if let Some(flag) = it.flag {
+                    s.report_flag(flag, step);
+                }
+                let d = depth + if it.rv.is_some() { 2 } else { 1 };
+                s.visit(d, it.atomic.then(|| it.mover()), Some(step));
+                tick += 1;
+                if tick & 0xffff == 0 {
+                    s.stats.elapsed = started.elapsed();
+                    s.stats.memory_bytes = s.memory();
+                    progress(&s.stats);
+                    if s.opts
+                        .memory_limit
+                        .is_some_and(|l| s.stats.memory_bytes > l)
+                    {
+                        s.limit = Some(Limit::Memory);
+                    }
                 }
             }
-        } else {
-            s.pop();
+            Next::Fault(f) => {
+                s.mark(f.edge, f.rv);
+                let trail = s.path(Some(TrailStep {
+                    pid: f.pid,
+                    edge: f.edge,
+                    rv: f.rv,
+                }));
+                s.report_fault(&f, &trail);
+            }
+            Next::Done => s.exhausted(fi),
         }
     }
-    s.finish(initial, started)
+    s.finish(initial_bytes, started)
 }
 
 impl Search<'_, '_> {
     fn memory(&self) -> u64 {
         (self.store.memory()
-            + self.g.bytes.capacity()
-            + self.g.items.capacity() * std::mem::size_of::<Succ>()
+            + self.path.capacity()
             + self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.assigned.capacity() * 8
             + self.tarjan.capacity() * 4) as u64
@@ -292,14 +327,9 @@ impl Search<'_, '_> {
             .collect()
     }
 
-    fn visit(
-        &mut self,
-        at: u64,
-        len: u32,
-        depth: u64,
-        atomic: Option<u8>,
-        step: Option<TrailStep>,
-    ) {
+    /// Visits the state in `self.next`, reached at `depth` by `step`; `atomic` names the
+    /// process that keeps exclusive control.
+    fn visit(&mut self, depth: u64, atomic: Option<u8>, step: Option<TrailStep>) {
         if let Some(max) = self.opts.max_depth {
             if depth >= max {
                 // pan counts a cut at the depth limit as a match.
@@ -312,13 +342,10 @@ impl Search<'_, '_> {
             // The middle of a rendezvous is a state pan explores without storing.
             self.reach(depth - 1);
         }
-        let items0 = self.g.items.len() as u32;
-        let bytes0 = self.g.bytes.len() as u64;
         let anchor = self.anchor();
         if let Some(p) = atomic {
-            self.load(at, len);
             self.stats.atomic_steps += 1;
-            if self.repeats_in_atomic_run(at, len) {
+            if self.repeats_in_atomic_run() {
                 let edge = step.map(|s| s.edge).unwrap_or(NONE);
                 let trail = self.path(step);
                 self.report(
@@ -332,28 +359,12 @@ impl Search<'_, '_> {
                 return;
             }
             self.reach(depth);
-            let n = self.m.successors(&self.cur, Some(p as usize), &mut self.g);
-            if n > 0 {
-                self.after_generation(step, depth);
-                self.frames.push(Frame {
-                    id: NONE,
-                    at,
-                    len,
-                    depth,
-                    next: items0,
-                    end: self.g.items.len() as u32,
-                    bytes_mark: bytes0,
-                    lowlink: NONE,
-                    anchor: anchor.unwrap_or(NONE),
-                    step,
-                });
-                return;
-            }
-            // Blocked inside the sequence: the state is stored and everyone may move.
+            // Stored only if the process blocks inside the sequence (see `exhausted`).
+            self.push(NONE, depth, Some(p), anchor.unwrap_or(NONE), step);
+            return;
         }
-        // Look the state up before decoding it: most successors are already stored.
-        let key = &self.g.bytes
-            [at as usize + self.m.layout.hidden_size as usize..at as usize + len as usize];
+        // Look the state up before anything else: most successors are already stored.
+        let key = &self.next.v[self.m.layout.hidden_size as usize..];
         let (id, new) = self.store.insert(key);
         if !new {
             self.stats.states_matched += 1;
@@ -365,12 +376,15 @@ impl Search<'_, '_> {
             }
             return;
         }
+        self.stored(id, depth);
+        let idx = self.frames.len() as u32;
+        self.push(id, depth, None, idx, step);
+    }
+
+    fn stored(&mut self, id: u32, depth: u64) {
         self.stats.states_stored += 1;
         self.reach(depth);
-        if atomic.is_none() {
-            self.load(at, len);
-        }
-        let vec_len = (len - self.m.layout.hidden_size) as u64;
+        let vec_len = (self.next.v.len() as u32 - self.m.layout.hidden_size) as u64;
         self.stats.state_vector_bytes = self.stats.state_vector_bytes.max(vec_len);
         self.tarjan.push(id);
         if self
@@ -380,32 +394,78 @@ impl Search<'_, '_> {
         {
             self.limit = Some(Limit::States);
         }
-        let n = self.m.successors(&self.cur, None, &mut self.g);
-        self.after_generation(step, depth);
-        if n == 0 && self.opts.end_states {
-            self.check_end_state(step);
-        }
-        let idx = self.frames.len() as u32;
+    }
+
+    /// Pushes a frame for the state in `self.next`, which becomes the loaded state.
+    fn push(
+        &mut self,
+        id: u32,
+        depth: u64,
+        only: Option<u8>,
+        anchor: u32,
+        step: Option<TrailStep>,
+    ) {
+        let at = self.path.len() as u64;
+        self.path.extend_from_slice(&self.next.v);
+        let cursor = Cursor::new(&self.next, only);
         self.frames.push(Frame {
             id,
             at,
-            len,
+            len: self.next.v.len() as u32,
             depth,
-            next: items0,
-            end: self.g.items.len() as u32,
-            bytes_mark: bytes0,
+            cursor,
             lowlink: id,
-            anchor: idx,
+            anchor,
             step,
         });
+        std::mem::swap(&mut self.cur, &mut self.next);
+        self.loaded = self.frames.len() - 1;
     }
 
-    fn load(&mut self, at: u64, len: u32) {
-        self.cur.v.clear();
-        self.cur
-            .v
-            .extend_from_slice(&self.g.bytes[at as usize..at as usize + len as usize]);
-        self.cur.rescan(&self.m.layout);
+    /// The frame on top has no successors left.
+    fn exhausted(&mut self, fi: usize) {
+        let f = &self.frames[fi];
+        if f.cursor.moved == 0 {
+            if f.id == NONE {
+                // The process blocked inside its atomic sequence: the state is stored and
+                // every process may move from it.
+                let key = &self.cur.v[self.m.layout.hidden_size as usize..];
+                let (id, new) = self.store.insert(key);
+                if !new {
+                    self.stats.states_matched += 1;
+                    if !self.is_assigned(id) {
+                        let a = self.frames[fi].anchor;
+                        if a != NONE {
+                            let f = &mut self.frames[a as usize];
+                            f.lowlink = f.lowlink.min(id);
+                        }
+                    }
+                    self.pop();
+                    return;
+                }
+                self.stats.states_stored += 1;
+                let vec_len = (self.cur.v.len() as u32 - self.m.layout.hidden_size) as u64;
+                self.stats.state_vector_bytes = self.stats.state_vector_bytes.max(vec_len);
+                self.tarjan.push(id);
+                if self
+                    .opts
+                    .max_states
+                    .is_some_and(|m| self.stats.states_stored >= m)
+                {
+                    self.limit = Some(Limit::States);
+                }
+                let f = &mut self.frames[fi];
+                f.id = id;
+                f.lowlink = id;
+                f.anchor = fi as u32;
+                f.cursor = Cursor::new(&self.cur, None);
+                return;
+            }
+            if self.opts.end_states {
+                self.check_end_state();
+            }
+        }
+        self.pop();
     }
 
     #[inline]
@@ -419,12 +479,12 @@ impl Search<'_, '_> {
         self.frames.last().map(|f| f.anchor).filter(|&a| a != NONE)
     }
 
-    /// Inside one atomic run (the unstored frames above the nearest stored one), does this
-    /// state already occur on the path?
-    fn repeats_in_atomic_run(&self, at: u64, len: u32) -> bool {
-        let me = &self.g.bytes[at as usize..at as usize + len as usize];
+    /// Inside one atomic run (the unstored frames above the nearest stored one), does the
+    /// state in `self.next` already occur on the path?
+    fn repeats_in_atomic_run(&self) -> bool {
+        let me = &self.next.v[..];
         for f in self.frames.iter().rev() {
-            let theirs = &self.g.bytes[f.at as usize..f.at as usize + f.len as usize];
+            let theirs = &self.path[f.at as usize..f.at as usize + f.len as usize];
             if theirs == me {
                 return true;
             }
@@ -435,68 +495,33 @@ impl Search<'_, '_> {
         false
     }
 
-    /// Marks executed edges, reports failed assertions and faults of the steps just
-    /// generated from the current state (at `depth`).
-    fn after_generation(&mut self, step: Option<TrailStep>, depth: u64) {
-        if std::mem::take(&mut self.g.failed_offer) {
-            // A rendezvous offer nobody took still reached the level below.
-            self.reach(depth + 1);
+    /// Reports what a completed step flagged (a failed assertion, missing message fields).
+    fn report_flag(&mut self, flag: Flag, step: TrailStep) {
+        if flag == Flag::Assertion && !self.opts.assertions {
+            return;
         }
-        let first = self.frames.last().map(|f| f.end as usize).unwrap_or(0);
-        for i in first..self.g.items.len() {
-            let it = self.g.items[i];
-            self.mark(it.edge, it.rv);
-            let Some(flag) = it.flag else {
-                continue;
-            };
-            if flag == Flag::Assertion && !self.opts.assertions {
-                continue;
-            }
-            let kind = flag_kind(flag);
-            if self.seen.contains(&(kind, it.edge, Vec::new())) {
-                continue;
-            }
-            let mut trail = self.path(step);
-            trail.push(TrailStep {
-                pid: it.pid,
-                edge: it.edge,
-                rv: it.rv,
-            });
-            let e = self.m.edge(it.edge);
-            let message = match flag {
-                Flag::Assertion => format!(
-                    "assertion violated {}",
-                    e.text.strip_prefix("assert").unwrap_or(&e.text)
-                ),
-                Flag::SendFields => {
-                    "too few parameters in send: the message has more fields".to_string()
-                }
-                Flag::RecvFields => {
-                    "missing parameters in receive: the message has more fields".to_string()
-                }
-            };
-            self.report(
-                kind,
-                Some(it.edge),
-                Some(it.pid as usize),
-                message,
-                Vec::new(),
-                trail,
-            );
+        let kind = flag_kind(flag);
+        if self.seen.contains(&(kind, step.edge, Vec::new())) {
+            return;
         }
-        let faults = std::mem::take(&mut self.g.faults);
-        for f in &faults {
-            self.mark(f.edge, f.rv);
-            let mut trail = self.path(step);
-            trail.push(TrailStep {
-                pid: f.pid,
-                edge: f.edge,
-                rv: f.rv,
-            });
-            self.report_fault(f, &trail);
-        }
-        self.g.faults = faults;
-        self.g.faults.clear();
+        let trail = self.path(Some(step));
+        let e = self.m.edge(step.edge);
+        let message = match flag {
+            Flag::Assertion => format!(
+                "assertion violated {}",
+                e.text.strip_prefix("assert").unwrap_or(&e.text)
+            ),
+            Flag::SendFields => "too few parameters in send: the message has more fields".into(),
+            Flag::RecvFields => "missing parameters in receive: the message has more fields".into(),
+        };
+        self.report(
+            kind,
+            Some(step.edge),
+            Some(step.pid as usize),
+            message,
+            Vec::new(),
+            trail,
+        );
     }
 
     fn mark(&mut self, edge: EdgeNo, rv: Option<(u8, EdgeNo)>) {
@@ -563,7 +588,7 @@ impl Search<'_, '_> {
 
     /// A stored state without successors: every process must be at a valid end (its end or
     /// an `end` label), and with `-q` every channel empty.
-    fn check_end_state(&mut self, step: Option<TrailStep>) {
+    fn check_end_state(&mut self) {
         let mut blocked = Vec::new();
         for pid in 0..self.cur.nr_pr() {
             let ok = self.m.location(&self.cur, pid).is_some_and(|l| l.end);
@@ -584,7 +609,7 @@ impl Search<'_, '_> {
         } else {
             "invalid end state".to_string()
         };
-        let trail = self.path(step);
+        let trail = self.path(None);
         self.report(
             ViolationKind::InvalidEndState,
             None,
@@ -612,9 +637,10 @@ impl Search<'_, '_> {
         let Some(f) = self.frames.pop() else {
             return;
         };
-        // This frame's successors start where its parent's end.
-        let items_start = self.frames.last().map(|p| p.end as usize).unwrap_or(0);
-        self.g.truncate(items_start, f.bytes_mark as usize);
+        self.path.truncate(f.at as usize);
+        if self.loaded >= self.frames.len() {
+            self.loaded = usize::MAX;
+        }
         if f.id == NONE {
             return;
         }

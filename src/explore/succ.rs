@@ -1,10 +1,12 @@
-//! Successor generation in pan's order: processes from the highest pid down, each process's
-//! options at its location in order (`unless` escapes first and taking priority, `else` only
-//! when nothing before it moved), a second pass with `timeout` true when nothing moved at all,
-//! rendezvous send and receive as one transition, and priorities (only enabled processes of
-//! the highest priority move).
+//! Successor generation in pan's order, one successor at a time (as pan's search loop does, so
+//! that a level of the search costs a cursor, not a list of states): processes from the
+//! highest pid down, each process's options at its location in order (`unless` escapes first
+//! and taking priority, `else` only when nothing before it moved), a second pass with
+//! `timeout` true when nothing moved at all, a rendezvous send and its receive as one
+//! transition, and priorities (only enabled processes of the highest priority move).
+//! `successors` collects them all, for trails and shortest paths.
 
-use crate::program::expr::LStmt;
+use crate::program::expr::{LExpr, LStmt};
 use crate::program::Edge;
 
 use super::eval::{Ctx, Fault};
@@ -12,9 +14,10 @@ use super::exec::{Flag, Step, MAX_FIELDS};
 use super::machine::{EdgeNo, Machine};
 use super::state::State;
 
-/// One successor: where its vector is in the generator's byte stack and the step that made it.
+/// One successor: the step that made it (its state is where the generator put it).
 #[derive(Clone, Copy, Debug)]
 pub struct Succ {
+    /// Where `successors` put the state in `Gen::bytes`.
     pub start: u64,
     pub len: u32,
     pub pid: u8,
@@ -43,16 +46,91 @@ pub struct FaultAt {
     pub fault: Fault,
 }
 
-/// The generator's stacks: successors of every frame on the search path, in order.
+/// What the generator produced next.
+#[derive(Debug)]
+pub enum Next {
+    /// A successor, in the `out` state.
+    Succ(Succ),
+    /// A step that could not complete.
+    Fault(FaultAt),
+    /// No more successors.
+    Done,
+}
+
+/// Where one state's successor enumeration stands (pan's per-level loop variables).
+#[derive(Clone, Copy, Debug)]
+pub struct Cursor {
+    /// The process holding atomic control, the only one tried.
+    only: Option<u8>,
+    /// The second pass, with `timeout` true.
+    timeout: bool,
+    /// Priorities are ignored (probing a single process).
+    no_priority: bool,
+    /// The process being tried, counting down; negative when the pass is over.
+    pid: i32,
+    /// The next edge of its location.
+    edge: u32,
+    /// Whether `pid` was checked for `provided` and priority.
+    entered: bool,
+    /// Steps `pid` executed at this location (for `else`).
+    proc_moved: u32,
+    /// The `unless` escape group `pid` took (0: none).
+    escaped: u32,
+    /// Steps executed in this pass (for `timeout`).
+    pass_moved: u32,
+    /// Steps executed in all (none: a deadlock, or a blocked atomic sequence).
+    pub moved: u32,
+    /// Highest priority of an enabled process in this pass.
+    top: i32,
+    /// A rendezvous send being paired: its edge index, and the next receiver to try.
+    rv_edge: u32,
+    rv_next: Option<(u8, u32)>,
+    rv_matched: u32,
+    /// A rendezvous offer found no receiver (pan still explored the offer's state).
+    pub failed_offer: bool,
+}
+
+impl Cursor {
+    /// A fresh enumeration of `st`'s successors; `only` when a process holds atomic control.
+    pub fn new(st: &State, only: Option<u8>) -> Cursor {
+        Cursor {
+            only,
+            timeout: false,
+            no_priority: false,
+            pid: st.nr_pr() as i32 - 1,
+            edge: 0,
+            entered: false,
+            proc_moved: 0,
+            escaped: 0,
+            pass_moved: 0,
+            moved: 0,
+            top: i32::MIN,
+            rv_edge: 0,
+            rv_next: None,
+            rv_matched: 0,
+            failed_offer: false,
+        }
+    }
+
+    fn next_proc(&mut self) {
+        self.pid -= 1;
+        self.edge = 0;
+        self.entered = false;
+        self.proc_moved = 0;
+        self.escaped = 0;
+    }
+}
+
+/// Scratch for collecting every successor of a state.
 #[derive(Default)]
 pub struct Gen {
     pub bytes: Vec<u8>,
     pub items: Vec<Succ>,
     pub faults: Vec<FaultAt>,
-    /// A rendezvous offer found no receiver (pan still explored the offer's state).
+    /// A rendezvous offer found no receiver.
     pub failed_offer: bool,
-    scratch: State,
-    scratch2: State,
+    out: State,
+    tmp: State,
 }
 
 impl Gen {
@@ -60,59 +138,54 @@ impl Gen {
         &self.bytes[s.start as usize..s.start as usize + s.len as usize]
     }
 
-    pub fn truncate(&mut self, items: usize, bytes: usize) {
-        self.items.truncate(items);
-        self.bytes.truncate(bytes);
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.items.clear();
+        self.faults.clear();
+        self.failed_offer = false;
     }
 }
 
 impl Machine<'_> {
-    /// Appends the successors of `st` to `g` (only process `only`'s when it holds atomic
-    /// control) and faults to `g.faults`. Returns how many steps were executable.
+    /// Collects every successor of `st` into `g` (only process `only`'s when it holds atomic
+    /// control) and faults into `g.faults`. Returns how many steps were executable.
     pub fn successors(&self, st: &State, only: Option<usize>, g: &mut Gen) -> usize {
-        let n = self.pass(st, only, false, g);
-        if n == 0 && only.is_none() {
-            return self.pass(st, None, true, g);
+        let mut c = Cursor::new(st, only.map(|p| p as u8));
+        let Gen {
+            bytes,
+            items,
+            faults,
+            failed_offer,
+            out,
+            tmp,
+        } = g;
+        loop {
+            match self.next(st, &mut c, out, tmp) {
+                Next::Succ(mut s) => {
+                    s.start = bytes.len() as u64;
+                    s.len = out.v.len() as u32;
+                    bytes.extend_from_slice(&out.v);
+                    items.push(s);
+                }
+                Next::Fault(f) => faults.push(f),
+                Next::Done => break,
+            }
         }
-        n
+        *failed_offer |= c.failed_offer;
+        c.moved as usize
     }
 
-    fn pass(&self, st: &State, only: Option<usize>, timeout: bool, g: &mut Gen) -> usize {
-        let items0 = g.items.len();
-        let faults0 = g.faults.len();
-        let mut n = 0;
-        let mut top = i32::MIN;
-        let nr = st.nr_pr();
-        for pid in (0..nr).rev() {
-            if only.is_some_and(|o| o != pid) {
-                continue;
-            }
-            let k = self.proc_succ(st, pid, timeout, g);
-            if k > 0 && self.layout.uses_priority {
-                top = top.max(self.prio(st, pid));
-            }
-            n += k;
-        }
-        if self.layout.uses_priority && n > 0 {
-            let keep = |pid: u8| self.prio(st, pid as usize) >= top;
-            let mut w = items0;
-            for r in items0..g.items.len() {
-                if keep(g.items[r].pid) {
-                    g.items[w] = g.items[r];
-                    w += 1;
-                }
-            }
-            g.items.truncate(w);
-            let mut kept = Vec::new();
-            for f in g.faults.drain(faults0..) {
-                if keep(f.pid) {
-                    kept.push(f);
-                }
-            }
-            g.faults.extend(kept);
-            n = (g.items.len() - items0) + (g.faults.len() - faults0);
-        }
-        n
+    /// Whether process `pid` has an executable step (for `enabled()` and priorities).
+    pub fn enabled(&self, st: &State, pid: usize) -> bool {
+        self.can_move(st, pid, false)
+    }
+
+    fn can_move(&self, st: &State, pid: usize, timeout: bool) -> bool {
+        let mut c = Cursor::new(st, Some(pid as u8));
+        c.no_priority = true;
+        c.timeout = timeout;
+        let (mut out, mut tmp) = (State::default(), State::default());
+        !matches!(self.next(st, &mut c, &mut out, &mut tmp), Next::Done)
     }
 
     fn prio(&self, st: &State, pid: usize) -> i32 {
@@ -120,97 +193,272 @@ impl Machine<'_> {
         st.priority(&self.layout, pid, self.prog.procs[t].priority as i32)
     }
 
-    /// Whether process `pid` has an executable step (for `enabled()`).
-    pub fn enabled(&self, st: &State, pid: usize) -> bool {
-        let mut g = Gen::default();
-        self.proc_succ(st, pid, false, &mut g) > 0
-    }
-
-    fn proc_succ(&self, st: &State, pid: usize, timeout: bool, g: &mut Gen) -> usize {
-        let Some(loc) = self.location(st, pid) else {
-            return 0;
-        };
-        if loc.edges.is_empty() || !self.provided(st, pid) {
-            return 0;
-        }
-        let t = st.ptype(pid);
-        let lno = self.loc_no(st, pid);
-        let cx = Ctx { pid, timeout };
-        let mut n = 0;
-        let mut escaped: Option<u32> = None;
-        for (k, e) in loc.edges.iter().enumerate() {
-            if escaped.is_some_and(|g| g != e.escape_group) {
-                break;
+    /// The next successor of `st` in pan's order, built in `out` (`tmp` is scratch).
+    pub fn next(&self, st: &State, c: &mut Cursor, out: &mut State, tmp: &mut State) -> Next {
+        loop {
+            if c.rv_next.is_some() {
+                if let Some(r) = self.next_receiver(st, c, out, tmp) {
+                    return r;
+                }
+                if c.rv_matched == 0 {
+                    c.failed_offer = true;
+                }
+                continue;
             }
-            let no = self.edge_no(t, lno, k);
-            let moved = match &e.stmt {
-                LStmt::Else if n > 0 => continue,
+            if c.pid < 0 {
+                if c.pass_moved == 0 && !c.timeout && c.only.is_none() {
+                    let failed_offer = c.failed_offer;
+                    *c = Cursor {
+                        timeout: true,
+                        failed_offer,
+                        ..Cursor::new(st, None)
+                    };
+                    continue;
+                }
+                return Next::Done;
+            }
+            let pid = c.pid as usize;
+            if !c.entered {
+                c.entered = true;
+                if c.pid as usize == st.nr_pr() - 1 || c.only.is_some() {
+                    self.start_pass(st, c);
+                }
+                let skip = c.only.is_some_and(|o| o as usize != pid)
+                    || !self.provided(st, pid)
+                    || (self.layout.uses_priority && !c.no_priority && self.prio(st, pid) < c.top);
+                if skip {
+                    c.next_proc();
+                    continue;
+                }
+            }
+            let Some(loc) = self.location(st, pid) else {
+                c.next_proc();
+                continue;
+            };
+            let k = c.edge as usize;
+            let Some(e) = loc.edges.get(k) else {
+                c.next_proc();
+                continue;
+            };
+            if c.escaped != 0 && c.escaped != e.escape_group {
+                c.next_proc();
+                continue;
+            }
+            c.edge += 1;
+            let t = st.ptype(pid);
+            let no = self.edge_no(t, st.loc(pid), k);
+            let cx = Ctx {
+                pid,
+                timeout: c.timeout,
+            };
+            match &e.stmt {
+                LStmt::Else if c.proc_moved > 0 => continue,
                 LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
                     match self.is_rendezvous(st, cx, chan) {
                         Err(f) => {
-                            g.faults.push(FaultAt {
-                                pid: pid as u8,
-                                edge: no,
-                                rv: None,
-                                fault: f,
-                            });
-                            1
+                            moved(c, e);
+                            return fault(pid, no, None, f);
                         }
                         Ok(true) if matches!(e.stmt, LStmt::Send { .. }) => {
-                            self.rendezvous(st, cx, e, no, g)
+                            c.rv_edge = k as u32;
+                            c.rv_next = Some((st.nr_pr() as u8, 0));
+                            c.rv_matched = 0;
+                            continue;
                         }
                         // A rendezvous receive moves only together with its sender.
-                        Ok(true) => 0,
-                        Ok(false) => self.simple(st, cx, e, no, g),
+                        Ok(true) => continue,
+                        Ok(false) => {}
                     }
                 }
-                _ => self.simple(st, cx, e, no, g),
-            };
-            if moved > 0 {
-                n += moved;
-                if e.escape {
-                    escaped = Some(e.escape_group);
+                _ => {}
+            }
+            if self.surely_blocked(st, cx, &e.stmt) {
+                continue;
+            }
+            out.copy_from(st);
+            match self.exec(out, cx, e) {
+                Ok(Step::Blocked) => continue,
+                Ok(step) => {
+                    if !matches!(e.stmt, LStmt::End) {
+                        out.set_loc(pid, self.target(no));
+                    }
+                    self.set_last(out, pid);
+                    moved(c, e);
+                    return Next::Succ(Succ {
+                        start: 0,
+                        len: 0,
+                        pid: pid as u8,
+                        edge: no,
+                        rv: None,
+                        atomic: e.atomic,
+                        flag: match step {
+                            Step::Flagged(f) => Some(f),
+                            _ => None,
+                        },
+                    });
+                }
+                Err(f) => {
+                    moved(c, e);
+                    return fault(pid, no, None, f);
                 }
             }
         }
-        n
     }
 
-    /// Executes one ordinary edge; pushes its successor or fault. Returns 1 when it moved.
-    fn simple(&self, st: &State, cx: Ctx, e: &Edge, no: EdgeNo, g: &mut Gen) -> usize {
-        g.scratch.copy_from(st);
-        match self.exec(&mut g.scratch, cx, e) {
-            Ok(Step::Blocked) => 0,
-            Ok(step) => {
-                if !matches!(e.stmt, LStmt::End) {
-                    g.scratch.set_loc(cx.pid, self.target(no));
-                }
-                self.set_last(&mut g.scratch, cx.pid);
-                let start = g.bytes.len() as u64;
-                g.bytes.extend_from_slice(&g.scratch.v);
-                g.items.push(Succ {
-                    start,
-                    len: g.scratch.v.len() as u32,
-                    pid: cx.pid as u8,
-                    edge: no,
-                    rv: None,
-                    atomic: e.atomic,
-                    flag: match step {
-                        Step::Flagged(f) => Some(f),
-                        _ => None,
-                    },
-                });
-                1
-            }
+    /// At the start of a pass: with priorities, the highest priority of a process that can
+    /// move (pan lets only those move).
+    fn start_pass(&self, st: &State, c: &mut Cursor) {
+        if !self.layout.uses_priority || c.no_priority || c.top != i32::MIN {
+            return;
+        }
+        c.top = (0..st.nr_pr())
+            .filter(|&p| c.only.is_none_or(|o| o as usize == p))
+            .filter(|&p| self.provided(st, p) && self.can_move(st, p, c.timeout))
+            .map(|p| self.prio(st, p))
+            .max()
+            .unwrap_or(i32::MIN + 1);
+    }
+
+    /// The next receiver (any other process, highest pid first) that takes the pending
+    /// rendezvous offer; None when there is none left.
+    fn next_receiver(
+        &self,
+        st: &State,
+        c: &mut Cursor,
+        out: &mut State,
+        tmp: &mut State,
+    ) -> Option<Next> {
+        let (mut q, mut k) = c.rv_next?;
+        c.rv_next = None;
+        let pid = c.pid as usize;
+        let loc = self.location(st, pid)?;
+        let e = loc.edges.get(c.rv_edge as usize)?;
+        let no = self.edge_no(st.ptype(pid), st.loc(pid), c.rv_edge as usize);
+        let LStmt::Send { chan, args, .. } = &e.stmt else {
+            return None;
+        };
+        let cx = Ctx {
+            pid,
+            timeout: c.timeout,
+        };
+        let mut vals = [0i32; MAX_FIELDS];
+        let sent = (|| {
+            let n = self.message(st, cx, args, &mut vals)?;
+            let id = self.read_var(st, cx, chan)?;
+            let at = self.chan_of(st, cx, chan)?;
+            Ok::<_, Fault>((n, id, at))
+        })();
+        let (n, id, at) = match sent {
+            Ok(x) => x,
             Err(f) => {
-                g.faults.push(FaultAt {
-                    pid: cx.pid as u8,
-                    edge: no,
-                    rv: None,
-                    fault: f,
-                });
-                1
+                moved(c, e);
+                return Some(fault(pid, no, None, f));
             }
+        };
+        let fields = &self.layout.chans[st.chan_type(at)].fields;
+        for (i, f) in fields.iter().enumerate().take(n) {
+            vals[i] = f.truncate(vals[i]);
+        }
+        let vals = &vals[..n.min(fields.len())];
+        tmp.copy_from(st);
+        tmp.set_loc(pid, self.target(no));
+        self.set_last(tmp, pid);
+        loop {
+            if k == 0 {
+                if q == 0 {
+                    return None;
+                }
+                q -= 1;
+                if q as usize == pid || !self.provided(tmp, q as usize) {
+                    continue;
+                }
+            }
+            let qp = q as usize;
+            let Some(lq) = self.location(tmp, qp) else {
+                k = 0;
+                continue;
+            };
+            let Some(re) = lq.edges.get(k as usize) else {
+                k = 0;
+                continue;
+            };
+            let rk = k;
+            k += 1;
+            let LStmt::Recv {
+                chan: rc, args: ra, ..
+            } = &re.stmt
+            else {
+                continue;
+            };
+            let rno = self.edge_no(tmp.ptype(qp), tmp.loc(qp), rk as usize);
+            let cq = Ctx {
+                pid: qp,
+                timeout: c.timeout,
+            };
+            let rv = Some((q, rno));
+            let resume = |c: &mut Cursor| c.rv_next = Some((q, k));
+            match self.read_var(tmp, cq, rc) {
+                Ok(x) if x == id => {}
+                Ok(_) => continue,
+                Err(f) => {
+                    resume(c);
+                    moved(c, e);
+                    c.rv_matched += 1;
+                    return Some(fault(pid, no, rv, f));
+                }
+            }
+            match self.rendezvous_matches(tmp, cq, ra, vals, fields) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(f) => {
+                    resume(c);
+                    moved(c, e);
+                    c.rv_matched += 1;
+                    return Some(fault(pid, no, rv, f));
+                }
+            }
+            resume(c);
+            moved(c, e);
+            c.rv_matched += 1;
+            let flag = match self.recv_fields(tmp, cq, ra, fields.len()) {
+                Ok(Step::Flagged(f)) => Some(f),
+                Ok(_) if n < fields.len() => Some(Flag::SendFields),
+                Ok(_) => None,
+                Err(f) => return Some(fault(pid, no, rv, f)),
+            };
+            out.copy_from(tmp);
+            if let Err(f) = self.assign_message(out, cq, ra, vals) {
+                return Some(fault(pid, no, rv, f));
+            }
+            out.set_loc(qp, self.target(rno));
+            self.set_last(out, qp);
+            return Some(Next::Succ(Succ {
+                start: 0,
+                len: 0,
+                pid: pid as u8,
+                edge: no,
+                rv,
+                atomic: re.atomic,
+                flag,
+            }));
+        }
+    }
+
+    /// A cheap test, on the unchanged state, that a statement cannot execute: false guards,
+    /// `-end-` of a process that is not the last, full or empty buffered channels. Saves
+    /// copying the state for most blocked options; errors are left to the real execution.
+    fn surely_blocked(&self, st: &State, cx: Ctx, s: &LStmt) -> bool {
+        match s {
+            LStmt::Expr(LExpr::Run { .. }) => false,
+            LStmt::Expr(x) => matches!(self.eval(st, cx, x), Ok(0)),
+            LStmt::End => cx.pid + 1 != st.nr_pr(),
+            LStmt::Send { chan, .. } => self.chan_of(st, cx, chan).is_ok_and(|at| {
+                st.chan_len(at) as u32 >= self.layout.chans[st.chan_type(at)].capacity
+            }),
+            LStmt::Recv { chan, .. } => self
+                .chan_of(st, cx, chan)
+                .is_ok_and(|at| st.chan_len(at) == 0),
+            _ => false,
         }
     }
 
@@ -219,145 +467,23 @@ impl Machine<'_> {
             st.v[a as usize] = pid as u8;
         }
     }
+}
 
-    /// A rendezvous send: one successor per receive (any process, highest pid first) that can
-    /// take the message. Returns how many steps were executable.
-    fn rendezvous(&self, st: &State, cx: Ctx, e: &Edge, no: EdgeNo, g: &mut Gen) -> usize {
-        let LStmt::Send { chan, args, .. } = &e.stmt else {
-            return 0;
-        };
-        let fault = |g: &mut Gen, f: Fault, rv| {
-            g.faults.push(FaultAt {
-                pid: cx.pid as u8,
-                edge: no,
-                rv,
-                fault: f,
-            });
-            1
-        };
-        let mut vals = [0i32; MAX_FIELDS];
-        let (n, id, at) = match (|| {
-            let n = self.message(st, cx, args, &mut vals)?;
-            let id = self.read_var(st, cx, chan)?;
-            let at = self.chan_of(st, cx, chan)?;
-            Ok::<_, Fault>((n, id, at))
-        })() {
-            Ok(x) => x,
-            Err(f) => return fault(g, f, None),
-        };
-        let fields = &self.layout.chans[st.chan_type(at)].fields;
-        for (i, f) in fields.iter().enumerate().take(n) {
-            vals[i] = f.truncate(vals[i]);
-        }
-        let vals = &vals[..n.min(fields.len())];
-        let Gen {
-            bytes,
-            items,
-            faults,
-            failed_offer,
-            scratch,
-            scratch2,
-        } = g;
-        scratch.copy_from(st);
-        scratch.set_loc(cx.pid, self.target(no));
-        self.set_last(scratch, cx.pid);
-        let mut count = 0;
-        for q in (0..scratch.nr_pr()).rev() {
-            if q == cx.pid {
-                continue;
-            }
-            let Some(lq) = self.location(scratch, q) else {
-                continue;
-            };
-            if !lq
-                .edges
-                .iter()
-                .any(|x| matches!(x.stmt, LStmt::Recv { .. }))
-            {
-                continue;
-            }
-            if !self.provided(scratch, q) {
-                continue;
-            }
-            let tq = scratch.ptype(q);
-            let lno = self.loc_no(scratch, q);
-            let cq = Ctx {
-                pid: q,
-                timeout: cx.timeout,
-            };
-            for (k, re) in lq.edges.iter().enumerate() {
-                let LStmt::Recv {
-                    chan: rc, args: ra, ..
-                } = &re.stmt
-                else {
-                    continue;
-                };
-                let rno = self.edge_no(tq, lno, k);
-                let ok = (|| {
-                    if self.read_var(scratch, cq, rc)? != id {
-                        return Ok(false);
-                    }
-                    self.rendezvous_matches(scratch, cq, ra, vals, fields)
-                })();
-                match ok {
-                    Ok(false) => continue,
-                    Ok(true) => {}
-                    Err(f) => {
-                        faults.push(FaultAt {
-                            pid: cx.pid as u8,
-                            edge: no,
-                            rv: Some((q as u8, rno)),
-                            fault: f,
-                        });
-                        count += 1;
-                        continue;
-                    }
-                }
-                scratch2.copy_from(scratch);
-                let flag = match self.recv_fields(scratch, cq, ra, fields.len()) {
-                    Ok(Step::Flagged(f)) => Some(f),
-                    Ok(_) if n < fields.len() => Some(Flag::SendFields),
-                    Ok(_) => None,
-                    Err(f) => {
-                        faults.push(FaultAt {
-                            pid: cx.pid as u8,
-                            edge: no,
-                            rv: Some((q as u8, rno)),
-                            fault: f,
-                        });
-                        count += 1;
-                        continue;
-                    }
-                };
-                if let Err(f) = self.assign_message(scratch2, cq, ra, vals) {
-                    faults.push(FaultAt {
-                        pid: cx.pid as u8,
-                        edge: no,
-                        rv: Some((q as u8, rno)),
-                        fault: f,
-                    });
-                    count += 1;
-                    continue;
-                }
-                scratch2.set_loc(q, self.target(rno));
-                self.set_last(scratch2, q);
-                let start = bytes.len() as u64;
-                bytes.extend_from_slice(&scratch2.v);
-                items.push(Succ {
-                    start,
-                    len: scratch2.v.len() as u32,
-                    pid: cx.pid as u8,
-                    edge: no,
-                    rv: Some((q as u8, rno)),
-                    atomic: re.atomic,
-                    flag,
-                });
-                count += 1;
-            }
-        }
-        if count == 0 {
-            *failed_offer = true;
-        }
-        count
+/// Counts an executed step of the current process.
+fn moved(c: &mut Cursor, e: &Edge) {
+    c.proc_moved += 1;
+    c.pass_moved += 1;
+    c.moved += 1;
+    if e.escape {
+        c.escaped = e.escape_group;
     }
+}
+
+fn fault(pid: usize, edge: EdgeNo, rv: Option<(u8, EdgeNo)>, fault: Fault) -> Next {
+    Next::Fault(FaultAt {
+        pid: pid as u8,
+        edge,
+        rv,
+        fault,
+    })
 }

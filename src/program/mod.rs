@@ -126,6 +126,36 @@ pub struct Edge {
     pub text: String,
 }
 
+impl Program {
+    /// Where the pan that spin generates would refuse to run the model although spin accepts
+    /// it: an unconditional self-loop (`do :: skip od`). git rmc checks such models normally;
+    /// the warning says why spin's figures cannot be had for them.
+    pub fn pan_refusals(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for p in &self.procs {
+            for l in &p.automaton.locations {
+                let self_loop = l.edges.iter().any(|e| {
+                    e.target == l.id && matches!(e.stmt, LStmt::Expr(LExpr::Const(c)) if c != 0)
+                });
+                if self_loop {
+                    out.push(
+                        Diagnostic::warning(
+                            l.span,
+                            format!(
+                                "unconditional self-loop in proctype {}: spin's pan refuses to \
+                                 run this model",
+                                p.name
+                            ),
+                        )
+                        .with_note("git rmc checks it; spin's figures cannot be compared here"),
+                    );
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Resolves, checks and lowers a parsed model. Returns the program when there were no
 /// errors, and every diagnostic (warnings included).
 pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagnostic>) {
