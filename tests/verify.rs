@@ -226,3 +226,54 @@ fn tarjan_counts_sccs_of_known_graphs() {
         (4, 5, 0, 1)
     );
 }
+
+/// Checks a model given as text; returns the kinds of violation found (sorted), after
+/// checking that every trail reaches its violation.
+fn kinds_of(src: &str) -> Vec<&'static str> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("m.pml");
+    std::fs::write(&path, src).expect("write model");
+    let loaded = common::load(&path);
+    let program = loaded.program.expect("model loads");
+    let m = Machine::new(&program).expect("layout");
+    let out = explore(&m, &Options::default(), &mut |_| {});
+    for v in &out.violations {
+        assert!(m.reproduces(&out.initial, v), "trail of {:?}", v.kind);
+    }
+    let mut k: Vec<&'static str> = out.violations.iter().map(|v| v.kind.as_str()).collect();
+    k.sort();
+    k.dedup();
+    k
+}
+
+#[test]
+fn every_kind_of_violation_is_found_with_a_replayable_trail() {
+    assert_eq!(
+        kinds_of("byte x; active proctype P() { atomic { do :: x = 1 - x od } }"),
+        ["non-terminating-atomic"]
+    );
+    assert_eq!(
+        kinds_of("byte x, y; active proctype P() { if :: x = 1 :: x = 0 fi; y = 4 / x }"),
+        ["division-by-zero"]
+    );
+    assert_eq!(
+        kinds_of("byte a[3]; byte i; active proctype P() { do :: i < 5 -> a[i] = 1; i++ :: else -> break od }"),
+        ["index-out-of-range"]
+    );
+    assert_eq!(
+        kinds_of("byte g; active proctype P() { d_step { g = 1; g == 2; g = 3 } }"),
+        ["d_step-blocked"]
+    );
+    assert_eq!(
+        kinds_of("proctype Q() { end: false } init { do :: run Q() od }"),
+        ["too-many-processes"]
+    );
+    assert_eq!(
+        kinds_of("chan c; active proctype P() { c!1 }"),
+        ["uninitialised-channel"]
+    );
+    assert_eq!(
+        kinds_of("byte x; active proctype P() { x = 2; assert(x == 1); x == 3 }"),
+        ["assertion", "invalid-end-state"]
+    );
+}

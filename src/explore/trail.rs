@@ -145,8 +145,8 @@ impl Machine<'_> {
             let last = i + 1 == n;
             match self.take(&st, s, &mut g) {
                 Taken::Next(next, flag) => {
-                    if last && flag.is_some() {
-                        return flag.map(flag_kind) == Some(v.kind) && Some(s.edge) == v.edge;
+                    if last && flag.map(flag_kind) == Some(v.kind) {
+                        return Some(s.edge) == v.edge;
                     }
                     st.load(&self.layout, &next);
                 }
