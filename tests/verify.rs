@@ -177,7 +177,8 @@ fn figures_match_spin_live() {
     assert!(compared >= 40, "only {compared} models compared");
 }
 
-fn run_text(src: &str) -> (u64, u64, u64, u64) {
+/// Checks a model given as text and hands the result to `f`.
+fn explore_text<T>(src: &str, f: impl FnOnce(&Machine, &Outcome) -> T) -> T {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("m.pml");
     std::fs::write(&path, src).expect("write model");
@@ -185,8 +186,14 @@ fn run_text(src: &str) -> (u64, u64, u64, u64) {
     let program = loaded.program.expect("model loads");
     let m = Machine::new(&program).expect("layout");
     let out = explore(&m, &Options::default(), &mut |_| {});
-    let s = out.stats;
-    (s.states_stored, s.states_matched, s.atomic_steps, s.sccs)
+    f(&m, &out)
+}
+
+fn run_text(src: &str) -> (u64, u64, u64, u64) {
+    explore_text(src, |_, out| {
+        let s = &out.stats;
+        (s.states_stored, s.states_matched, s.atomic_steps, s.sccs)
+    })
 }
 
 #[test]
@@ -230,20 +237,15 @@ fn tarjan_counts_sccs_of_known_graphs() {
 /// Checks a model given as text; returns the kinds of violation found (sorted), after
 /// checking that every trail reaches its violation.
 fn kinds_of(src: &str) -> Vec<&'static str> {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("m.pml");
-    std::fs::write(&path, src).expect("write model");
-    let loaded = common::load(&path);
-    let program = loaded.program.expect("model loads");
-    let m = Machine::new(&program).expect("layout");
-    let out = explore(&m, &Options::default(), &mut |_| {});
-    for v in &out.violations {
-        assert!(m.reproduces(&out.initial, v), "trail of {:?}", v.kind);
-    }
-    let mut k: Vec<&'static str> = out.violations.iter().map(|v| v.kind.as_str()).collect();
-    k.sort();
-    k.dedup();
-    k
+    explore_text(src, |m, out| {
+        for v in &out.violations {
+            assert!(m.reproduces(&out.initial, v), "trail of {:?}", v.kind);
+        }
+        let mut k: Vec<&'static str> = out.violations.iter().map(|v| v.kind.as_str()).collect();
+        k.sort();
+        k.dedup();
+        k
+    })
 }
 
 #[test]

@@ -24,6 +24,27 @@ pub enum Command {
     Verify(verify::VerifyArgs),
 }
 
+/// Reads a model from disk with `-D`/`-I` options and prints its diagnostics. Returns the
+/// loaded model, or None (after the diagnostics) when it has errors.
+pub fn load_model(
+    file: &std::path::Path,
+    defines: &[String],
+    include: &[std::path::PathBuf],
+) -> anyhow::Result<Option<(crate::Loaded, crate::program::Program)>> {
+    use std::io::IsTerminal;
+    if !file.exists() {
+        anyhow::bail!("{}: no such file", file.display());
+    }
+    let opts = crate::promela::preprocess::PpOptions {
+        defines: defines.to_vec(),
+        include_dirs: include.to_vec(),
+    };
+    let mut loaded = crate::load(file, &crate::promela::source::DiskProvider, &opts);
+    let color = std::io::stderr().is_terminal();
+    crate::report::diagnostics::emit(&loaded.files, &loaded.diags, color);
+    Ok(loaded.program.take().map(|p| (loaded, p)))
+}
+
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {

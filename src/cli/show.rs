@@ -1,13 +1,10 @@
 //! `git rmc show`: what will be checked in one model file.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
 use super::error::Outcome;
-use crate::promela::preprocess::PpOptions;
-use crate::promela::source::DiskProvider;
 use crate::report;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -38,17 +35,8 @@ pub struct ShowArgs {
 }
 
 pub fn cmd_show(args: &ShowArgs) -> anyhow::Result<Outcome> {
-    if !args.file.exists() {
-        anyhow::bail!("{}: no such file", args.file.display());
-    }
-    let opts = PpOptions {
-        defines: args.defines.clone(),
-        include_dirs: args.include.clone(),
-    };
-    let loaded = crate::load(&args.file, &DiskProvider, &opts);
-    let color = std::io::stderr().is_terminal();
-    report::diagnostics::emit(&loaded.files, &loaded.diags, color);
-    let Some(program) = loaded.program else {
+    let Some((loaded, program)) = super::load_model(&args.file, &args.defines, &args.include)?
+    else {
         return Ok(Outcome::ModelError);
     };
     let doc = report::show::document(&args.file.display().to_string(), &program, &loaded.files);

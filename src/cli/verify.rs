@@ -9,8 +9,6 @@ use clap::Args;
 use super::error::Outcome;
 use super::show::Format;
 use crate::explore::{self, Machine, Options};
-use crate::promela::preprocess::PpOptions;
-use crate::promela::source::DiskProvider;
 use crate::report;
 
 /// Check a model for safety: explore every reachable state and report every assertion
@@ -87,19 +85,11 @@ fn parse_size(s: &str) -> Result<u64, String> {
 }
 
 pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
-    if !args.file.exists() {
-        anyhow::bail!("{}: no such file", args.file.display());
-    }
-    let opts = PpOptions {
-        defines: args.defines.clone(),
-        include_dirs: args.include.clone(),
-    };
-    let loaded = crate::load(&args.file, &DiskProvider, &opts);
-    let color = std::io::stderr().is_terminal();
-    report::diagnostics::emit(&loaded.files, &loaded.diags, color);
-    let Some(program) = loaded.program else {
+    let Some((loaded, program)) = super::load_model(&args.file, &args.defines, &args.include)?
+    else {
         return Ok(Outcome::ModelError);
     };
+    let color = std::io::stderr().is_terminal();
     report::diagnostics::emit(&loaded.files, &program.pan_refusals(), color);
     let machine = Machine::new(&program)?;
     let eopts = Options {

@@ -107,12 +107,7 @@ impl Machine<'_> {
             }
             LStmt::DStep(a) => self.dstep(st, cx, a),
             LStmt::ChanInit(v, ct) => {
-                let t = self
-                    .layout
-                    .chans
-                    .iter()
-                    .position(|c| &c.source == ct)
-                    .ok_or(Fault::BadChan)?;
+                let t = self.chan_type_index(ct)?;
                 let id = st.add_chan(&self.layout, t as u8);
                 let p = self.place(st, cx, v)?;
                 self.write_place(st, cx, p, id);
@@ -174,6 +169,15 @@ impl Machine<'_> {
                 return Err(Fault::NonTerminatingAtomic);
             }
         }
+    }
+
+    /// The layout's index of a channel type.
+    fn chan_type_index(&self, ct: &crate::program::types::ChanType) -> Result<usize, Fault> {
+        self.layout
+            .chans
+            .iter()
+            .position(|c| &c.source == ct)
+            .ok_or(Fault::BadChan)
     }
 
     pub fn is_rendezvous(&self, st: &State, cx: Ctx, chan: &LVar) -> Result<bool, Fault> {
@@ -498,12 +502,7 @@ impl Machine<'_> {
                 Ok(())
             }
             (VarInit::Chan(ct), _) => {
-                let t = self
-                    .layout
-                    .chans
-                    .iter()
-                    .position(|c| &c.source == ct)
-                    .ok_or(Fault::BadChan)?;
+                let t = self.chan_type_index(ct)?;
                 let mut sc = Vec::new();
                 shape.scalars(0, &mut sc);
                 for (o, s) in sc {

@@ -367,24 +367,31 @@ impl Search<'_, '_> {
         let key = &self.next.v[self.m.layout.hidden_size as usize..];
         let (id, new) = self.store.insert(key);
         if !new {
-            self.stats.states_matched += 1;
-            if !self.is_assigned(id) {
-                if let Some(a) = anchor {
-                    let f = &mut self.frames[a as usize];
-                    f.lowlink = f.lowlink.min(id);
-                }
-            }
+            self.matched(id, anchor);
             return;
         }
-        self.stored(id, depth);
+        self.stored(id, depth, self.next.v.len());
         let idx = self.frames.len() as u32;
         self.push(id, depth, None, idx, step);
     }
 
-    fn stored(&mut self, id: u32, depth: u64) {
+    /// Counts a successor that is already stored; Tarjan hands its index to `anchor`, the
+    /// nearest stored frame.
+    fn matched(&mut self, id: u32, anchor: Option<u32>) {
+        self.stats.states_matched += 1;
+        if !self.is_assigned(id) {
+            if let Some(a) = anchor {
+                let f = &mut self.frames[a as usize];
+                f.lowlink = f.lowlink.min(id);
+            }
+        }
+    }
+
+    /// Counts a newly stored state (vector of `len` bytes, hidden globals included).
+    fn stored(&mut self, id: u32, depth: u64, len: usize) {
         self.stats.states_stored += 1;
         self.reach(depth);
-        let vec_len = (self.next.v.len() as u32 - self.m.layout.hidden_size) as u64;
+        let vec_len = (len - self.m.layout.hidden_size as usize) as u64;
         self.stats.state_vector_bytes = self.stats.state_vector_bytes.max(vec_len);
         self.tarjan.push(id);
         if self
@@ -432,28 +439,13 @@ impl Search<'_, '_> {
                 let key = &self.cur.v[self.m.layout.hidden_size as usize..];
                 let (id, new) = self.store.insert(key);
                 if !new {
-                    self.stats.states_matched += 1;
-                    if !self.is_assigned(id) {
-                        let a = self.frames[fi].anchor;
-                        if a != NONE {
-                            let f = &mut self.frames[a as usize];
-                            f.lowlink = f.lowlink.min(id);
-                        }
-                    }
+                    let anchor = self.frames[fi].anchor;
+                    self.matched(id, (anchor != NONE).then_some(anchor));
                     self.pop();
                     return;
                 }
-                self.stats.states_stored += 1;
-                let vec_len = (self.cur.v.len() as u32 - self.m.layout.hidden_size) as u64;
-                self.stats.state_vector_bytes = self.stats.state_vector_bytes.max(vec_len);
-                self.tarjan.push(id);
-                if self
-                    .opts
-                    .max_states
-                    .is_some_and(|m| self.stats.states_stored >= m)
-                {
-                    self.limit = Some(Limit::States);
-                }
+                let depth = self.frames[fi].depth;
+                self.stored(id, depth, self.cur.v.len());
                 let f = &mut self.frames[fi];
                 f.id = id;
                 f.lowlink = id;
