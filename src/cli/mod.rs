@@ -45,6 +45,16 @@ pub fn load_model(
     Ok(loaded.program.take().map(|p| (loaded, p)))
 }
 
+/// Writes a command's output to stdout. A reader that went away (`| head`) is not an error.
+pub fn out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {

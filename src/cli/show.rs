@@ -41,8 +41,8 @@ pub fn cmd_show(args: &ShowArgs) -> anyhow::Result<Outcome> {
     };
     let doc = report::show::document(&args.file.display().to_string(), &program, &loaded.files);
     match args.format {
-        Format::Text => print!("{}", report::show::text(&doc)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&doc)?),
+        Format::Text => super::out(&report::show::text(&doc))?,
+        Format::Json => super::out(&(serde_json::to_string_pretty(&doc)? + "\n"))?,
     }
     Ok(Outcome::Ok)
 }

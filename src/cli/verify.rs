@@ -120,7 +120,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
             s.states_matched,
             s.depth_reached,
             rate,
-            s.memory_bytes as f64 / 1048576.0
+            s.peak_memory_bytes as f64 / 1048576.0
         ));
     };
     let mut out = explore::explore(&machine, &eopts, &mut progress);
@@ -150,8 +150,8 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         &trails,
     );
     match args.format {
-        Format::Text => print!("{}", report::verify::text(&doc, elapsed)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&doc)?),
+        Format::Text => super::out(&report::verify::text(&doc, elapsed))?,
+        Format::Json => super::out(&(serde_json::to_string_pretty(&doc)? + "\n"))?,
     }
     Ok(if !out.violations.is_empty() {
         Outcome::Violation

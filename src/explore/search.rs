@@ -56,14 +56,21 @@ pub struct Stats {
     pub atomic_steps: u64,
     pub depth_reached: u64,
     pub state_vector_bytes: u64,
+    /// States a regression check did not explore (always 0 in a full check).
+    pub states_pruned: u64,
     /// Strongly connected components of the stored state graph.
     pub sccs: u64,
-    pub memory_bytes: u64,
+    /// Time spent searching.
+    #[serde(rename = "elapsed_ms", serialize_with = "millis")]
+    pub elapsed: Duration,
+    pub peak_memory_bytes: u64,
     /// Bytes of the visited set (state vectors and hash table), comparable with pan's memory
     /// for states plus its hash table.
     pub store_bytes: u64,
-    #[serde(skip)]
-    pub elapsed: Duration,
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -271,11 +278,11 @@ pub fn explore(m: &Machine, opts: &Options, progress: &mut dyn FnMut(&Stats)) ->
                 tick += 1;
                 if tick & 0xffff == 0 {
                     s.stats.elapsed = started.elapsed();
-                    s.stats.memory_bytes = s.memory();
+                    s.stats.peak_memory_bytes = s.memory();
                     progress(&s.stats);
                     if s.opts
                         .memory_limit
-                        .is_some_and(|l| s.stats.memory_bytes > l)
+                        .is_some_and(|l| s.stats.peak_memory_bytes > l)
                     {
                         s.limit = Some(Limit::Memory);
                     }
@@ -308,7 +315,7 @@ impl Search<'_, '_> {
     fn finish(mut self, initial: Vec<u8>, started: Instant) -> Outcome {
         self.stats.transitions = self.stats.states_stored + self.stats.states_matched;
         self.stats.elapsed = started.elapsed();
-        self.stats.memory_bytes = self.memory();
+        self.stats.peak_memory_bytes = self.memory();
         self.stats.store_bytes = self.store.memory() as u64;
         Outcome {
             stats: self.stats,

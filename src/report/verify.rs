@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::explore::{Machine, Outcome, TrailView};
+use crate::explore::{Machine, Outcome, Stats, TrailView};
 use crate::promela::source::SourceFiles;
 
 #[derive(Serialize, Debug)]
@@ -15,27 +15,12 @@ pub struct CheckDoc {
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<&'static str>,
-    pub stats: StatsDoc,
+    pub stats: Stats,
     pub dangerous_locations: u64,
     pub claims_not_checked: Vec<String>,
     pub xr_xs_not_checked: bool,
     pub violations: Vec<ViolationDoc>,
     pub unreached: Vec<UnreachedDoc>,
-}
-
-#[derive(Serialize, Debug)]
-pub struct StatsDoc {
-    pub states_stored: u64,
-    pub states_matched: u64,
-    pub transitions: u64,
-    pub atomic_steps: u64,
-    pub depth_reached: u64,
-    pub state_vector_bytes: u64,
-    pub states_pruned: u64,
-    pub sccs: u64,
-    pub elapsed_ms: u64,
-    pub peak_memory_bytes: u64,
-    pub store_bytes: u64,
 }
 
 #[derive(Serialize, Debug)]
@@ -152,7 +137,6 @@ pub fn document(
             statement: e.text.clone(),
         });
     }
-    let s = &out.stats;
     CheckDoc {
         model: model.to_string(),
         mode: "full",
@@ -160,19 +144,7 @@ pub fn document(
         verdict,
         complete: out.complete(),
         limit: out.limit.map(|l| l.as_str()),
-        stats: StatsDoc {
-            states_stored: s.states_stored,
-            states_matched: s.states_matched,
-            transitions: s.transitions,
-            atomic_steps: s.atomic_steps,
-            depth_reached: s.depth_reached,
-            state_vector_bytes: s.state_vector_bytes,
-            states_pruned: 0,
-            sccs: s.sccs,
-            elapsed_ms: s.elapsed.as_millis() as u64,
-            peak_memory_bytes: s.memory_bytes,
-            store_bytes: s.store_bytes,
-        },
+        stats: out.stats.clone(),
         dangerous_locations: 0,
         claims_not_checked: m
             .prog
