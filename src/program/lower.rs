@@ -209,19 +209,32 @@ impl<'r> Lowerer<'r> {
             }
             StepKind::Unless(main, esc) => self.unless(main, esc),
         };
+        // spin emits a `for` loop's initialisation as a statement of its own before the
+        // labelled loop: a label on a `for` names the loop, past the initialisation.
+        let is_for = matches!(
+            &step.kind,
+            StepKind::Stmt(Stmt {
+                kind: StmtKind::ForRange { .. } | StmtKind::ForIn { .. },
+                ..
+            })
+        );
+        let entry = match self.els[chunk.entry].next {
+            Some(n) if is_for && !step.labels.is_empty() => n,
+            _ => chunk.entry,
+        };
         // A `do` is entered through its loop-back point; its labels mark the `do` itself.
-        let marked = match self.els[chunk.entry].kind {
-            ElKind::Dot => self.els[chunk.entry]
+        let marked = match self.els[entry].kind {
+            ElKind::Dot => self.els[entry]
                 .next
                 .filter(|&n| matches!(self.els[n].kind, ElKind::Header(_)))
-                .unwrap_or(chunk.entry),
-            _ => chunk.entry,
+                .unwrap_or(entry),
+            _ => entry,
         };
         for (l, sp) in &step.labels {
             if self.labels.contains_key(l) {
                 self.res.error(*sp, format!("label {l} redeclared"));
             } else {
-                self.labels.insert(l.clone(), chunk.entry);
+                self.labels.insert(l.clone(), entry);
             }
             self.els[marked].labels.push(l.clone());
         }
