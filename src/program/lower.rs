@@ -491,7 +491,12 @@ impl<'r> Lowerer<'r> {
                 let cond = bin(BinOp::Le, var_expr(var), limit);
                 self.for_loop(var, zero, cond, body, sp)
             }
-            StmtKind::Select { var, from, to } => self.select(var, from, to, sp),
+            StmtKind::Select {
+                var,
+                from,
+                to,
+                lexed,
+            } => self.select(var, from, to, *lexed, sp),
         }
     }
 
@@ -624,15 +629,17 @@ impl<'r> Lowerer<'r> {
         }
     }
 
-    fn select(&mut self, var: &VarRef, from: &Expr, to: &Expr, sp: Span) -> Chunk {
+    fn select(&mut self, var: &VarRef, from: &Expr, to: &Expr, lexed: bool, sp: Span) -> Chunk {
         let st = |kind: StmtKind| Step {
             labels: Vec::new(),
             kind: StepKind::Stmt(Stmt { kind, span: sp }),
             span: sp,
         };
         // spin expands `select` in its lexer only for `( name : digits .. digits )` with an
-        // alphanumeric name (no `_`); anything else takes the grammar's loop form.
-        let literal = var.index.is_none()
+        // alphanumeric name (no `_`), and not in an inline's body; anything else takes the
+        // grammar's loop form.
+        let literal = lexed
+            && var.index.is_none()
             && var.field.is_none()
             && var.name.chars().all(|c| c.is_ascii_alphanumeric());
         if let (ExprKind::Const(a), ExprKind::Const(b), true) = (&from.kind, &to.kind, literal) {

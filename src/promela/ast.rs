@@ -218,6 +218,9 @@ pub enum StmtKind {
         var: VarRef,
         from: Expr,
         to: Expr,
+        /// Written in the model's text, where spin's lexer may expand it (not inside an
+        /// inline body).
+        lexed: bool,
     },
     /// A label with no statement after it (`L: }`), which spin reads as `skip`.
     Skip,

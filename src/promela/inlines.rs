@@ -228,6 +228,7 @@ impl Expander {
                     // the parameter's place (lines in pan are the inline's lines).
                     for (j, a) in args[p].iter().enumerate() {
                         let mut a = a.clone();
+                        a.from_inline = true;
                         a.newline_before = j == 0 && t.newline_before;
                         a.start = t.start;
                         a.end = t.end;
@@ -236,6 +237,7 @@ impl Expander {
                 }
                 None => {
                     let mut t = t.clone();
+                    t.from_inline = true;
                     if k == 0 {
                         // The body takes the call's place: a line break before the call
                         // still ends the previous statement, while the one spin's inline

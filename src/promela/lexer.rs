@@ -33,6 +33,7 @@ pub fn lex(text: &str) -> (Vec<Token>, Vec<LexError>) {
         newline_before: lx.newline,
         implied: false,
         call: None,
+        from_inline: false,
     });
     (lx.out, lx.errors)
 }
@@ -63,6 +64,7 @@ impl Lexer<'_> {
             newline_before: self.newline,
             implied: false,
             call: None,
+            from_inline: false,
         });
         self.newline = false;
     }

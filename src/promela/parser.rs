@@ -1029,6 +1029,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Kw(Kw::For) => self.for_stmt()?,
             Tok::Kw(Kw::Select) => {
+                let lexed = !self.tok().from_inline;
                 self.bump();
                 self.expect(P::LParen)?;
                 let var = self.varref()?;
@@ -1037,7 +1038,12 @@ impl<'a> Parser<'a> {
                 self.expect(P::DotDot)?;
                 let to = self.expr()?;
                 self.expect(P::RParen)?;
-                StmtKind::Select { var, from, to }
+                StmtKind::Select {
+                    var,
+                    from,
+                    to,
+                    lexed,
+                }
             }
             Tok::Kw(Kw::CCode | Kw::CExpr | Kw::CDecl | Kw::CState | Kw::CTrack) => {
                 let err = self.unsupported(

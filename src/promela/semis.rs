@@ -19,6 +19,7 @@ fn implied_semi(at: &Token) -> Token {
         newline_before: false,
         implied: true,
         call: None,
+        from_inline: false,
     }
 }
 

@@ -301,6 +301,9 @@ pub struct Token {
     /// Spin reads an inline's text only once the parser has taken the call, so while this
     /// token is the parser's look-ahead, spin's lexer still stands at the call.
     pub call: Option<(u32, u32)>,
+    /// Read from an inline's body at a call (spin replays the body past its lexer's
+    /// look-ahead rules, so `select` there takes the grammar's loop form).
+    pub from_inline: bool,
 }
 
 impl Token {
