@@ -7,7 +7,7 @@ use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar};
 use crate::program::types::{Var, VarInit};
 use crate::program::{Automaton, Edge};
 
-use super::eval::{Ctx, Fault, Located, Place};
+use super::eval::{Ctx, Fault, Located};
 use super::layout::{Scalar, Shape};
 use super::machine::Machine;
 use super::state::State;
@@ -532,10 +532,5 @@ impl Machine<'_> {
             self.init_var(st, cx, at + *off as usize, shape, f)?;
         }
         Ok(())
-    }
-
-    /// Reads the value at a place for display (trails).
-    pub fn peek(&self, st: &State, cx: Ctx, p: Place) -> i32 {
-        self.read_place(st, cx, p)
     }
 }

@@ -64,9 +64,7 @@ pub fn shortest_trails(m: &Machine, out: &Outcome) -> Vec<Option<Vec<TrailStep>>
         let bytes = store.get(id).to_vec();
         let owner = bytes[0];
         st.load(&m.layout, &bytes[1..]);
-        g.items.clear();
-        g.bytes.clear();
-        g.faults.clear();
+        g.clear();
         let mut n = 0;
         if owner != 0xff {
             n = m.successors(&st, Some(owner as usize), &mut g);

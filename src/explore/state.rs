@@ -51,11 +51,6 @@ impl State {
         }
     }
 
-    /// The bytes that are stored and hashed (everything but the hidden globals).
-    pub fn key<'a>(&'a self, layout: &Layout) -> &'a [u8] {
-        &self.v[layout.hidden_size as usize..]
-    }
-
     #[inline]
     pub fn nr_pr(&self) -> usize {
         self.procs.len()

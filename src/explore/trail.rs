@@ -52,9 +52,7 @@ impl Machine<'_> {
     /// Takes one trail step from `st`, as the search generated it.
     fn take(&self, st: &State, s: &TrailStep, g: &mut Gen) -> Taken {
         for only in [Some(s.pid as usize), None] {
-            g.items.clear();
-            g.bytes.clear();
-            g.faults.clear();
+            g.clear();
             self.successors(st, only, g);
             if let Some(it) = g
                 .items
@@ -156,9 +154,7 @@ impl Machine<'_> {
         }
         match v.kind {
             ViolationKind::InvalidEndState => {
-                g.items.clear();
-                g.bytes.clear();
-                g.faults.clear();
+                g.clear();
                 let blocked: Vec<(usize, usize, u32)> = (0..st.nr_pr())
                     .filter(|&p| !self.location(&st, p).is_some_and(|l| l.end))
                     .map(|p| (p, st.ptype(p), self.loc_no(&st, p)))
