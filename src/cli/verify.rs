@@ -62,6 +62,16 @@ pub struct VerifyArgs {
     pub format: Format,
 }
 
+/// A count in three significant digits with a k/M/G suffix, so the progress line stays short.
+fn short(n: f64) -> String {
+    match n {
+        n if n >= 1e9 => format!("{:.3}G", n / 1e9),
+        n if n >= 1e6 => format!("{:.3}M", n / 1e6),
+        n if n >= 1e4 => format!("{:.1}k", n / 1e3),
+        n => format!("{n:.0}"),
+    }
+}
+
 fn parse_size(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let (num, mult) = match s.char_indices().last() {
@@ -115,11 +125,11 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         });
         let rate = s.states_stored as f64 / s.elapsed.as_secs_f64().max(1e-9);
         b.set_message(format!(
-            "{} states stored, {} matched, depth {}, {:.0} states/s, {:.0} MB",
-            s.states_stored,
-            s.states_matched,
-            s.depth_reached,
-            rate,
+            "{} stored, {} matched, depth {}, {} states/s, {:.0} MB",
+            short(s.states_stored as f64),
+            short(s.states_matched as f64),
+            short(s.depth_reached as f64),
+            short(rate),
             s.peak_memory_bytes as f64 / 1048576.0
         ));
     };
@@ -165,6 +175,13 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
 #[cfg(test)]
 mod tests {
     use super::parse_size;
+
+    #[test]
+    fn short_counts() {
+        assert_eq!(super::short(999.0), "999");
+        assert_eq!(super::short(12_049.0), "12.0k");
+        assert_eq!(super::short(2_175_041.0), "2.175M");
+    }
 
     #[test]
     fn sizes() {
