@@ -177,13 +177,17 @@ fn figures_match_spin_live() {
     assert!(compared >= 40, "only {compared} models compared");
 }
 
-/// Checks a model given as text and hands the result to `f`.
-fn explore_text<T>(src: &str, f: impl FnOnce(&Machine, &Outcome) -> T) -> T {
+/// The program of a model given as text.
+fn program_of(src: &str) -> git_rmc::program::Program {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("m.pml");
     std::fs::write(&path, src).expect("write model");
-    let loaded = common::load(&path);
-    let program = loaded.program.expect("model loads");
+    common::load(&path).program.expect("model loads")
+}
+
+/// Checks a model given as text and hands the result to `f`.
+fn explore_text<T>(src: &str, f: impl FnOnce(&Machine, &Outcome) -> T) -> T {
+    let program = program_of(src);
     let m = Machine::new(&program).expect("layout");
     let out = explore(&m, &Options::default(), &mut |_| {});
     f(&m, &out)
@@ -282,11 +286,7 @@ fn every_kind_of_violation_is_found_with_a_replayable_trail() {
 
 /// The initial state's canonical encoding and fingerprint of a model given as text.
 fn initial_fingerprint(src: &str) -> (Vec<u8>, u128) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("m.pml");
-    std::fs::write(&path, src).expect("write model");
-    let loaded = common::load(&path);
-    let program = loaded.program.expect("model loads");
+    let program = program_of(src);
     let m = Machine::new(&program).expect("layout");
     let st = m.initial().expect("initial state");
     let mut bytes = Vec::new();
@@ -309,10 +309,7 @@ fn fingerprints_hold_stable_ids_and_are_seeded_with_the_layout() {
     // The canonical encoding holds the process's location as a u32 stable id.
     let loaded_src = "byte a; active proctype P() { a = 1; a = 2 }";
     let (bytes, _) = initial_fingerprint(loaded_src);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("m.pml");
-    std::fs::write(&path, loaded_src).expect("write model");
-    let program = common::load(&path).program.expect("loads");
+    let program = program_of(loaded_src);
     let id = program.procs[0].automaton.initial.0.to_le_bytes();
     assert!(bytes.windows(4).any(|w| w == id), "{bytes:?} holds {id:?}");
 }
