@@ -290,6 +290,9 @@ pub fn explore(m: &Machine, opts: &Options, progress: &mut dyn FnMut(&Stats)) ->
             }
             Next::Fault(f) => {
                 s.mark(f.edge, f.rv);
+                if s.seen.contains(&(fault_kind(&f.fault), f.edge, Vec::new())) {
+                    continue;
+                }
                 let trail = s.path(Some(TrailStep {
                     pid: f.pid,
                     edge: f.edge,
