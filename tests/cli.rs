@@ -203,3 +203,25 @@ fn verify_warns_where_pan_would_refuse_the_model() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("        7 states, stored"), "{text}");
 }
+
+#[test]
+fn show_reports_errors_after_a_broken_if_in_the_same_body() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("m.pml");
+    std::fs::write(
+        &path,
+        "byte x;\nactive proctype P() {\n  x = 1 +;\n  x = 2;\n  if :: x == ) -> skip fi;\n  x = * 3;\n  x = 4\n}\nactive proctype Q() { x = / 2 }\n",
+    )
+    .expect("write");
+    let out = Command::cargo_bin("git-rmc")
+        .expect("binary")
+        .arg("show")
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for at in ["m.pml:3:10", "m.pml:5:14", "m.pml:6:7", "m.pml:9:27"] {
+        assert!(err.contains(at), "no error at {at}:\n{err}");
+    }
+}

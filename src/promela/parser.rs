@@ -763,10 +763,21 @@ impl<'a> Parser<'a> {
     fn body(&mut self) -> PResult<Sequence> {
         let start = self.pos;
         self.expect(P::LBrace)?;
-        let mut seq = self.sequence()?;
+        let seq = self.sequence();
+        let mut seq = self.closed(seq, |p| p.at(P::RBrace))?;
         self.expect(P::RBrace)?;
         seq.span = self.span_from(start);
         Ok(seq)
+    }
+
+    /// After a part that failed (and reported its error), takes its closing token when it
+    /// is there, so that parsing goes on after the enclosing statement rather than skipping
+    /// the rest of the body.
+    fn closed<T>(&mut self, part: PResult<T>, at_close: impl Fn(&Self) -> bool) -> PResult<T> {
+        if part.is_err() && at_close(self) {
+            self.bump();
+        }
+        part
     }
 
     fn at_seq_end(&self) -> bool {
@@ -959,13 +970,15 @@ impl<'a> Parser<'a> {
         let kind = match self.tok().tok.clone() {
             Tok::Kw(Kw::If) => {
                 self.bump();
-                let opts = self.options()?;
+                let opts = self.options();
+                let opts = self.closed(opts, |p| p.at_kw(Kw::Fi))?;
                 self.expect_kw(Kw::Fi)?;
                 StmtKind::If(opts, self.lookahead_span())
             }
             Tok::Kw(Kw::Do) => {
                 self.bump();
-                let opts = self.options()?;
+                let opts = self.options();
+                let opts = self.closed(opts, |p| p.at_kw(Kw::Od))?;
                 self.expect_kw(Kw::Od)?;
                 StmtKind::Do(opts, self.lookahead_span())
             }
