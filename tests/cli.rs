@@ -2,14 +2,18 @@
 
 use assert_cmd::Command;
 
+/// The `git-rmc` binary under test.
+fn bin() -> Command {
+    Command::cargo_bin("git-rmc").expect("binary")
+}
+
 fn models() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models")
 }
 
 #[test]
 fn show_accepts_a_model_and_lists_its_automaton() {
-    let out = Command::cargo_bin("git-rmc")
-        .expect("binary")
+    let out = bin()
         .args(["show"])
         .arg(models().join("peterson_mutex.pml"))
         .output()
@@ -24,8 +28,7 @@ fn show_accepts_a_model_and_lists_its_automaton() {
 
 #[test]
 fn show_json_has_locations_and_edges() {
-    let out = Command::cargo_bin("git-rmc")
-        .expect("binary")
+    let out = bin()
         .args(["show", "--format", "json"])
         .arg(models().join("peterson_mutex.pml"))
         .output()
@@ -41,8 +44,7 @@ fn show_json_has_locations_and_edges() {
 
 #[test]
 fn show_reports_errors_with_file_line_col_and_exit_2() {
-    let out = Command::cargo_bin("git-rmc")
-        .expect("binary")
+    let out = bin()
         .args(["show"])
         .arg(models().join("bad/undeclared_var.pml"))
         .output()
@@ -58,27 +60,20 @@ fn show_defines_reach_the_preprocessor() {
     let dir = tempfile::tempdir().expect("tempdir");
     let m = dir.path().join("m.pml");
     std::fs::write(&m, "byte a[N];\nactive proctype P() { a[N-1] = 1 }\n").expect("write");
-    let ok = Command::cargo_bin("git-rmc")
-        .expect("binary")
+    let ok = bin()
         .args(["show", "-DN=4"])
         .arg(&m)
         .output()
         .expect("runs");
     assert_eq!(ok.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&ok.stdout).contains("byte a[4]"));
-    let missing = Command::cargo_bin("git-rmc")
-        .expect("binary")
-        .args(["show"])
-        .arg(&m)
-        .output()
-        .expect("runs");
+    let missing = bin().args(["show"]).arg(&m).output().expect("runs");
     assert_eq!(missing.status.code(), Some(2));
 }
 
 #[test]
 fn show_missing_file_is_a_usage_error() {
-    let out = Command::cargo_bin("git-rmc")
-        .expect("binary")
+    let out = bin()
         .args(["show", "no/such/model.pml"])
         .output()
         .expect("runs");
@@ -86,8 +81,7 @@ fn show_missing_file_is_a_usage_error() {
 }
 
 fn verify(args: &[&str], model: &str) -> (Option<i32>, String) {
-    let out = Command::cargo_bin("git-rmc")
-        .expect("binary")
+    let out = bin()
         .arg("verify")
         .args(args)
         .arg(models().join(model))
@@ -180,8 +174,7 @@ fn verify_rejects_a_bad_model_with_exit_2() {
     assert!(models().join("bad/undeclared_var.pml").exists());
     let (code, _) = verify(&[], "bad/undeclared_var.pml");
     assert_eq!(code, Some(2));
-    let out = Command::cargo_bin("git-rmc")
-        .expect("binary")
+    let out = bin()
         .args(["verify", "no/such/model.pml"])
         .output()
         .expect("runs");
@@ -190,8 +183,7 @@ fn verify_rejects_a_bad_model_with_exit_2() {
 
 #[test]
 fn verify_warns_where_pan_would_refuse_the_model() {
-    let out = Command::cargo_bin("git-rmc")
-        .expect("binary")
+    let out = bin()
         .arg("verify")
         .arg(models().join("self_loop_spinner.pml"))
         .output()
@@ -213,12 +205,7 @@ fn show_reports_errors_after_a_broken_if_in_the_same_body() {
         "byte x;\nactive proctype P() {\n  x = 1 +;\n  x = 2;\n  if :: x == ) -> skip fi;\n  x = * 3;\n  x = 4\n}\nactive proctype Q() { x = / 2 }\n",
     )
     .expect("write");
-    let out = Command::cargo_bin("git-rmc")
-        .expect("binary")
-        .arg("show")
-        .arg(&path)
-        .output()
-        .expect("runs");
+    let out = bin().arg("show").arg(&path).output().expect("runs");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     for at in ["m.pml:3:10", "m.pml:5:14", "m.pml:6:7", "m.pml:9:27"] {

@@ -24,22 +24,33 @@ pub enum Command {
     Verify(verify::VerifyArgs),
 }
 
+/// The model a command reads, with the preprocessor options spin passes to cpp.
+#[derive(clap::Args, Debug)]
+pub struct ModelArgs {
+    /// The Promela model (the main file; includes are read relative to it).
+    pub file: std::path::PathBuf,
+    /// Define a preprocessor macro, as `cpp -D` (NAME or NAME=VALUE).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub defines: Vec<String>,
+    /// Add a folder to the #include search path, as `cpp -I`.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<std::path::PathBuf>,
+}
+
 /// Reads a model from disk with `-D`/`-I` options and prints its diagnostics. Returns the
 /// loaded model, or None (after the diagnostics) when it has errors.
 pub fn load_model(
-    file: &std::path::Path,
-    defines: &[String],
-    include: &[std::path::PathBuf],
+    args: &ModelArgs,
 ) -> anyhow::Result<Option<(crate::Loaded, crate::program::Program)>> {
     use std::io::IsTerminal;
-    if !file.exists() {
-        anyhow::bail!("{}: no such file", file.display());
+    if !args.file.exists() {
+        anyhow::bail!("{}: no such file", args.file.display());
     }
     let opts = crate::promela::preprocess::PpOptions {
-        defines: defines.to_vec(),
-        include_dirs: include.to_vec(),
+        defines: args.defines.clone(),
+        include_dirs: args.include.clone(),
     };
-    let mut loaded = crate::load(file, &crate::promela::source::DiskProvider, &opts);
+    let mut loaded = crate::load(&args.file, &crate::promela::source::DiskProvider, &opts);
     let color = std::io::stderr().is_terminal();
     crate::report::diagnostics::emit(&loaded.files, &loaded.diags, color);
     Ok(loaded.program.take().map(|p| (loaded, p)))

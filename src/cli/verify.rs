@@ -1,7 +1,6 @@
 //! `git rmc verify`: a full safety check of one model file with SPIN's meaning and figures.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -24,14 +23,8 @@ use crate::report;
 /// usage or model error; 3 a limit cut the search and no violation was found (never a pass).
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// The Promela model (the main file; includes are read relative to it).
-    pub file: PathBuf,
-    /// Define a preprocessor macro, as `cpp -D` (NAME or NAME=VALUE).
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    pub defines: Vec<String>,
-    /// Add a folder to the #include search path, as `cpp -I`.
-    #[arg(short = 'I', value_name = "DIR")]
-    pub include: Vec<PathBuf>,
+    #[command(flatten)]
+    pub model: super::ModelArgs,
     /// Do not report invalid end states (pan -E).
     #[arg(long)]
     pub no_end_states: bool,
@@ -95,8 +88,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
 }
 
 pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
-    let Some((loaded, program)) = super::load_model(&args.file, &args.defines, &args.include)?
-    else {
+    let Some((loaded, program)) = super::load_model(&args.model)? else {
         return Ok(Outcome::ModelError);
     };
     let color = std::io::stderr().is_terminal();
@@ -153,7 +145,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     let doc = report::verify::document(
-        &args.file.display().to_string(),
+        &args.model.file.display().to_string(),
         &machine,
         &loaded.files,
         &out,

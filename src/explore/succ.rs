@@ -397,17 +397,10 @@ impl Machine<'_> {
             };
             let rv = Some((q, rno));
             let resume = |c: &mut Cursor| c.rv_next = Some((q, k));
-            match self.read_var(tmp, cq, rc) {
-                Ok(x) if x == id => {}
-                Ok(_) => continue,
-                Err(f) => {
-                    resume(c);
-                    moved(c, e);
-                    c.rv_matched += 1;
-                    return Some(fault(pid, no, rv, f));
-                }
-            }
-            match self.rendezvous_matches(tmp, cq, ra, vals, fields) {
+            let takes = self
+                .read_var(tmp, cq, rc)
+                .and_then(|x| Ok(x == id && self.rendezvous_matches(tmp, cq, ra, vals, fields)?));
+            match takes {
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(f) => {
