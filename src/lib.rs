@@ -11,6 +11,7 @@ pub mod explore;
 pub mod program;
 pub mod promela;
 pub mod report;
+pub mod rmc;
 
 use std::path::Path;
 

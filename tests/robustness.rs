@@ -153,7 +153,7 @@ fn explore_checked(text: &str) {
     let out = git_rmc::explore::explore(&m, &opts, &mut |_| {});
     for v in &out.violations {
         assert!(
-            m.reproduces(&out.initial, v),
+            m.reproduces(&out.initial, v, &opts),
             "trail of {:?} in\n{text}",
             v.kind
         );

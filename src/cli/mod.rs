@@ -2,6 +2,7 @@
 //! maps outcomes to exit codes (`error.rs`). Glue only: the engine computes, `report` renders.
 
 pub mod error;
+pub mod memory;
 pub mod show;
 pub mod verify;
 

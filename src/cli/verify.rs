@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::error::Outcome;
+use super::error::{InternalError, Outcome};
 use super::show::Format;
-use crate::explore::{self, Machine, Options};
+use crate::explore::{self, Machine, Options, Verdict};
 use crate::report;
 
 /// Check a model for safety: explore every reachable state and report every assertion
@@ -44,9 +44,16 @@ pub struct VerifyArgs {
     /// Stop after this many distinct violations (pan -cN); the search is then incomplete.
     #[arg(long, value_name = "N")]
     pub max_errors: Option<u64>,
-    /// Stop when the search uses more memory than this (e.g. 512M, 4G).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub memory_limit: Option<u64>,
+    /// Stop when the search holds more memory than this: a size (512M, 4G) or `auto`, 80% of
+    /// the least of the memory available, the cgroup's room and the address space left under
+    /// `ulimit -v`. GIT_RMC_MEMORY_LIMIT=SIZE replaces auto. A run stopped there is
+    /// INCOMPLETE (exit 3, or 1 if a violation was found first).
+    #[arg(long, value_name = "auto|SIZE", default_value = "auto", value_parser = super::memory::parse_limit)]
+    pub memory_limit: super::memory::MemoryLimit,
+    /// Build and keep a trail for the first N violations of each kind (0: none). Every
+    /// distinct violation is still reported.
+    #[arg(long, value_name = "N", default_value_t = explore::outcome::DEFAULT_MAX_TRAILS)]
+    pub max_trails: usize,
     /// Replace each trail by a shortest one to the same violation (a breadth-first search).
     #[arg(long)]
     pub short_trails: bool,
@@ -65,28 +72,6 @@ fn short(n: f64) -> String {
     }
 }
 
-fn parse_size(s: &str) -> Result<u64, String> {
-    let s = s.trim();
-    let (num, mult) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let m = match c.to_ascii_uppercase() {
-                'K' => 1u64 << 10,
-                'M' => 1 << 20,
-                'G' => 1 << 30,
-                'T' => 1 << 40,
-                'B' => 1,
-                _ => return Err(format!("unknown size unit '{c}' (use K, M, G or T)")),
-            };
-            (&s[..i], m)
-        }
-        _ => (s, 1),
-    };
-    num.trim()
-        .parse::<u64>()
-        .map(|n| n.saturating_mul(mult))
-        .map_err(|_| format!("'{s}' is not a size (e.g. 512M, 4G)"))
-}
-
 pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     let Some((loaded, program)) = super::load_model(&args.model)? else {
         return Ok(Outcome::ModelError);
@@ -94,6 +79,8 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     let color = std::io::stderr().is_terminal();
     report::diagnostics::emit(&loaded.files, &program.pan_refusals(), color);
     let machine = Machine::new(&program)?;
+    let (memory_limit, _) =
+        super::memory::resolve(args.memory_limit).map_err(anyhow::Error::msg)?;
     let eopts = Options {
         end_states: !args.no_end_states,
         assertions: !args.no_assertions,
@@ -101,7 +88,8 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         max_depth: args.max_depth,
         max_states: args.max_states,
         max_errors: args.max_errors,
-        memory_limit: args.memory_limit,
+        memory_limit,
+        max_trails: args.max_trails,
     };
     let started = Instant::now();
     let mut bar: Option<indicatif::ProgressBar> = None;
@@ -110,11 +98,10 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         if !tty || s.elapsed < Duration::from_secs(1) {
             return;
         }
-        let b = bar.get_or_insert_with(|| {
-            let b = indicatif::ProgressBar::new_spinner();
-            b.enable_steady_tick(Duration::from_millis(200));
-            b
-        });
+        // Ticked from here rather than by a thread of its own: a second thread would
+        // reserve address space that `ulimit -v` counts.
+        let b = bar.get_or_insert_with(indicatif::ProgressBar::new_spinner);
+        b.tick();
         let rate = s.states_stored as f64 / s.elapsed.as_secs_f64().max(1e-9);
         b.set_message(format!(
             "{} stored, {} matched, depth {}, {} states/s, {:.0} MB",
@@ -130,19 +117,16 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         b.finish_and_clear();
     }
     if args.short_trails {
-        let shorter = explore::shortest::shortest_trails(&machine, &out);
+        let shorter = explore::shortest::shortest_trails(&machine, &out, &eopts);
         for (v, t) in out.violations.iter_mut().zip(shorter) {
-            if let Some(t) = t {
-                if t.len() < v.trail.len() {
-                    v.trail = t;
+            if let (Some(t), Some(old)) = (t, &mut v.trail) {
+                if t.len() < old.len() {
+                    *old = t;
                 }
             }
         }
     }
-    let mut trails = Vec::new();
-    for v in &out.violations {
-        trails.push(machine.replay(&out.initial, &v.trail)?);
-    }
+    let trails = replayed_trails(&machine, &out, &eopts)?;
     let elapsed = started.elapsed().as_secs_f64();
     let doc = report::verify::document(
         &args.model.file.display().to_string(),
@@ -155,32 +139,48 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         Format::Text => super::out(&report::verify::text(&doc, elapsed))?,
         Format::Json => super::out(&(serde_json::to_string_pretty(&doc)? + "\n"))?,
     }
-    Ok(if !out.violations.is_empty() {
-        Outcome::Violation
-    } else if out.complete() {
-        Outcome::Ok
-    } else {
-        Outcome::Incomplete
+    Ok(match out.verdict() {
+        Verdict::Fail => Outcome::Violation,
+        Verdict::Pass => Outcome::Ok,
+        Verdict::Incomplete => Outcome::Incomplete,
     })
+}
+
+/// Every trail, replayed through the interpreter to its violation before it is printed. A
+/// trail that does not reach its violation is a bug of git rmc, never the model's fault.
+pub fn replayed_trails(
+    m: &Machine,
+    out: &explore::Outcome,
+    opts: &Options,
+) -> anyhow::Result<Vec<Option<Vec<explore::TrailView>>>> {
+    let mut trails = Vec::with_capacity(out.violations.len());
+    for v in &out.violations {
+        let Some(t) = &v.trail else {
+            trails.push(None);
+            continue;
+        };
+        if !m.reproduces(&out.initial, v, opts) {
+            return Err(InternalError(format!(
+                "the trail of a {} violation ({}) does not reach it when replayed",
+                v.kind.as_str(),
+                v.message
+            ))
+            .into());
+        }
+        let view = m
+            .replay(&out.initial, t)
+            .map_err(|e| InternalError(format!("a {} trail: {e}", v.kind.as_str())))?;
+        trails.push(Some(view));
+    }
+    Ok(trails)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
-
     #[test]
     fn short_counts() {
         assert_eq!(super::short(999.0), "999");
         assert_eq!(super::short(12_049.0), "12.0k");
         assert_eq!(super::short(2_175_041.0), "2.175M");
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("512M"), Ok(512 << 20));
-        assert_eq!(parse_size("4g"), Ok(4 << 30));
-        assert_eq!(parse_size("1000"), Ok(1000));
-        assert!(parse_size("12Q").is_err());
-        assert!(parse_size("M").is_err());
     }
 }

@@ -19,11 +19,27 @@ pub enum Fault {
     },
     DivZero,
     TooManyProcs,
+    /// A 256th channel.
+    TooManyChans,
     DStepBlocked,
     NonTerminatingAtomic,
     BadChan,
     /// A receive of constants only that does not name every field of the message.
     RecvFields,
+    /// A send with more values than the channel has fields.
+    SendTooMany,
+    /// A poll (`c?[..]`) of a rendezvous channel.
+    PollRendezvous,
+    /// A copying receive (`c?<..>`) on a rendezvous channel.
+    CopyRendezvous,
+    /// A rendezvous inside a `d_step` after its first statement.
+    RendezvousInDStep,
+    /// `set_priority` with a priority out of range.
+    Priority(i32),
+    /// `enabled()` of the running process.
+    EnabledSelf,
+    /// A `D_proctype` with more than one executable option.
+    DProctypeChoice,
     Unsupported(&'static str),
 }
 
@@ -50,7 +66,22 @@ pub enum Located<'s> {
 pub struct Ctx {
     pub pid: usize,
     pub timeout: bool,
+    /// How many `enabled()` evaluations enclose this one.
+    pub nest: u8,
 }
+
+impl Ctx {
+    pub fn of(pid: usize) -> Ctx {
+        Ctx {
+            pid,
+            timeout: false,
+            nest: 0,
+        }
+    }
+}
+
+/// `enabled()` inside a statement that `enabled()` is probing, this deep, is given up.
+const MAX_ENABLED_NEST: u8 = 16;
 
 impl Machine<'_> {
     pub fn place(&self, st: &State, cx: Ctx, v: &LVar) -> Result<Place, Fault> {
@@ -225,11 +256,27 @@ impl Machine<'_> {
             }
             LExpr::Poll { chan, args, random } => {
                 let at = self.chan_of(st, cx, chan)?;
+                if self.layout.chans[st.chan_type(at)].capacity == 0 {
+                    // pan: "error to poll rendezvous channel"; the poll is false.
+                    self.soft.set(Some(Fault::PollRendezvous));
+                    return Ok(0);
+                }
                 i32::from(self.find_message(st, cx, at, args, *random)?.is_some())
             }
             LExpr::Enabled(p) => {
                 let pid = self.eval(st, cx, p)?;
-                i32::from(pid >= 0 && (pid as usize) < st.nr_pr() && self.enabled(st, pid as usize))
+                // pan: "used: enabled(pid=thisproc)", a fatal error.
+                if pid == cx.pid as i32 {
+                    return Err(Fault::EnabledSelf);
+                }
+                if cx.nest >= MAX_ENABLED_NEST {
+                    return Err(Fault::Unsupported("enabled() nested more than 16 deep"));
+                }
+                i32::from(
+                    pid >= 0
+                        && (pid as usize) < st.nr_pr()
+                        && self.can_move(st, pid as usize, false, cx.nest + 1)?,
+                )
             }
             LExpr::GetPriority(p) => {
                 let pid = self.eval(st, cx, p)?;

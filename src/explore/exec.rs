@@ -31,6 +31,12 @@ pub enum Flag {
     SendFields,
     /// A receive named fewer variables than the channel has fields.
     RecvFields,
+    /// A send gave more values than the channel has fields (the first ones are sent).
+    SendTooMany,
+    /// A poll of a rendezvous channel (it is false).
+    PollRendezvous,
+    /// A second transition of a `D_proctype` from one state.
+    DProctype,
 }
 
 /// The most message fields a channel may have (pan's limit is lower).
@@ -38,6 +44,9 @@ pub const MAX_FIELDS: usize = 64;
 
 /// pan's limit on live processes.
 pub const MAX_PROCS: usize = 255;
+
+/// pan's limit on channels.
+pub const MAX_CHANS: usize = 255;
 
 /// Steps a `d_step` body may take before it is reported as not terminating.
 const DSTEP_LIMIT: u32 = 1_000_000;
@@ -100,15 +109,19 @@ impl Machine<'_> {
             LStmt::SetPriority(p, v) => {
                 let pid = self.eval(st, cx, p)?;
                 let v = self.eval(st, cx, v)?;
+                // pan ignores a pid that names no process, then requires 1..255.
                 if pid >= 0 && (pid as usize) < st.nr_pr() {
+                    if !(1..=255).contains(&v) {
+                        return Err(Fault::Priority(v));
+                    }
                     st.set_priority(&self.layout, pid as usize, v);
                 }
                 Ok(Step::Done)
             }
-            LStmt::DStep(a) => self.dstep(st, cx, a),
+            LStmt::DStep(a) => self.dstep(st, cx, a, a.initial, 0),
             LStmt::ChanInit(v, ct) => {
                 let t = self.chan_type_index(ct)?;
-                let id = st.add_chan(&self.layout, t as u8);
+                let id = self.add_chan(st, t)?;
                 let p = self.place(st, cx, v)?;
                 self.write_place(st, cx, p, id);
                 Ok(Step::Done)
@@ -124,12 +137,27 @@ impl Machine<'_> {
         }
     }
 
-    /// A `d_step`: one transition running the body to its end, taking the first executable
-    /// option at each point. Blocking after the first statement is an error.
-    fn dstep(&self, st: &mut State, cx: Ctx, a: &Automaton) -> Result<Step, Fault> {
-        let mut loc = a.initial;
+    /// A new channel of layout type `t`; pan allows 255.
+    fn add_chan(&self, st: &mut State, t: usize) -> Result<i32, Fault> {
+        if st.chans.len() >= MAX_CHANS {
+            return Err(Fault::TooManyChans);
+        }
+        Ok(st.add_chan(&self.layout, t as u8))
+    }
+
+    /// A `d_step`: one transition running the body to its end from `loc` (`steps` taken
+    /// already), taking the first executable option at each point. Blocking after the first
+    /// statement is an error; so is a rendezvous send anywhere in it (pan's "rv-attempt in
+    /// d_step"); a rendezvous receive moves only as the first statement, with a sender.
+    pub fn dstep(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        a: &Automaton,
+        mut loc: crate::program::LocId,
+        mut steps: u32,
+    ) -> Result<Step, Fault> {
         let mut result = Step::Done;
-        let mut steps = 0u32;
         loop {
             let Some(l) = a.location(loc) else {
                 return Ok(result);
@@ -144,6 +172,9 @@ impl Machine<'_> {
             for e in &l.edges {
                 if let LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } = &e.stmt {
                     if self.is_rendezvous(st, cx, chan)? {
+                        if matches!(e.stmt, LStmt::Send { .. }) {
+                            return Err(Fault::RendezvousInDStep);
+                        }
                         continue;
                     }
                 }
@@ -261,10 +292,10 @@ impl Machine<'_> {
             f.write(&mut st.v, slot(pos) + cl.field_offsets[i] as usize, v);
         }
         st.v[at + 1] += 1;
-        Ok(if n < cl.fields.len() {
-            Step::Flagged(Flag::SendFields)
-        } else {
-            Step::Done
+        Ok(match n.cmp(&cl.fields.len()) {
+            std::cmp::Ordering::Less => Step::Flagged(Flag::SendFields),
+            std::cmp::Ordering::Greater => Step::Flagged(Flag::SendTooMany),
+            std::cmp::Ordering::Equal => Step::Done,
         })
     }
 
@@ -431,10 +462,7 @@ impl Machine<'_> {
         st.procs.push(at as u32);
         let pid = st.nr_pr() - 1;
         st.set_loc(pid, self.index_of(pr.automaton.initial));
-        let cx = Ctx {
-            pid,
-            timeout: false,
-        };
+        let cx = Ctx::of(pid);
         let base = at + pl.header as usize;
         for (i, var) in pr.locals.iter().enumerate() {
             let l = &pl.locals[i];
@@ -448,7 +476,9 @@ impl Machine<'_> {
                 }
                 continue;
             }
-            if var.late {
+            // A declaration after the first statement is an assignment at its place; a
+            // record's fields are still set once, at creation.
+            if var.late && !matches!(var.ty, crate::program::types::Type::Struct { .. }) {
                 continue;
             }
             self.init_var(st, cx, base + l.offset as usize, &l.shape, var)?;
@@ -506,7 +536,7 @@ impl Machine<'_> {
                 let mut sc = Vec::new();
                 shape.scalars(0, &mut sc);
                 for (o, s) in sc {
-                    let id = st.add_chan(&self.layout, t as u8);
+                    let id = self.add_chan(st, t)?;
                     s.write(&mut st.v, at + o as usize, id);
                 }
                 Ok(())

@@ -315,24 +315,27 @@ impl Layout {
         }
     }
 
-    /// A hash of the exact ordered layout: every field's offset, width, signedness, owner and
-    /// name, the proctype table, and the `_last` and priority flags.
+    /// A hash of the exact ordered layout: every field's offset, width, signedness and owner
+    /// (the globals, or the proctype whose tag a process record carries), the proctype table
+    /// (each tag's kind and locals), and the `_last` and priority flags. Names are not part
+    /// of it: a renamed variable or field keeps every state's meaning, while two declarations
+    /// that swap places keep the layout but change every statement that reads them (they
+    /// read other slots), which the impact analysis sees.
     fn compute_hash(&self, p: &Program) -> u64 {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         let mut put = |s: &[u8]| {
             h.write(&(s.len() as u32).to_le_bytes());
             h.write(s);
         };
-        put(b"git-rmc layout 1");
+        put(b"git-rmc layout 2");
         put(&[
             u8::from(self.last_at.is_some()),
             u8::from(self.uses_priority),
         ]);
-        let var = |put: &mut dyn FnMut(&[u8]), owner: &str, v: &VarLayout| {
+        let var = |put: &mut dyn FnMut(&[u8]), owner: &[u8], v: &VarLayout| {
             let mut sc = Vec::new();
             v.shape.scalars(v.offset, &mut sc);
-            put(owner.as_bytes());
-            put(v.name.as_bytes());
+            put(owner);
             put(&[u8::from(v.hidden)]);
             for (o, s) in sc {
                 put(&o.to_le_bytes());
@@ -340,12 +343,18 @@ impl Layout {
             }
         };
         for g in &self.globals {
-            var(&mut put, "", g);
+            var(&mut put, b"global", g);
         }
         for (i, pl) in self.procs.iter().enumerate() {
-            put(p.procs[i].name.as_bytes());
+            let kind = match p.procs[i].kind {
+                crate::program::ProcKind::Proctype => 0u8,
+                crate::program::ProcKind::Init => 1,
+                crate::program::ProcKind::Never => 2,
+            };
+            let tag = (i as u32).to_le_bytes();
+            put(&[kind]);
             for v in &pl.locals {
-                var(&mut put, &p.procs[i].name, v);
+                var(&mut put, &tag, v);
             }
         }
         for c in &self.chans {

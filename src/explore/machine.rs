@@ -16,12 +16,19 @@ pub struct Machine<'p> {
     pub layout: Layout,
     /// Location index within its proctype's automaton, by location id (u32::MAX: none).
     loc_index: Vec<u32>,
+    /// The proctype of each location id (u32::MAX: none).
+    loc_owner: Vec<u32>,
     /// Number of the first edge of each location, per proctype.
     edge_base: Vec<Vec<u32>>,
     /// (proctype, location index, edge index) per edge number.
     pub edges: Vec<(u32, u32, u32)>,
     /// Location index of each edge's target, per edge number.
     targets: Vec<u32>,
+    /// Sizes of the records pan would give this program's states.
+    pan: super::pan_size::PanSizes,
+    /// An error pan reports during an evaluation without ending anything (a poll of a
+    /// rendezvous channel): set by the evaluator, taken by successor generation.
+    pub(crate) soft: std::cell::Cell<Option<Fault>>,
 }
 
 impl<'p> Machine<'p> {
@@ -34,9 +41,11 @@ impl<'p> Machine<'p> {
             .max()
             .unwrap_or(0);
         let mut loc_index = vec![u32::MAX; max as usize + 1];
-        for p in &prog.procs {
+        let mut loc_owner = vec![u32::MAX; max as usize + 1];
+        for (pi, p) in prog.procs.iter().enumerate() {
             for (li, l) in p.automaton.locations.iter().enumerate() {
                 loc_index[l.id.0 as usize] = li as u32;
+                loc_owner[l.id.0 as usize] = pi as u32;
             }
         }
         let mut edge_base = Vec::new();
@@ -58,10 +67,15 @@ impl<'p> Machine<'p> {
             }
             edge_base.push(bases);
         }
+        let chan_types: Vec<_> = layout.chans.iter().map(|c| c.source.clone()).collect();
+        let pan = super::pan_size::PanSizes::new(prog, &chan_types);
         Ok(Machine {
             prog,
+            pan,
+            soft: std::cell::Cell::new(None),
             layout,
             loc_index,
+            loc_owner,
             edge_base,
             edges,
             targets,
@@ -98,6 +112,29 @@ impl<'p> Machine<'p> {
             .unwrap_or(u32::MAX)
     }
 
+    /// The proctype and location index of a location id.
+    pub fn locate_id(&self, id: crate::program::LocId) -> Option<(usize, u32)> {
+        let p = *self.loc_owner.get(id.0 as usize)?;
+        (p != u32::MAX).then(|| (p as usize, self.loc_index[id.0 as usize]))
+    }
+
+    /// The stable id of the location process `pid` is at.
+    #[inline]
+    pub fn loc_id(&self, st: &State, pid: usize) -> u32 {
+        self.location(st, pid).map_or(u32::MAX, |l| l.id.0)
+    }
+
+    /// The stable id of an edge's source location, and the edge's index there.
+    pub fn edge_at(&self, no: EdgeNo) -> (u32, u32) {
+        let (p, l, k) = self.edges[no as usize];
+        (
+            self.prog.procs[p as usize].automaton.locations[l as usize]
+                .id
+                .0,
+            k,
+        )
+    }
+
     /// The canonical encoding of a state, the one fingerprints and records use: the stored
     /// bytes with each process's location as its u32 stable id.
     pub fn canonical(&self, st: &State, out: &mut Vec<u8>) {
@@ -116,6 +153,27 @@ impl<'p> Machine<'p> {
             at = p + 1 + st.lw as usize;
         }
         out.extend_from_slice(&st.v[at..]);
+    }
+
+    /// The size pan's state vector would have for `st` (its `vsize`): the header and
+    /// globals, then each process and channel in creation order from the next multiple of 8.
+    pub fn pan_vector(&self, st: &State) -> u64 {
+        let (mut i, mut j) = (0, 0);
+        let mut v = self.pan.base;
+        loop {
+            let size = match (st.procs.get(i), st.chans.get(j)) {
+                (Some(&p), c) if c.is_none_or(|&c| p < c) => {
+                    i += 1;
+                    self.pan.procs[st.v[p as usize] as usize]
+                }
+                (_, Some(&c)) => {
+                    j += 1;
+                    self.pan.chans[st.chan_type(c as usize)]
+                }
+                _ => return v,
+            };
+            v = v.div_ceil(8) * 8 + size;
+        }
     }
 
     /// The 128-bit fingerprint of a state: its canonical encoding hashed with the layout.
@@ -148,10 +206,7 @@ impl<'p> Machine<'p> {
             lw: self.layout.loc_width as u8,
             ..State::default()
         };
-        let cx = Ctx {
-            pid: 0,
-            timeout: false,
-        };
+        let cx = Ctx::of(0);
         for (g, var) in self.layout.globals.iter().zip(&self.prog.globals) {
             let at = self.layout.global_base(g) as usize;
             self.init_var(&mut st, cx, at, &g.shape, var)?;
@@ -174,10 +229,7 @@ impl<'p> Machine<'p> {
         match &self.prog.procs[t].provided {
             None => true,
             Some(e) => {
-                let cx = Ctx {
-                    pid,
-                    timeout: false,
-                };
+                let cx = Ctx::of(pid);
                 self.eval(st, cx, e).map(|v| v != 0).unwrap_or(false)
             }
         }

@@ -8,10 +8,15 @@
 //! of git or the terminal; states hold stable location ids, so their canonical bytes and
 //! fingerprints do not change when unrelated code is edited.
 
+pub mod budget;
+pub mod chunked;
 pub mod eval;
 pub mod exec;
 pub mod layout;
 pub mod machine;
+pub mod outcome;
+pub mod pan_size;
+pub mod property;
 pub mod search;
 pub mod shortest;
 pub mod state;
@@ -20,5 +25,6 @@ pub mod succ;
 pub mod trail;
 
 pub use machine::Machine;
-pub use search::{explore, Limit, Options, Outcome, Stats, Violation, ViolationKind};
+pub use outcome::{Limit, Options, Outcome, Stats, Verdict, Violation, ViolationKind};
+pub use search::{explore, search, NoRider, Rider, Visit};
 pub use trail::{TrailStep, TrailView};

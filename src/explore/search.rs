@@ -5,169 +5,86 @@
 //! States inside an atomic sequence are not stored: they are frames on the path without a
 //! store id, and the Tarjan updates they see go to the nearest stored frame below them. A
 //! rendezvous is one successor (its middle state never exists here), two levels deep.
+//!
+//! What rides along (recording reachable sets, pruning, progress) plugs in through `Rider`;
+//! there is one search loop.
 
-use std::collections::HashSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde::Serialize;
-
+use super::budget::{Budget, OutOfMemory};
+use super::chunked::{ByteStack, ChunkedVec, Pos};
 use super::eval::Fault;
 use super::exec::Flag;
 use super::machine::{EdgeNo, Machine};
+use super::outcome::{Limit, Options, Outcome, Stats, Violation, ViolationKind};
+use super::property::{self, Key, Register};
 use super::state::State;
 use super::store::Store;
 use super::succ::{Cursor, FaultAt, Next};
 use super::trail::TrailStep;
 
-/// What the user asked for (pan's run-time options).
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Report invalid end states (pan without `-E`).
-    pub end_states: bool,
-    /// Report assertion violations and index errors (pan without `-A`).
-    pub assertions: bool,
-    /// A valid end state also needs every channel empty (pan `-q`).
-    pub empty_channels: bool,
-    pub max_depth: Option<u64>,
-    pub max_states: Option<u64>,
-    pub max_errors: Option<u64>,
-    pub memory_limit: Option<u64>,
+/// What the search does with a state stored for the first time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visit {
+    /// Explore its successors.
+    Expand,
+    /// Do not explore it: its sub-state-space is known (a pruned state).
+    Skip,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            end_states: true,
-            assertions: true,
-            empty_channels: false,
-            max_depth: None,
-            max_states: None,
-            max_errors: None,
-            memory_limit: None,
-        }
+/// Work that rides along the one search: told about every stored state, every step through
+/// an atomic sequence, every transition to a state already stored, every violation (each
+/// occurrence, not only the first), and every completed strongly connected component.
+/// Every method has a default that does nothing, so a plain check pays nothing.
+pub trait Rider {
+    /// The search starts; the rider takes the memory of its own structures from `budget`.
+    fn begin(&mut self, _budget: &Budget) {}
+    /// A state stored for the first time, with its store id (its Tarjan index).
+    fn stored(&mut self, _m: &Machine, _id: u32, _st: &State) -> Visit {
+        Visit::Expand
+    }
+    /// A state the search passes inside an atomic sequence (not stored): it belongs to the
+    /// stored state the sequence started from.
+    fn passed(&mut self, _m: &Machine, _st: &State) {}
+    /// A transition into the stored state `id`; `done` when its component is complete.
+    fn matched(&mut self, _id: u32, _done: bool) {}
+    /// A violation occurred at the state being expanded (every occurrence).
+    fn violation(
+        &mut self,
+        _m: &Machine,
+        _kind: ViolationKind,
+        _edge: Option<EdgeNo>,
+        _blocked: &[(usize, usize, u32)],
+    ) {
+    }
+    /// The stored state `id` has no successors left. `root`: it is the root of its
+    /// component, whose members (root included) follow through `member`.
+    fn finished(&mut self, _id: u32, _root: bool) {}
+    /// A member of the component just completed.
+    fn member(&mut self, _id: u32) {}
+    /// The violations in the known sub-state-space of the state just skipped, to be
+    /// reported again (their trails continue from that state).
+    fn reissue(&mut self, _m: &Machine, _out: &mut Vec<Key>) {}
+    /// The search ran out of memory in the rider's own structures.
+    fn out_of_memory(&self) -> bool {
+        false
     }
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Stats {
-    pub states_stored: u64,
-    pub states_matched: u64,
-    pub transitions: u64,
-    pub atomic_steps: u64,
-    pub depth_reached: u64,
-    pub state_vector_bytes: u64,
-    /// States a regression check did not explore (always 0 in a full check).
-    pub states_pruned: u64,
-    /// Strongly connected components of the stored state graph.
-    pub sccs: u64,
-    /// Time spent searching.
-    #[serde(rename = "elapsed_ms", serialize_with = "millis")]
-    pub elapsed: Duration,
-    pub peak_memory_bytes: u64,
-    /// Bytes of the visited set (state vectors and hash table), comparable with pan's memory
-    /// for states plus its hash table.
-    pub store_bytes: u64,
-}
+/// The rider of a plain check.
+pub struct NoRider;
 
-fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(d.as_millis() as u64)
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ViolationKind {
-    Assertion,
-    InvalidEndState,
-    IndexOutOfRange,
-    DivisionByZero,
-    #[serde(rename = "d_step-blocked")]
-    DStepBlocked,
-    TooManyProcesses,
-    NonTerminatingAtomic,
-    UninitialisedChannel,
-    MessageFields,
-    Unsupported,
-}
-
-impl ViolationKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ViolationKind::Assertion => "assertion",
-            ViolationKind::InvalidEndState => "invalid-end-state",
-            ViolationKind::IndexOutOfRange => "index-out-of-range",
-            ViolationKind::DivisionByZero => "division-by-zero",
-            ViolationKind::DStepBlocked => "d_step-blocked",
-            ViolationKind::TooManyProcesses => "too-many-processes",
-            ViolationKind::NonTerminatingAtomic => "non-terminating-atomic",
-            ViolationKind::UninitialisedChannel => "uninitialised-channel",
-            ViolationKind::MessageFields => "message-fields",
-            ViolationKind::Unsupported => "unsupported",
-        }
-    }
-}
-
-/// One distinct violation with the steps from the initial state that reach it.
-#[derive(Clone, Debug)]
-pub struct Violation {
-    pub kind: ViolationKind,
-    /// The edge whose step violated (none for invalid end states).
-    pub edge: Option<EdgeNo>,
-    pub pid: Option<usize>,
-    pub message: String,
-    /// Invalid end states: (pid, proctype, location index) of each process not at a valid
-    /// end, in pid order.
-    pub blocked: Vec<(usize, usize, u32)>,
-    pub trail: Vec<TrailStep>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Limit {
-    Depth,
-    States,
-    Memory,
-    Errors,
-}
-
-impl Limit {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Limit::Depth => "depth",
-            Limit::States => "states",
-            Limit::Memory => "memory",
-            Limit::Errors => "errors",
-        }
-    }
-}
-
-pub struct Outcome {
-    pub stats: Stats,
-    pub violations: Vec<Violation>,
-    /// The limit that cut the search, if any (the run is then incomplete).
-    pub limit: Option<Limit>,
-    /// Per edge number: whether the edge was ever executed.
-    pub executed: Vec<bool>,
-    /// The initial state, from which trails replay.
-    pub initial: Vec<u8>,
-}
-
-impl Outcome {
-    pub fn complete(&self) -> bool {
-        self.limit.is_none()
-    }
-}
+impl Rider for NoRider {}
 
 const NONE: u32 = u32::MAX;
 
-/// What makes a violation distinct: its kind, its edge, and for invalid end states the
-/// blocked (proctype, location) tuple.
-type ViolationKey = (ViolationKind, EdgeNo, Vec<(usize, u32)>);
-
+#[derive(Clone, Copy)]
 struct Frame {
     /// Store id; NONE inside an atomic sequence.
     id: u32,
-    /// This frame's state vector in the path arena.
-    at: u64,
+    /// In the path: the hidden globals of a stored frame (its stored part is in the
+    /// store), the whole vector of an unstored one.
+    at: Pos,
     len: u32,
     depth: u64,
     /// Where the enumeration of this state's successors stands.
@@ -178,90 +95,120 @@ struct Frame {
     step: Option<TrailStep>,
 }
 
-struct Search<'m, 'p> {
+struct Search<'m, 'p, R: Rider> {
     m: &'m Machine<'p>,
     opts: &'m Options,
+    rider: &'m mut R,
+    budget: Budget,
     store: Store,
-    frames: Vec<Frame>,
-    /// The state vector of every frame on the path, back to back.
-    path: Vec<u8>,
+    frames: ChunkedVec<Frame>,
+    path: ByteStack,
     /// The state of the frame `loaded` (its index), decoded.
     cur: State,
     loaded: usize,
     /// The successor being built, and scratch.
     next: State,
     tmp: State,
-    tarjan: Vec<u32>,
-    assigned: Vec<u64>,
+    tarjan: ChunkedVec<u32>,
+    assigned: ChunkedVec<u64>,
     stats: Stats,
-    violations: Vec<Violation>,
-    seen: HashSet<ViolationKey>,
+    found: Register,
     limit: Option<Limit>,
+    stopped_by: Option<ViolationKind>,
     executed: Vec<bool>,
+    blocked: Vec<(usize, usize, u32)>,
+    keys: Vec<Key>,
+    hidden: usize,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
 /// figures so far.
 pub fn explore(m: &Machine, opts: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
+    search(m, opts, &mut NoRider, progress)
+}
+
+/// The one search, with a rider.
+pub fn search<R: Rider>(
+    m: &Machine,
+    opts: &Options,
+    rider: &mut R,
+    progress: &mut dyn FnMut(&Stats),
+) -> Outcome {
     let started = Instant::now();
-    let mut s = Search {
-        m,
-        opts,
-        store: Store::new(),
-        frames: Vec::new(),
-        path: Vec::new(),
-        cur: State::default(),
-        loaded: usize::MAX,
-        next: State::default(),
-        tmp: State::default(),
-        tarjan: Vec::new(),
-        assigned: Vec::new(),
+    let budget = Budget::new(opts.memory_limit);
+    let mut found = Register::new(opts.max_trails);
+    let empty = |limit, found: Register| Outcome {
         stats: Stats::default(),
-        violations: Vec::new(),
-        seen: HashSet::new(),
-        limit: None,
+        violations: found.list,
+        limit,
+        stopped_by: None,
         executed: vec![false; m.edges.len()],
+        initial: Vec::new(),
+    };
+    let store = match Store::new(budget.clone()) {
+        Ok(s) => s,
+        Err(OutOfMemory) => return empty(Some(Limit::Memory), found),
     };
     let initial = match m.initial() {
         Ok(st) => st,
         Err(f) => {
-            s.report_fault(
-                &FaultAt {
-                    pid: 0,
-                    edge: NONE,
-                    rv: None,
-                    fault: f,
-                },
-                &[],
-            );
-            return s.finish(Vec::new(), started);
+            let kind = fault_kind(&f);
+            found.add(Violation {
+                kind,
+                edge: None,
+                pid: Some(0),
+                message: fault_message(&f),
+                blocked: Vec::new(),
+                trail: Some(Vec::new()),
+                via: None,
+            });
+            let mut out = empty(None, found);
+            out.stopped_by = kind.is_fatal().then_some(kind);
+            return out;
         }
     };
+    let mut s = Search {
+        m,
+        opts,
+        rider,
+        frames: ChunkedVec::new(budget.clone(), 1 << 20),
+        path: ByteStack::new(budget.clone(), 1 << 20),
+        tarjan: ChunkedVec::new(budget.clone(), 1 << 18),
+        assigned: ChunkedVec::new(budget.clone(), 1 << 16),
+        budget,
+        store,
+        cur: State::default(),
+        loaded: usize::MAX,
+        next: State::default(),
+        tmp: State::default(),
+        stats: Stats::default(),
+        found,
+        limit: None,
+        stopped_by: None,
+        executed: vec![false; m.edges.len()],
+        blocked: Vec::new(),
+        keys: Vec::new(),
+        hidden: m.layout.hidden_size as usize,
+    };
+    s.rider.begin(&s.budget);
     let initial_bytes = initial.v.clone();
     s.next = initial;
     s.visit(0, None, None);
     let mut tick = 0u32;
     while !s.frames.is_empty() {
-        if s.limit.is_some() {
+        if s.limit.is_some() || s.stopped_by.is_some() {
             break;
         }
         let fi = s.frames.len() - 1;
-        if s.loaded != fi {
-            let f = &s.frames[fi];
-            s.cur.load(
-                &s.m.layout,
-                &s.path[f.at as usize..f.at as usize + f.len as usize],
-            );
-            s.loaded = fi;
-        }
-        let mut c = s.frames[fi].cursor;
+        s.load(fi);
+        let f = s.frames.get_ref(fi);
+        let (mut c, depth) = (f.cursor, f.depth);
         let r = s.m.next(&s.cur, &mut c, &mut s.next, &mut s.tmp);
-        let depth = s.frames[fi].depth;
         if std::mem::take(&mut c.failed_offer) {
             // A rendezvous offer nobody took still reached the level below.
             s.reach(depth + 1);
         }
-        s.frames[fi].cursor = c;
+        s.frames.get_mut(fi).cursor = c;
         match r {
             Next::Succ(it) => {
                 s.mark(it.edge, it.rv);
@@ -278,63 +225,82 @@ pub fn explore(m: &Machine, opts: &Options, progress: &mut dyn FnMut(&Stats)) ->
                 tick += 1;
                 if tick & 0xffff == 0 {
                     s.stats.elapsed = started.elapsed();
-                    s.stats.peak_memory_bytes = s.memory();
+                    s.stats.peak_memory_bytes = s.budget.peak();
                     progress(&s.stats);
-                    if s.opts
-                        .memory_limit
-                        .is_some_and(|l| s.stats.peak_memory_bytes > l)
-                    {
-                        s.limit = Some(Limit::Memory);
-                    }
                 }
             }
             Next::Fault(f) => {
                 s.mark(f.edge, f.rv);
-                if s.seen.contains(&(fault_kind(&f.fault), f.edge, Vec::new())) {
-                    continue;
-                }
-                let trail = s.path(Some(TrailStep {
-                    pid: f.pid,
-                    edge: f.edge,
-                    rv: f.rv,
-                }));
-                s.report_fault(&f, &trail);
+                s.report_fault(&f);
             }
+            // An error pan reports while the statement simply does not move.
+            Next::Report(f) => s.report_fault(&f),
             Next::Done => s.exhausted(fi),
         }
     }
     s.finish(initial_bytes, started)
 }
 
-impl Search<'_, '_> {
-    fn memory(&self) -> u64 {
-        (self.store.memory()
-            + self.path.capacity()
-            + self.frames.capacity() * std::mem::size_of::<Frame>()
-            + self.assigned.capacity() * 8
-            + self.tarjan.capacity() * 4) as u64
-    }
-
+impl<R: Rider> Search<'_, '_, R> {
     fn finish(mut self, initial: Vec<u8>, started: Instant) -> Outcome {
         self.stats.transitions = self.stats.states_stored + self.stats.states_matched;
         self.stats.elapsed = started.elapsed();
-        self.stats.peak_memory_bytes = self.memory();
-        self.stats.store_bytes = self.store.memory() as u64;
+        self.stats.peak_memory_bytes = self.budget.peak();
+        self.stats.store_bytes = self.store.memory();
         Outcome {
             stats: self.stats,
-            violations: self.violations,
+            violations: self.found.list,
             limit: self.limit,
+            stopped_by: self.stopped_by,
             executed: self.executed,
             initial,
         }
     }
 
-    fn path(&self, last: Option<TrailStep>) -> Vec<TrailStep> {
-        self.frames
-            .iter()
-            .filter_map(|f| f.step)
-            .chain(last)
-            .collect()
+    fn out_of_memory(&mut self) {
+        self.limit = Some(Limit::Memory);
+    }
+
+    /// Decodes frame `fi`'s state into `cur` unless it is there already.
+    fn load(&mut self, fi: usize) {
+        if self.loaded == fi {
+            return;
+        }
+        let f = self.frames.get_ref(fi);
+        let own = self.path.get(f.at, f.len as usize);
+        self.cur.v.clear();
+        self.cur.v.extend_from_slice(own);
+        if f.id != NONE {
+            self.cur.v.extend_from_slice(self.store.get(f.id));
+        }
+        self.cur.rescan(&self.m.layout);
+        self.loaded = fi;
+    }
+
+    /// The steps from the initial state to the frame on top, then `last`.
+    fn trail(&self, last: Option<TrailStep>) -> Vec<TrailStep> {
+        let mut t = Vec::with_capacity(self.frames.len() + 1);
+        t.extend(self.frames.iter().filter_map(|f| f.step));
+        t.extend(last);
+        t
+    }
+
+    /// A trail for a violation of `kind` if that kind still gets trails and the trail fits
+    /// the memory budget (else the search stops at its memory limit).
+    fn trail_for(
+        &mut self,
+        kind: ViolationKind,
+        last: Option<TrailStep>,
+    ) -> Option<Vec<TrailStep>> {
+        if !self.found.wants_trail(kind) {
+            return None;
+        }
+        let bytes = (self.frames.len() as u64 + 1) * std::mem::size_of::<TrailStep>() as u64;
+        if self.budget.take(bytes).is_err() {
+            self.out_of_memory();
+            return None;
+        }
+        Some(self.trail(last))
     }
 
     /// Visits the state in `self.next`, reached at `depth` by `step`; `atomic` names the
@@ -357,53 +323,74 @@ impl Search<'_, '_> {
             self.stats.atomic_steps += 1;
             if self.repeats_in_atomic_run() {
                 let edge = step.map(|s| s.edge).unwrap_or(NONE);
-                let trail = self.path(step);
-                self.report(
-                    ViolationKind::NonTerminatingAtomic,
-                    Some(edge),
-                    Some(p as usize),
-                    "non-terminating atomic sequence: a state repeats inside one atomic run".into(),
-                    Vec::new(),
-                    trail,
-                );
+                let kind = ViolationKind::NonTerminatingAtomic;
+                self.rider.violation(self.m, kind, Some(edge), &[]);
+                if !self.found.seen_edge(kind, edge) {
+                    let trail = self.trail_for(kind, step);
+                    self.add(Violation {
+                        kind,
+                        edge: Some(edge),
+                        pid: Some(p as usize),
+                        message: NON_TERMINATING.into(),
+                        blocked: Vec::new(),
+                        trail,
+                        via: None,
+                    });
+                }
                 return;
             }
             self.reach(depth);
+            self.rider.passed(self.m, &self.next);
             // Stored only if the process blocks inside the sequence (see `exhausted`).
             self.push(NONE, depth, Some(p), anchor.unwrap_or(NONE), step);
             return;
         }
         // Look the state up before anything else: most successors are already stored.
-        let key = &self.next.v[self.m.layout.hidden_size as usize..];
-        let (id, new) = self.store.insert(key);
+        let (id, new) = match self.store.insert(&self.next.v[self.hidden..]) {
+            Ok(x) => x,
+            Err(OutOfMemory) => return self.out_of_memory(),
+        };
         if !new {
             self.matched(id, anchor);
             return;
         }
-        self.stored(id, depth, self.next.v.len());
+        let pan = self.m.pan_vector(&self.next);
+        self.stored(id, depth, self.next.v.len(), pan);
+        let visit = self.rider.stored(self.m, id, &self.next);
         let idx = self.frames.len() as u32;
-        self.push(id, depth, None, idx, step);
+        if !self.push(id, depth, None, idx, step) {
+            return;
+        }
+        if visit == Visit::Skip {
+            self.skip();
+        }
     }
 
     /// Counts a successor that is already stored; Tarjan hands its index to `anchor`, the
     /// nearest stored frame.
     fn matched(&mut self, id: u32, anchor: Option<u32>) {
         self.stats.states_matched += 1;
-        if !self.is_assigned(id) {
+        let done = self.is_assigned(id);
+        if !done {
             if let Some(a) = anchor {
-                let f = &mut self.frames[a as usize];
+                let f = self.frames.get_mut(a as usize);
                 f.lowlink = f.lowlink.min(id);
             }
         }
+        self.rider.matched(id, done);
     }
 
-    /// Counts a newly stored state (vector of `len` bytes, hidden globals included).
-    fn stored(&mut self, id: u32, depth: u64, len: usize) {
+    /// Counts a newly stored state (vector of `len` bytes, hidden globals included; `pan`
+    /// bytes in pan's layout).
+    fn stored(&mut self, id: u32, depth: u64, len: usize, pan: u64) {
         self.stats.states_stored += 1;
         self.reach(depth);
-        let vec_len = (len - self.m.layout.hidden_size as usize) as u64;
-        self.stats.state_vector_bytes = self.stats.state_vector_bytes.max(vec_len);
-        self.tarjan.push(id);
+        let vec_len = (len - self.hidden) as u64;
+        self.stats.vector_bytes = self.stats.vector_bytes.max(vec_len);
+        self.stats.state_vector_bytes = self.stats.state_vector_bytes.max(pan);
+        if self.tarjan.push(id).is_err() {
+            self.out_of_memory();
+        }
         if self
             .opts
             .max_states
@@ -413,7 +400,9 @@ impl Search<'_, '_> {
         }
     }
 
-    /// Pushes a frame for the state in `self.next`, which becomes the loaded state.
+    /// Pushes a frame for the state in `self.next`, which becomes the loaded state. The
+    /// path keeps the whole vector of an unstored frame and only the hidden globals of a
+    /// stored one. Returns false when memory ran out (the search then stops).
     fn push(
         &mut self,
         id: u32,
@@ -421,52 +410,123 @@ impl Search<'_, '_> {
         only: Option<u8>,
         anchor: u32,
         step: Option<TrailStep>,
-    ) {
-        let at = self.path.len() as u64;
-        self.path.extend_from_slice(&self.next.v);
+    ) -> bool {
+        let own = if id == NONE {
+            &self.next.v[..]
+        } else {
+            &self.next.v[..self.hidden]
+        };
+        let len = own.len() as u32;
+        let Ok(at) = self.path.push(own) else {
+            self.out_of_memory();
+            return false;
+        };
         let cursor = Cursor::new(&self.next, only);
-        self.frames.push(Frame {
+        let frame = Frame {
             id,
             at,
-            len: self.next.v.len() as u32,
+            len,
             depth,
             cursor,
             lowlink: id,
             anchor,
             step,
-        });
+        };
+        if self.frames.push(frame).is_err() {
+            self.path.truncate(at);
+            self.out_of_memory();
+            return false;
+        }
+        if self.rider.out_of_memory() {
+            self.out_of_memory();
+        }
         std::mem::swap(&mut self.cur, &mut self.next);
         self.loaded = self.frames.len() - 1;
+        true
     }
 
     /// The frame on top has no successors left.
     fn exhausted(&mut self, fi: usize) {
-        let f = &self.frames[fi];
+        let f = self.frames.get(fi);
         if f.cursor.moved == 0 {
             if f.id == NONE {
                 // The process blocked inside its atomic sequence: the state is stored and
                 // every process may move from it.
-                let key = &self.cur.v[self.m.layout.hidden_size as usize..];
-                let (id, new) = self.store.insert(key);
+                let (id, new) = match self.store.insert(&self.cur.v[self.hidden..]) {
+                    Ok(x) => x,
+                    Err(OutOfMemory) => return self.out_of_memory(),
+                };
                 if !new {
-                    let anchor = self.frames[fi].anchor;
-                    self.matched(id, (anchor != NONE).then_some(anchor));
+                    self.matched(id, (f.anchor != NONE).then_some(f.anchor));
                     self.pop();
                     return;
                 }
-                let depth = self.frames[fi].depth;
-                self.stored(id, depth, self.cur.v.len());
-                let f = &mut self.frames[fi];
-                f.id = id;
-                f.lowlink = id;
-                f.anchor = fi as u32;
-                f.cursor = Cursor::new(&self.cur, None);
+                let pan = self.m.pan_vector(&self.cur);
+                self.stored(id, f.depth, self.cur.v.len(), pan);
+                let visit = self.rider.stored(self.m, id, &self.cur);
+                // The frame now holds only its hidden globals in the path.
+                self.path.truncate(f.at);
+                let Ok(at) = self.path.push(&self.cur.v[..self.hidden]) else {
+                    return self.out_of_memory();
+                };
+                let fr = self.frames.get_mut(fi);
+                fr.id = id;
+                fr.at = at;
+                fr.len = self.hidden as u32;
+                fr.lowlink = id;
+                fr.anchor = fi as u32;
+                fr.cursor = Cursor::new(&self.cur, None);
+                if visit == Visit::Skip {
+                    self.skip();
+                }
                 return;
             }
             if self.opts.end_states {
                 self.check_end_state();
             }
         }
+        self.pop();
+    }
+
+    /// The state on top was stored but is not explored (its sub-state-space is known):
+    /// the violations in that sub-state-space are reported again, each with the path so far
+    /// as the start of its trail, and the state is left.
+    fn skip(&mut self) {
+        self.stats.states_pruned += 1;
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.clear();
+        self.rider.reissue(self.m, &mut keys);
+        for k in &keys {
+            let (kind, edge, blocked) = match k {
+                Key::Edge(kind, edge) => {
+                    if self.found.seen_edge(*kind, *edge) {
+                        continue;
+                    }
+                    (*kind, Some(*edge), Vec::new())
+                }
+                Key::End(tuple) => {
+                    let blocked: Vec<(usize, usize, u32)> = tuple
+                        .iter()
+                        .map(|&(t, l)| (usize::MAX, t as usize, l))
+                        .collect();
+                    if self.found.seen_end(&blocked) {
+                        continue;
+                    }
+                    (ViolationKind::InvalidEndState, None, blocked)
+                }
+            };
+            let trail = self.trail_for(kind, None);
+            self.add(Violation {
+                kind,
+                edge,
+                pid: None,
+                message: kind.as_str().replace('-', " "),
+                blocked,
+                trail,
+                via: Some(self.cur.v.clone()),
+            });
+        }
+        self.keys = keys;
         self.pop();
     }
 
@@ -481,13 +541,21 @@ impl Search<'_, '_> {
         self.frames.last().map(|f| f.anchor).filter(|&a| a != NONE)
     }
 
-    /// Inside one atomic run (the unstored frames above the nearest stored one), does the
-    /// state in `self.next` already occur on the path?
+    /// Inside one atomic run (the unstored frames above the nearest stored one, and that
+    /// one), does the state in `self.next` already occur on the path?
     fn repeats_in_atomic_run(&self) -> bool {
         let me = &self.next.v[..];
-        for f in self.frames.iter().rev() {
-            let theirs = &self.path[f.at as usize..f.at as usize + f.len as usize];
-            if theirs == me {
+        for fi in (0..self.frames.len()).rev() {
+            let f = self.frames.get(fi);
+            let own = self.path.get(f.at, f.len as usize);
+            let same = if f.id == NONE {
+                own == me
+            } else {
+                me.len() == own.len() + self.store.get(f.id).len()
+                    && &me[..own.len()] == own
+                    && &me[own.len()..] == self.store.get(f.id)
+            };
+            if same {
                 return true;
             }
             if f.id != NONE {
@@ -503,27 +571,21 @@ impl Search<'_, '_> {
             return;
         }
         let kind = flag_kind(flag);
-        if self.seen.contains(&(kind, step.edge, Vec::new())) {
+        self.rider.violation(self.m, kind, Some(step.edge), &[]);
+        if self.found.seen_edge(kind, step.edge) {
             return;
         }
-        let trail = self.path(Some(step));
-        let e = self.m.edge(step.edge);
-        let message = match flag {
-            Flag::Assertion => format!(
-                "assertion violated {}",
-                e.text.strip_prefix("assert").unwrap_or(&e.text)
-            ),
-            Flag::SendFields => "too few parameters in send: the message has more fields".into(),
-            Flag::RecvFields => "missing parameters in receive: the message has more fields".into(),
-        };
-        self.report(
+        let trail = self.trail_for(kind, Some(step));
+        let message = flag_message(self.m, flag, step.edge);
+        self.add(Violation {
             kind,
-            Some(step.edge),
-            Some(step.pid as usize),
+            edge: Some(step.edge),
+            pid: Some(step.pid as usize),
             message,
-            Vec::new(),
+            blocked: Vec::new(),
             trail,
-        );
+            via: None,
+        });
     }
 
     fn mark(&mut self, edge: EdgeNo, rv: Option<(u8, EdgeNo)>) {
@@ -537,52 +599,43 @@ impl Search<'_, '_> {
         }
     }
 
-    fn report_fault(&mut self, f: &FaultAt, trail: &[TrailStep]) {
+    /// A step that could not complete: reported once per (kind, edge); a fatal one ends the
+    /// whole search, as in pan.
+    fn report_fault(&mut self, f: &FaultAt) {
         let kind = fault_kind(&f.fault);
         if kind == ViolationKind::IndexOutOfRange && !self.opts.assertions {
             return;
         }
-        let edge = (f.edge != NONE).then_some(f.edge);
-        let message = fault_message(&f.fault);
-        self.report(
-            kind,
-            edge,
-            Some(f.pid as usize),
-            message,
-            Vec::new(),
-            trail.to_vec(),
-        );
-    }
-
-    fn report(
-        &mut self,
-        kind: ViolationKind,
-        edge: Option<EdgeNo>,
-        pid: Option<usize>,
-        message: String,
-        blocked: Vec<(usize, usize, u32)>,
-        trail: Vec<TrailStep>,
-    ) {
-        let key = (
-            kind,
-            edge.unwrap_or(NONE),
-            blocked.iter().map(|&(_, t, l)| (t, l)).collect::<Vec<_>>(),
-        );
-        if !self.seen.insert(key) {
+        self.rider.violation(self.m, kind, Some(f.edge), &[]);
+        if kind.is_fatal() {
+            self.stopped_by = Some(kind);
+        }
+        if self.found.seen_edge(kind, f.edge) {
             return;
         }
-        self.violations.push(Violation {
+        let step = TrailStep {
+            pid: f.pid,
+            edge: f.edge,
+            rv: f.rv,
+        };
+        let trail = self.trail_for(kind, Some(step));
+        self.add(Violation {
             kind,
-            edge,
-            pid,
-            message,
-            blocked,
+            edge: Some(f.edge),
+            pid: Some(f.pid as usize),
+            message: fault_message(&f.fault),
+            blocked: Vec::new(),
             trail,
+            via: None,
         });
+    }
+
+    fn add(&mut self, v: Violation) {
+        self.found.add(v);
         if self
             .opts
             .max_errors
-            .is_some_and(|m| self.violations.len() as u64 >= m)
+            .is_some_and(|m| self.found.len() as u64 >= m)
         {
             self.limit = Some(Limit::Errors);
         }
@@ -591,71 +644,65 @@ impl Search<'_, '_> {
     /// A stored state without successors: every process must be at a valid end (its end or
     /// an `end` label), and with `-q` every channel empty.
     fn check_end_state(&mut self) {
-        let mut blocked = Vec::new();
-        for pid in 0..self.cur.nr_pr() {
-            let ok = self.m.location(&self.cur, pid).is_some_and(|l| l.end);
-            if !ok {
-                blocked.push((pid, self.cur.ptype(pid), self.m.loc_no(&self.cur, pid)));
+        let mut blocked = std::mem::take(&mut self.blocked);
+        if property::invalid_end(self.m, &self.cur, self.opts, &mut blocked) {
+            let kind = ViolationKind::InvalidEndState;
+            self.rider.violation(self.m, kind, None, &blocked);
+            if !self.found.seen_end(&blocked) {
+                let trail = self.trail_for(kind, None);
+                self.add(Violation {
+                    kind,
+                    edge: None,
+                    pid: None,
+                    message: property::end_message(&blocked),
+                    blocked: blocked.clone(),
+                    trail,
+                    via: None,
+                });
             }
         }
-        let chans_full = self.opts.empty_channels
-            && (0..self.cur.chans.len()).any(|c| {
-                let at = self.cur.chans[c] as usize;
-                self.cur.chan_len(at) > 0
-            });
-        if blocked.is_empty() && !chans_full {
-            return;
-        }
-        let message = if blocked.is_empty() {
-            "invalid end state: channels not empty".to_string()
-        } else {
-            "invalid end state".to_string()
-        };
-        let trail = self.path(None);
-        self.report(
-            ViolationKind::InvalidEndState,
-            None,
-            None,
-            message,
-            blocked,
-            trail,
-        );
+        self.blocked = blocked;
     }
 
     fn is_assigned(&self, id: u32) -> bool {
         let (w, b) = (id as usize / 64, id % 64);
-        self.assigned.get(w).is_some_and(|x| x >> b & 1 == 1)
+        w < self.assigned.len() && self.assigned.get(w) >> b & 1 == 1
     }
 
     fn set_assigned(&mut self, id: u32) {
         let (w, b) = (id as usize / 64, id % 64);
-        if self.assigned.len() <= w {
-            self.assigned.resize(w + 1, 0);
+        while self.assigned.len() <= w {
+            if self.assigned.push(0).is_err() {
+                return self.out_of_memory();
+            }
         }
-        self.assigned[w] |= 1 << b;
+        *self.assigned.get_mut(w) |= 1 << b;
     }
 
     fn pop(&mut self) {
         let Some(f) = self.frames.pop() else {
             return;
         };
-        self.path.truncate(f.at as usize);
+        self.path.truncate(f.at);
         if self.loaded >= self.frames.len() {
             self.loaded = usize::MAX;
         }
         if f.id == NONE {
             return;
         }
-        if f.lowlink == f.id {
+        let root = f.lowlink == f.id;
+        self.rider.finished(f.id, root);
+        if root {
             while let Some(w) = self.tarjan.pop() {
                 self.set_assigned(w);
+                self.rider.member(w);
                 if w == f.id {
                     break;
                 }
             }
             self.stats.sccs += 1;
         } else if let Some(a) = self.anchor() {
-            let p = &mut self.frames[a as usize];
+            let p = self.frames.get_mut(a as usize);
             p.lowlink = p.lowlink.min(f.lowlink);
         }
     }
@@ -667,11 +714,42 @@ pub fn fault_kind(f: &Fault) -> ViolationKind {
         Fault::Index { .. } => ViolationKind::IndexOutOfRange,
         Fault::DivZero => ViolationKind::DivisionByZero,
         Fault::TooManyProcs => ViolationKind::TooManyProcesses,
+        Fault::TooManyChans => ViolationKind::TooManyChannels,
         Fault::DStepBlocked => ViolationKind::DStepBlocked,
         Fault::NonTerminatingAtomic => ViolationKind::NonTerminatingAtomic,
         Fault::BadChan => ViolationKind::UninitialisedChannel,
         Fault::RecvFields => ViolationKind::MessageFields,
+        Fault::SendTooMany => ViolationKind::SendTooManyValues,
+        Fault::PollRendezvous => ViolationKind::PollRendezvous,
+        Fault::CopyRendezvous => ViolationKind::CopyReceiveRendezvous,
+        Fault::RendezvousInDStep => ViolationKind::RendezvousInDStep,
+        Fault::Priority(_) => ViolationKind::PriorityOutOfRange,
+        Fault::EnabledSelf => ViolationKind::EnabledSelf,
+        Fault::DProctypeChoice => ViolationKind::DProctypeNondeterminism,
         Fault::Unsupported(_) => ViolationKind::Unsupported,
+    }
+}
+
+/// The message of a non-terminating atomic sequence.
+pub const NON_TERMINATING: &str =
+    "non-terminating atomic sequence: a state repeats inside one atomic run";
+
+/// The message of what a completed step flagged.
+pub fn flag_message(m: &Machine, flag: Flag, edge: EdgeNo) -> String {
+    let e = m.edge(edge);
+    match flag {
+        Flag::Assertion => format!(
+            "assertion violated {}",
+            e.text.strip_prefix("assert").unwrap_or(&e.text)
+        ),
+        Flag::SendFields => "too few parameters in send: the message has more fields".into(),
+        Flag::RecvFields => "missing parameters in receive: the message has more fields".into(),
+        Flag::SendTooMany => {
+            "too many parameters in send: the channel has fewer fields (the rest are dropped)"
+                .into()
+        }
+        Flag::PollRendezvous => fault_message(&Fault::PollRendezvous),
+        Flag::DProctype => fault_message(&Fault::DProctypeChoice),
     }
 }
 
@@ -680,20 +758,37 @@ pub fn flag_kind(f: Flag) -> ViolationKind {
     match f {
         Flag::Assertion => ViolationKind::Assertion,
         Flag::SendFields | Flag::RecvFields => ViolationKind::MessageFields,
+        Flag::SendTooMany => ViolationKind::SendTooManyValues,
+        Flag::PollRendezvous => ViolationKind::PollRendezvous,
+        Flag::DProctype => ViolationKind::DProctypeNondeterminism,
     }
 }
 
-fn fault_message(f: &Fault) -> String {
+pub fn fault_message(f: &Fault) -> String {
     match f {
         Fault::Index { var, index, len } => {
             format!("array index out of range: {var}[{index}] (size {len})")
         }
         Fault::DivZero => "division by zero".into(),
         Fault::TooManyProcs => "too many processes (255 is the most)".into(),
+        Fault::TooManyChans => "too many channels (255 is the most)".into(),
         Fault::DStepBlocked => "d_step blocks after its first statement".into(),
         Fault::NonTerminatingAtomic => "non-terminating d_step".into(),
         Fault::BadChan => "use of an uninitialised channel".into(),
         Fault::RecvFields => "wrong number of message fields in receive (constants only)".into(),
+        Fault::SendTooMany => "send with more values than the channel has fields".into(),
+        Fault::PollRendezvous => {
+            "poll of a rendezvous channel: it holds no messages, so the poll is false".into()
+        }
+        Fault::CopyRendezvous => {
+            "copying receive ?<> on a rendezvous channel: it can never execute".into()
+        }
+        Fault::RendezvousInDStep => "rendezvous inside a d_step after its first statement".into(),
+        Fault::Priority(p) => format!("set_priority: priority {p} out of range (1..255)"),
+        Fault::EnabledSelf => "enabled() of the running process".into(),
+        Fault::DProctypeChoice => {
+            "nondeterministic choice in a D_proctype (more than one option executable)".into()
+        }
         Fault::Unsupported(what) => format!("not supported: {what}"),
     }
 }

@@ -1,56 +1,81 @@
-//! Shortest trails: a breadth-first search over the same successor relation as the DFS
-//! (atomic sequences included) that finds, for each violation the DFS reported, a shortest
-//! path from the initial state to the same violation.
+//! Breadth-first paths to violations over the same successor relation as the DFS (atomic
+//! sequences included): shortest trails from the initial state, and the rest of a trail from
+//! a pruned state whose recorded sub-state-space holds a violation. "The same violation" and
+//! "invalid end state" are `property`'s definitions, with the check's own options.
 
 use std::collections::HashSet;
 
-use super::machine::{EdgeNo, Machine};
-use super::search::{fault_kind, flag_kind, Outcome, ViolationKind};
+use super::budget::Budget;
+use super::machine::Machine;
+use super::outcome::{Options, Outcome, ViolationKind};
+use super::property::{self, Key};
+use super::search::{fault_kind, fault_message, flag_kind, flag_message, NON_TERMINATING};
 use super::state::State;
 use super::store::Store;
 use super::succ::Gen;
 use super::trail::TrailStep;
 
-/// What identifies a violation across searches.
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum Target {
-    Edge(ViolationKind, EdgeNo),
-    End(Vec<(usize, u32)>),
+/// A violation reached by a breadth-first search.
+#[derive(Clone, Debug)]
+pub struct Reached {
+    pub steps: Vec<TrailStep>,
+    pub message: String,
+    /// Invalid end states: the blocked processes, with their pids.
+    pub blocked: Vec<(usize, usize, u32)>,
 }
 
-/// For each violation of `out`, a shortest trail to it (None when not found, e.g. for a
-/// non-terminating atomic sequence, which keeps its depth-first trail).
-pub fn shortest_trails(m: &Machine, out: &Outcome) -> Vec<Option<Vec<TrailStep>>> {
-    let targets: Vec<Option<Target>> = out
+/// For each violation of `out` that has a trail, a shortest trail to it (None when not found
+/// within the memory limit or within as many states as the depth-first search met; the
+/// violation then keeps its depth-first trail).
+pub fn shortest_trails(m: &Machine, out: &Outcome, opts: &Options) -> Vec<Option<Vec<TrailStep>>> {
+    let targets: Vec<Option<Key>> = out
         .violations
         .iter()
-        .map(|v| match (v.kind, v.edge) {
-            (ViolationKind::NonTerminatingAtomic, _) => None,
-            (ViolationKind::InvalidEndState, _) => Some(Target::End(
-                v.blocked.iter().map(|&(_, t, l)| (t, l)).collect(),
-            )),
-            (k, Some(e)) => Some(Target::Edge(k, e)),
-            (_, None) => None,
-        })
+        .map(|v| v.trail.as_ref().and_then(|_| Key::of(v)))
         .collect();
-    let mut found: Vec<Option<Vec<TrailStep>>> = vec![None; targets.len()];
-    let mut wanted: HashSet<Target> = targets.iter().flatten().cloned().collect();
+    // Breadth-first can need far more states than depth-first to reach a deep violation
+    // (pan stops at the first fatal error): no more than the DFS met, atomic ones included.
+    let bound = (out.stats.states_stored + out.stats.states_matched + out.stats.atomic_steps)
+        .saturating_mul(2)
+        .saturating_add(1000);
+    find(m, &out.initial, &targets, opts, Some(bound as usize))
+        .into_iter()
+        .map(|r| r.map(|r| r.steps))
+        .collect()
+}
+
+/// Breadth-first from the stored state `start` (not inside an atomic sequence), a shortest
+/// path to each target violation, looking at no more than `max_nodes` states.
+pub fn find(
+    m: &Machine,
+    start: &[u8],
+    targets: &[Option<Key>],
+    opts: &Options,
+    max_nodes: Option<usize>,
+) -> Vec<Option<Reached>> {
+    let mut found: Vec<Option<Reached>> = vec![None; targets.len()];
+    let mut wanted: HashSet<Key> = targets.iter().flatten().cloned().collect();
     if wanted.is_empty() {
         return found;
     }
+    let Ok(mut store) = Store::new(Budget::new(opts.memory_limit)) else {
+        return found;
+    };
     // Node i: its state is store entry i (atomic owner byte first), reached from `parent`.
-    let mut store = Store::new();
     let mut nodes: Vec<(u32, Option<TrailStep>)> = Vec::new();
     let mut key = Vec::new();
     key.push(0xff);
-    key.extend_from_slice(&out.initial);
-    store.insert(&key);
+    key.extend_from_slice(start);
+    if store.insert(&key).is_err() {
+        return found;
+    }
     nodes.push((u32::MAX, None));
     let mut st = State::default();
     let mut g = Gen::default();
+    let mut blocked = Vec::new();
     let mut head = 0usize;
-    let path = |nodes: &Vec<(u32, Option<TrailStep>)>, mut i: u32, last: TrailStep| {
-        let mut steps = vec![last];
+    let path = |nodes: &Vec<(u32, Option<TrailStep>)>, mut i: u32, last: Option<TrailStep>| {
+        let mut steps: Vec<TrailStep> = last.into_iter().collect();
         while let Some(&(p, Some(s))) = nodes.get(i as usize) {
             steps.push(s);
             i = p;
@@ -58,7 +83,14 @@ pub fn shortest_trails(m: &Machine, out: &Outcome) -> Vec<Option<Vec<TrailStep>>
         steps.reverse();
         steps
     };
-    while head < nodes.len() && !wanted.is_empty() {
+    let mut settle = |t: &Key, r: Reached| {
+        for (i, x) in targets.iter().enumerate() {
+            if x.as_ref() == Some(t) && found[i].is_none() {
+                found[i] = Some(r.clone());
+            }
+        }
+    };
+    while head < nodes.len() && !wanted.is_empty() && max_nodes.is_none_or(|n| nodes.len() < n) {
         let id = head as u32;
         head += 1;
         let bytes = store.get(id).to_vec();
@@ -71,30 +103,32 @@ pub fn shortest_trails(m: &Machine, out: &Outcome) -> Vec<Option<Vec<TrailStep>>
         }
         if n == 0 {
             n = m.successors(&st, None, &mut g);
-            if n == 0 {
-                let blocked: Vec<(usize, u32)> = (0..st.nr_pr())
-                    .filter(|&p| !m.location(&st, p).is_some_and(|l| l.end))
-                    .map(|p| (st.ptype(p), m.loc_no(&st, p)))
-                    .collect();
-                let t = Target::End(blocked);
+            if n == 0 && opts.end_states && property::invalid_end(m, &st, opts, &mut blocked) {
+                let t = Key::End(blocked.iter().map(|&(_, t, l)| (t as u32, l)).collect());
                 if wanted.remove(&t) {
-                    let trail = match nodes[head - 1] {
-                        (p, Some(s)) => path(&nodes, p, s),
-                        _ => Vec::new(),
+                    let r = Reached {
+                        steps: path(&nodes, id, None),
+                        message: property::end_message(&blocked),
+                        blocked: blocked.clone(),
                     };
-                    settle(&targets, &mut found, &t, trail);
+                    settle(&t, r);
                 }
             }
         }
         for f in &g.faults {
-            let t = Target::Edge(fault_kind(&f.fault), f.edge);
+            let t = Key::Edge(fault_kind(&f.fault), f.edge);
             if wanted.remove(&t) {
                 let step = TrailStep {
                     pid: f.pid,
                     edge: f.edge,
                     rv: f.rv,
                 };
-                settle(&targets, &mut found, &t, path(&nodes, id, step));
+                let r = Reached {
+                    steps: path(&nodes, id, Some(step)),
+                    message: fault_message(&f.fault),
+                    blocked: Vec::new(),
+                };
+                settle(&t, r);
             }
         }
         for it in &g.items {
@@ -104,31 +138,56 @@ pub fn shortest_trails(m: &Machine, out: &Outcome) -> Vec<Option<Vec<TrailStep>>
                 rv: it.rv,
             };
             if let Some(flag) = it.flag {
-                let t = Target::Edge(flag_kind(flag), it.edge);
+                let t = Key::Edge(flag_kind(flag), it.edge);
                 if wanted.remove(&t) {
-                    settle(&targets, &mut found, &t, path(&nodes, id, step));
+                    let r = Reached {
+                        steps: path(&nodes, id, Some(step)),
+                        message: flag_message(m, flag, it.edge),
+                        blocked: Vec::new(),
+                    };
+                    settle(&t, r);
                 }
+            }
+            if it.atomic && repeats(&store, &nodes, id, g.bytes_of(it)) {
+                let t = Key::Edge(ViolationKind::NonTerminatingAtomic, it.edge);
+                if wanted.remove(&t) {
+                    let r = Reached {
+                        steps: path(&nodes, id, Some(step)),
+                        message: NON_TERMINATING.into(),
+                        blocked: Vec::new(),
+                    };
+                    settle(&t, r);
+                }
+                continue;
             }
             key.clear();
             key.push(if it.atomic { it.mover() } else { 0xff });
             key.extend_from_slice(g.bytes_of(it));
-            if store.insert(&key).1 {
-                nodes.push((id, Some(step)));
+            match store.insert(&key) {
+                Ok((_, true)) => nodes.push((id, Some(step))),
+                Ok(_) => {}
+                Err(_) => return found,
             }
         }
     }
     found
 }
 
-fn settle(
-    targets: &[Option<Target>],
-    found: &mut [Option<Vec<TrailStep>>],
-    t: &Target,
-    trail: Vec<TrailStep>,
-) {
-    for (i, x) in targets.iter().enumerate() {
-        if x.as_ref() == Some(t) {
-            found[i] = Some(trail.clone());
+/// Whether `next` already occurs on the path to node `id` within its atomic run (the nodes
+/// inside the run and the one it started from), as the DFS defines a non-terminating atomic
+/// sequence.
+fn repeats(store: &Store, nodes: &[(u32, Option<TrailStep>)], mut id: u32, next: &[u8]) -> bool {
+    loop {
+        let b = store.get(id);
+        if &b[1..] == next {
+            return true;
+        }
+        if b[0] == 0xff {
+            return false;
+        }
+        match nodes.get(id as usize) {
+            Some(&(p, _)) if p != u32::MAX => id = p,
+            _ => return false,
         }
     }
 }

@@ -1,42 +1,47 @@
 //! The visited set: an exact open-addressing table over whole state vectors kept back to back
-//! in one arena. A state's id is its insertion order, which is also its Tarjan index.
+//! in chunks. A state's id is its insertion order, which is also its Tarjan index. Every byte
+//! it holds is taken from the search's memory budget before it is allocated.
 
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::budget::{try_vec, Budget, OutOfMemory};
+use super::chunked::ChunkedVec;
+
 pub struct Store {
-    /// State vectors back to back in fixed-size chunks (a state never straddles two), so
-    /// growing never copies and never doubles the memory held.
+    /// State vectors back to back in chunks (a state never straddles two), so growing never
+    /// copies and never doubles the memory held.
     chunks: Vec<Vec<u8>>,
     /// Where state i is: chunk (20 bits), offset (24 bits), length (20 bits).
-    places: Vec<u64>,
+    places: ChunkedVec<u64>,
     /// State id + 1 per slot; 0 is empty.
     table: Vec<u32>,
     /// Eight more bits of each slot's hash, so that probing rarely compares vectors that
     /// differ.
     tags: Vec<u8>,
     mask: usize,
+    budget: Budget,
+    chunk_bytes: u64,
 }
 
 const CHUNK: usize = 1 << 24;
 const LEN_BITS: u32 = 20;
 const OFF_BITS: u32 = 24;
-
-impl Default for Store {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+/// The longest state vector the store keeps (pan's own limit is far lower).
+pub const MAX_STATE: usize = (1 << LEN_BITS) - 1;
 
 impl Store {
-    pub fn new() -> Store {
+    pub fn new(budget: Budget) -> Result<Store, OutOfMemory> {
         let size = 1 << 16;
-        Store {
+        budget.take(size as u64 * 5)?;
+        Ok(Store {
             chunks: Vec::new(),
-            places: Vec::new(),
-            table: vec![0; size],
-            tags: vec![0; size],
+            places: ChunkedVec::new(budget.clone(), 1 << 20),
+            table: try_vec(size, 0)?,
+            tags: try_vec(size, 0)?,
             mask: size - 1,
-        }
+            budget,
+            chunk_bytes: 0,
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -49,7 +54,7 @@ impl Store {
 
     #[inline]
     pub fn get(&self, id: u32) -> &[u8] {
-        let p = self.places[id as usize];
+        let p = self.places.get(id as usize);
         let len = (p & ((1 << LEN_BITS) - 1)) as usize;
         let off = ((p >> LEN_BITS) & ((1 << OFF_BITS) - 1)) as usize;
         let chunk = (p >> (LEN_BITS + OFF_BITS)) as usize;
@@ -57,15 +62,13 @@ impl Store {
     }
 
     /// Bytes held by the store (chunks, index and table).
-    pub fn memory(&self) -> usize {
-        self.chunks.iter().map(|c| c.capacity()).sum::<usize>()
-            + self.places.capacity() * 8
-            + self.table.len() * 5
+    pub fn memory(&self) -> u64 {
+        self.chunk_bytes + self.places.memory() + self.table.len() as u64 * 5
     }
 
-    /// Looks a state up; inserts it when absent. Returns its id and whether it is new.
-    /// States are at most 1 MiB (pan's own limit is far lower).
-    pub fn insert(&mut self, key: &[u8]) -> (u32, bool) {
+    /// Looks a state up; inserts it when absent. Returns its id and whether it is new, or
+    /// OutOfMemory when storing it would pass the budget.
+    pub fn insert(&mut self, key: &[u8]) -> Result<(u32, bool), OutOfMemory> {
         let h = xxh3_64(key);
         let tag = (h >> 56) as u8;
         let mut i = h as usize & self.mask;
@@ -75,9 +78,16 @@ impl Store {
                 break;
             }
             if self.tags[i] == tag && self.get(e - 1) == key {
-                return (e - 1, false);
+                return Ok((e - 1, false));
             }
             i = (i + 1) & self.mask;
+        }
+        if key.len() > MAX_STATE {
+            return Err(OutOfMemory);
+        }
+        if (self.len() + 1) * 10 > self.table.len() * 7 {
+            self.grow()?;
+            return self.insert(key);
         }
         let id = self.len() as u32;
         let fits = self
@@ -89,30 +99,46 @@ impl Store {
             let next = self
                 .chunks
                 .last()
-                .map_or(1 << 16, |c| (c.capacity() * 2).min(CHUNK));
-            self.chunks.push(Vec::with_capacity(next.max(key.len())));
+                .map_or(1 << 16, |c| (c.capacity() * 2).min(CHUNK))
+                .max(key.len());
+            self.budget.take(next as u64)?;
+            let mut c = Vec::new();
+            if c.try_reserve_exact(next).is_err() {
+                self.budget.give(next as u64);
+                return Err(OutOfMemory);
+            }
+            self.chunk_bytes += next as u64;
+            self.chunks.push(c);
         }
         let chunk = self.chunks.len() - 1;
-        let c = &mut self.chunks[chunk];
-        let off = c.len();
-        c.extend_from_slice(key);
+        let off = self.chunks[chunk].len();
         self.places.push(
             ((chunk as u64) << (LEN_BITS + OFF_BITS))
                 | ((off as u64) << LEN_BITS)
                 | key.len() as u64,
-        );
+        )?;
+        self.chunks[chunk].extend_from_slice(key);
         self.table[i] = id + 1;
         self.tags[i] = tag;
-        if self.len() * 10 > self.table.len() * 7 {
-            self.grow();
-        }
-        (id, true)
+        Ok((id, true))
     }
 
-    fn grow(&mut self) {
+    /// Doubles the table; the old one is freed after the new one is filled, so both must
+    /// fit the budget at once.
+    fn grow(&mut self) -> Result<(), OutOfMemory> {
         let size = self.table.len() * 2;
-        self.table = vec![0; size];
-        self.tags = vec![0; size];
+        self.budget.take(size as u64 * 5)?;
+        let (table, tags) = match (try_vec(size, 0u32), try_vec(size, 0u8)) {
+            (Ok(t), Ok(g)) => (t, g),
+            _ => {
+                self.budget.give(size as u64 * 5);
+                return Err(OutOfMemory);
+            }
+        };
+        let old = self.table.len() as u64 * 5;
+        self.table = table;
+        self.tags = tags;
+        self.budget.give(old);
         self.mask = size - 1;
         for id in 0..self.len() as u32 {
             let h = xxh3_64(self.get(id));
@@ -123,6 +149,14 @@ impl Store {
             self.table[i] = id + 1;
             self.tags[i] = (h >> 56) as u8;
         }
+        Ok(())
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.budget
+            .give(self.chunk_bytes + self.table.len() as u64 * 5);
     }
 }
 
@@ -138,17 +172,32 @@ mod tests {
 
     #[test]
     fn insert_finds_and_grows() {
-        let mut s = Store::new();
+        let mut s = Store::new(Budget::unlimited()).unwrap();
         for i in 0u32..200_000 {
-            let (id, new) = s.insert(&i.to_le_bytes());
+            let (id, new) = s.insert(&i.to_le_bytes()).unwrap();
             assert!(new);
             assert_eq!(id, i);
         }
         for i in 0u32..200_000 {
-            assert_eq!(s.insert(&i.to_le_bytes()), (i, false));
+            assert_eq!(s.insert(&i.to_le_bytes()), Ok((i, false)));
         }
-        assert_eq!(s.insert(&[1, 2, 3]), (200_000, true));
+        assert_eq!(s.insert(&[1, 2, 3]), Ok((200_000, true)));
         assert_eq!(s.get(200_000), &[1, 2, 3]);
+    }
+
+    #[test]
+    fn stops_at_the_budget_and_gives_back_on_drop() {
+        let b = Budget::new(Some(4 << 20));
+        let mut s = Store::new(b.clone()).unwrap();
+        let mut n = 0u32;
+        while s.insert(&n.to_le_bytes()).is_ok() {
+            n += 1;
+        }
+        assert!(n > 100_000, "{n}");
+        assert!(b.used() <= 4 << 20);
+        assert_eq!(b.used(), s.memory());
+        drop(s);
+        assert_eq!(b.used(), 0);
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub enum Next {
     Succ(Succ),
     /// A step that could not complete.
     Fault(FaultAt),
+    /// An error pan reports while the statement simply does not execute (a poll or a
+    /// copying receive of a rendezvous channel); the enumeration goes on.
+    Report(FaultAt),
     /// No more successors.
     Done,
 }
@@ -66,6 +69,8 @@ pub struct Cursor {
     timeout: bool,
     /// Priorities are ignored (probing a single process).
     no_priority: bool,
+    /// How many `enabled()` probes enclose this enumeration.
+    nest: u8,
     /// The process being tried, counting down; negative when the pass is over.
     pid: i32,
     /// The next edge of its location.
@@ -97,6 +102,7 @@ impl Cursor {
             only,
             timeout: false,
             no_priority: false,
+            nest: 0,
             pid: st.nr_pr() as i32 - 1,
             edge: 0,
             entered: false,
@@ -167,7 +173,7 @@ impl Machine<'_> {
                     bytes.extend_from_slice(&out.v);
                     items.push(s);
                 }
-                Next::Fault(f) => faults.push(f),
+                Next::Fault(f) | Next::Report(f) => faults.push(f),
                 Next::Done => break,
             }
         }
@@ -175,17 +181,26 @@ impl Machine<'_> {
         c.moved as usize
     }
 
-    /// Whether process `pid` has an executable step (for `enabled()` and priorities).
-    pub fn enabled(&self, st: &State, pid: usize) -> bool {
-        self.can_move(st, pid, false)
-    }
-
-    fn can_move(&self, st: &State, pid: usize, timeout: bool) -> bool {
+    /// Whether process `pid` has an executable step (for `enabled()` and priorities);
+    /// `nest` counts the `enabled()` probes this one is inside. A probe that meets pan's
+    /// fatal `enabled()` of the running process, or nests too deep, fails with it.
+    pub fn can_move(&self, st: &State, pid: usize, timeout: bool, nest: u8) -> Result<bool, Fault> {
         let mut c = Cursor::new(st, Some(pid as u8));
         c.no_priority = true;
         c.timeout = timeout;
+        c.nest = nest;
         let (mut out, mut tmp) = (State::default(), State::default());
-        !matches!(self.next(st, &mut c, &mut out, &mut tmp), Next::Done)
+        loop {
+            return match self.next(st, &mut c, &mut out, &mut tmp) {
+                Next::Done => Ok(false),
+                Next::Report(_) => continue,
+                Next::Fault(FaultAt {
+                    fault: f @ (Fault::EnabledSelf | Fault::Unsupported(_)),
+                    ..
+                }) => Err(f),
+                _ => Ok(true),
+            };
+        }
     }
 
     fn prio(&self, st: &State, pid: usize) -> i32 {
@@ -250,6 +265,7 @@ impl Machine<'_> {
             let cx = Ctx {
                 pid,
                 timeout: c.timeout,
+                nest: c.nest,
             };
             match &e.stmt {
                 LStmt::Else if c.proc_moved > 0 => continue,
@@ -265,6 +281,10 @@ impl Machine<'_> {
                             c.rv_matched = 0;
                             continue;
                         }
+                        // pan: "polling rv chan"; such a receive never executes.
+                        Ok(true) if matches!(e.stmt, LStmt::Recv { copy: true, .. }) => {
+                            return report(pid, no, Fault::CopyRendezvous);
+                        }
                         // A rendezvous receive moves only together with its sender.
                         Ok(true) => continue,
                         Ok(false) => {}
@@ -272,18 +292,38 @@ impl Machine<'_> {
                 }
                 _ => {}
             }
+            self.soft.set(None);
             if self.surely_blocked(st, cx, &e.stmt) {
+                if let Some(f) = self.soft.take() {
+                    return report(pid, no, f);
+                }
                 continue;
             }
             out.copy_from(st);
             match self.exec(out, cx, e) {
-                Ok(Step::Blocked) => continue,
+                Ok(Step::Blocked) => {
+                    if let Some(f) = self.soft.take() {
+                        return report(pid, no, f);
+                    }
+                    continue;
+                }
                 Ok(step) => {
                     if !matches!(e.stmt, LStmt::End) {
                         out.set_loc(pid, self.target(no));
                     }
                     self.set_last(out, pid);
                     moved(c, e);
+                    let mut flag = match step {
+                        Step::Flagged(f) => Some(f),
+                        _ => None,
+                    };
+                    if self.soft.take().is_some() && flag.is_none() {
+                        flag = Some(Flag::PollRendezvous);
+                    }
+                    // pan: "non-determinism in D_proctype" at a second move from one state.
+                    if flag.is_none() && c.proc_moved > 1 && self.prog.procs[t].deterministic {
+                        flag = Some(Flag::DProctype);
+                    }
                     return Next::Succ(Succ {
                         start: 0,
                         len: 0,
@@ -291,13 +331,11 @@ impl Machine<'_> {
                         edge: no,
                         rv: None,
                         atomic: e.atomic,
-                        flag: match step {
-                            Step::Flagged(f) => Some(f),
-                            _ => None,
-                        },
+                        flag,
                     });
                 }
                 Err(f) => {
+                    self.soft.set(None);
                     moved(c, e);
                     return fault(pid, no, None, f);
                 }
@@ -313,7 +351,9 @@ impl Machine<'_> {
         }
         c.top = (0..st.nr_pr())
             .filter(|&p| c.only.is_none_or(|o| o as usize == p))
-            .filter(|&p| self.provided(st, p) && self.can_move(st, p, c.timeout))
+            .filter(|&p| {
+                self.provided(st, p) && self.can_move(st, p, c.timeout, c.nest).unwrap_or(true)
+            })
             .map(|p| self.prio(st, p))
             .max()
             .unwrap_or(i32::MIN + 1);
@@ -340,6 +380,7 @@ impl Machine<'_> {
         let cx = Ctx {
             pid,
             timeout: c.timeout,
+            nest: c.nest,
         };
         let mut vals = [0i32; MAX_FIELDS];
         let sent = (|| {
@@ -384,19 +425,33 @@ impl Machine<'_> {
             };
             let rk = k;
             k += 1;
-            let LStmt::Recv {
-                chan: rc, args: ra, ..
-            } = &re.stmt
-            else {
-                continue;
+            // A receive, or a d_step whose first statement is one (the rest of its body
+            // runs in the same transition).
+            let (rc, ra, copy, rest) = match &re.stmt {
+                LStmt::Recv {
+                    chan, args, copy, ..
+                } => (chan, args.as_slice(), *copy, None),
+                LStmt::DStep(a) => match first_receive(a) {
+                    Some((chan, args, then)) => (chan, args, false, Some((a.as_ref(), then))),
+                    None => continue,
+                },
+                _ => continue,
             };
             let rno = self.edge_no(tmp.ptype(qp), tmp.loc(qp), rk as usize);
             let cq = Ctx {
                 pid: qp,
                 timeout: c.timeout,
+                nest: c.nest,
             };
             let rv = Some((q, rno));
             let resume = |c: &mut Cursor| c.rv_next = Some((q, k));
+            if copy {
+                if self.read_var(tmp, cq, rc).is_ok_and(|x| x == id) {
+                    resume(c);
+                    return Some(report(qp, rno, Fault::CopyRendezvous));
+                }
+                continue;
+            }
             let takes = self
                 .read_var(tmp, cq, rc)
                 .and_then(|x| Ok(x == id && self.rendezvous_matches(tmp, cq, ra, vals, fields)?));
@@ -413,15 +468,23 @@ impl Machine<'_> {
             resume(c);
             moved(c, e);
             c.rv_matched += 1;
-            let flag = match self.recv_fields(tmp, cq, ra, fields.len()) {
+            let mut flag = match self.recv_fields(tmp, cq, ra, fields.len()) {
                 Ok(Step::Flagged(f)) => Some(f),
                 Ok(_) if n < fields.len() => Some(Flag::SendFields),
+                Ok(_) if n > fields.len() => Some(Flag::SendTooMany),
                 Ok(_) => None,
                 Err(f) => return Some(fault(pid, no, rv, f)),
             };
             out.copy_from(tmp);
             if let Err(f) = self.assign_message(out, cq, ra, vals) {
                 return Some(fault(pid, no, rv, f));
+            }
+            if let Some((a, then)) = rest {
+                match self.dstep(out, cq, a, then, 1) {
+                    Ok(Step::Flagged(f)) => flag = flag.or(Some(f)),
+                    Ok(_) => {}
+                    Err(f) => return Some(fault(pid, no, rv, f)),
+                }
             }
             out.set_loc(qp, self.target(rno));
             self.set_last(out, qp);
@@ -469,6 +532,39 @@ fn moved(c: &mut Cursor, e: &Edge) {
     c.moved += 1;
     if e.escape {
         c.escaped = e.escape_group;
+    }
+}
+
+fn report(pid: usize, edge: EdgeNo, fault: Fault) -> Next {
+    Next::Report(FaultAt {
+        pid: pid as u8,
+        edge,
+        rv: None,
+        fault,
+    })
+}
+
+/// A `d_step` whose first statement is a receive: its channel, its arguments, and where the
+/// body goes on after it.
+fn first_receive(
+    a: &crate::program::Automaton,
+) -> Option<(
+    &crate::program::LVar,
+    &[crate::program::LRecvArg],
+    crate::program::LocId,
+)> {
+    let first = a.location(a.initial)?;
+    match first.edges.as_slice() {
+        [e] => match &e.stmt {
+            LStmt::Recv {
+                chan,
+                args,
+                copy: false,
+                ..
+            } => Some((chan, args, e.target)),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -7,7 +7,9 @@ use crate::program::expr::LStmt;
 use super::eval::Ctx;
 use super::layout::Shape;
 use super::machine::{EdgeNo, Machine};
-use super::search::{fault_kind, flag_kind, Violation, ViolationKind};
+use super::outcome::{Options, Violation, ViolationKind};
+use super::property;
+use super::search::{fault_kind, flag_kind};
 use super::state::State;
 use super::succ::Gen;
 
@@ -133,13 +135,22 @@ impl Machine<'_> {
 
     /// Replays a violation's trail and checks that it ends in that very violation: the last
     /// step fails the assertion or faults with the same kind, or (invalid end states) the
-    /// state reached has no move and the same processes are blocked at the same places.
-    pub fn reproduces(&self, initial: &[u8], v: &Violation) -> bool {
+    /// state reached has no move and is an invalid end state (`property`'s definition, with
+    /// the check's options) with the same processes blocked at the same places. A violation
+    /// without a trail has nothing to check.
+    pub fn reproduces(&self, initial: &[u8], v: &Violation, opts: &Options) -> bool {
+        let Some(trail) = &v.trail else {
+            return true;
+        };
+        // An error while the initial state is made (a global's initialiser): no step.
+        if trail.is_empty() && v.edge.is_none() && v.kind != ViolationKind::InvalidEndState {
+            return self.initial().err().map(|f| fault_kind(&f)) == Some(v.kind);
+        }
         let mut st = State::default();
         st.load(&self.layout, initial);
         let mut g = Gen::default();
-        let n = v.trail.len();
-        for (i, s) in v.trail.iter().enumerate() {
+        let n = trail.len();
+        for (i, s) in trail.iter().enumerate() {
             let last = i + 1 == n;
             match self.take(&st, s, &mut g) {
                 Taken::Next(next, flag) => {
@@ -155,11 +166,10 @@ impl Machine<'_> {
         match v.kind {
             ViolationKind::InvalidEndState => {
                 g.clear();
-                let blocked: Vec<(usize, usize, u32)> = (0..st.nr_pr())
-                    .filter(|&p| !self.location(&st, p).is_some_and(|l| l.end))
-                    .map(|p| (p, st.ptype(p), self.loc_no(&st, p)))
-                    .collect();
-                self.successors(&st, None, &mut g) == 0 && blocked == v.blocked
+                let mut blocked = Vec::new();
+                self.successors(&st, None, &mut g) == 0
+                    && property::invalid_end(self, &st, opts, &mut blocked)
+                    && blocked == v.blocked
             }
             // The repeated state is the one the trail ends in.
             ViolationKind::NonTerminatingAtomic => n > 0,
@@ -209,10 +219,7 @@ impl Machine<'_> {
     /// The text a `printf` step prints, evaluated in the state before the step.
     fn printf_text(&self, st: &State, s: &TrailStep) -> Option<String> {
         let e = self.edge(s.edge);
-        let cx = Ctx {
-            pid: s.pid as usize,
-            timeout: false,
-        };
+        let cx = Ctx::of(s.pid as usize);
         match &e.stmt {
             LStmt::Printf(fmt, args) => {
                 let vals: Vec<i64> = args

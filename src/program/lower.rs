@@ -64,10 +64,90 @@ struct Chunk {
     last: ElId,
 }
 
+/// A label as declared (when its statement is complete), with the symbol its name was bound
+/// to when read, its block and the inline definition it was written in (0: none).
+#[derive(Clone, Debug)]
+struct LabelDecl {
+    name: String,
+    symbol: usize,
+    el: ElId,
+    block: usize,
+    inline: u32,
+}
+
+/// Labels and gotos, resolved as spin does: names are bound to block-scoped symbols in
+/// textual order (a name reuses the most recent visible symbol of that name, else makes one
+/// in its block), and a `goto` takes the most recently declared label with its own symbol,
+/// else the earliest-declared one in a block enclosing it, else the most recently declared
+/// one of that name in the proctype.
+#[derive(Clone, Debug, Default)]
+struct Labels {
+    /// Parent of each block (every `{`); block 0 is the body.
+    parents: Vec<usize>,
+    block: usize,
+    /// (name, block) of each symbol.
+    symbols: Vec<(String, usize)>,
+    decls: Vec<LabelDecl>,
+    /// (symbol, block) of each goto element.
+    gotos: HashMap<ElId, (usize, usize)>,
+}
+
+impl Labels {
+    fn encloses(&self, outer: usize, mut b: usize) -> bool {
+        loop {
+            if b == outer {
+                return true;
+            }
+            match self.parents.get(b) {
+                Some(&p) if p != b => b = p,
+                _ => return false,
+            }
+        }
+    }
+
+    fn bind(&mut self, name: &str) -> usize {
+        let found = (0..self.symbols.len()).rev().find(|&s| {
+            let (n, b) = &self.symbols[s];
+            n == name && self.encloses(*b, self.block)
+        });
+        found.unwrap_or_else(|| {
+            self.symbols.push((name.to_string(), self.block));
+            self.symbols.len() - 1
+        })
+    }
+
+    fn open(&mut self) -> usize {
+        let saved = self.block;
+        self.parents.push(saved);
+        self.block = self.parents.len() - 1;
+        saved
+    }
+
+    fn resolve(&self, goto: ElId) -> Option<ElId> {
+        let &(sym, block) = self.gotos.get(&goto)?;
+        let name = &self.symbols[sym].0;
+        if let Some(d) = self.decls.iter().rev().find(|d| d.symbol == sym) {
+            return Some(d.el);
+        }
+        if let Some(d) = self
+            .decls
+            .iter()
+            .find(|d| &d.name == name && self.encloses(d.block, block))
+        {
+            return Some(d.el);
+        }
+        self.decls
+            .iter()
+            .rev()
+            .find(|d| &d.name == name)
+            .map(|d| d.el)
+    }
+}
+
 pub struct Lowerer<'r> {
     pub res: &'r mut Resolver,
     els: Vec<El>,
-    labels: HashMap<String, ElId>,
+    labels: Labels,
     breaks: Vec<ElId>,
     next_group: u32,
     in_atomic: bool,
@@ -90,7 +170,10 @@ impl<'r> Lowerer<'r> {
         Lowerer {
             res,
             els: Vec::new(),
-            labels: HashMap::new(),
+            labels: Labels {
+                parents: vec![0],
+                ..Labels::default()
+            },
             breaks: Vec::new(),
             next_group: 0,
             in_atomic: false,
@@ -140,15 +223,26 @@ impl<'r> Lowerer<'r> {
             }
             None => end,
         };
-        let mut labels: Vec<String> = self.labels.keys().cloned().collect();
+        let mut labels: Vec<String> = self.labels.decls.iter().map(|d| d.name.clone()).collect();
         labels.sort();
+        labels.dedup();
         (self.materialize(entry, base), labels)
     }
 
     // ----- building elements -----
 
-    fn seq(&mut self, seq: &Sequence) -> Option<Chunk> {
+    /// A `{ }` sequence: a block scope of its own, for variables and labels (spin opens one
+    /// at every `{`, an inline's expansion included, and none for an `if`/`do` option).
+    fn scoped(&mut self, seq: &Sequence) -> Option<Chunk> {
         self.res.push_scope();
+        let saved = self.labels.open();
+        let c = self.seq(seq);
+        self.labels.block = saved;
+        self.res.pop_scope();
+        c
+    }
+
+    fn seq(&mut self, seq: &Sequence) -> Option<Chunk> {
         self.nest += 1;
         let mut chunks: Vec<Chunk> = Vec::new();
         for step in &seq.steps {
@@ -157,7 +251,6 @@ impl<'r> Lowerer<'r> {
             }
         }
         self.nest -= 1;
-        self.res.pop_scope();
         let mut it = chunks.into_iter();
         let mut acc = it.next()?;
         for c in it {
@@ -172,6 +265,13 @@ impl<'r> Lowerer<'r> {
     }
 
     fn step(&mut self, step: &Step) -> Option<Chunk> {
+        // A label's name is bound when it is read; the label is declared once its
+        // statement is complete (so after the labels inside a compound statement).
+        let symbols: Vec<usize> = step
+            .labels
+            .iter()
+            .map(|(l, _)| self.labels.bind(l))
+            .collect();
         let chunk = match &step.kind {
             StepKind::Decl(d) => return self.decl(d),
             StepKind::Xu { chans, .. } => {
@@ -230,11 +330,23 @@ impl<'r> Lowerer<'r> {
                 .unwrap_or(entry),
             _ => entry,
         };
-        for (l, sp) in &step.labels {
-            if self.labels.contains_key(l) {
+        for ((l, sp), symbol) in step.labels.iter().zip(symbols) {
+            let inline = self.res.inline_of(*sp);
+            if self
+                .labels
+                .decls
+                .iter()
+                .any(|d| d.symbol == symbol && d.inline == inline)
+            {
                 self.res.error(*sp, format!("label {l} redeclared"));
             } else {
-                self.labels.insert(l.clone(), entry);
+                self.labels.decls.push(LabelDecl {
+                    name: l.clone(),
+                    symbol,
+                    el: entry,
+                    block: self.labels.block,
+                    inline,
+                });
             }
             self.els[marked].labels.push(l.clone());
         }
@@ -303,7 +415,7 @@ impl<'r> Lowerer<'r> {
         let m = match &main.kind {
             StmtKind::Block(seq) => {
                 self.seen_stmt = true;
-                match self.seq(seq) {
+                match self.scoped(seq) {
                     Some(c) => c,
                     None => self.single(ElKind::Stmt(LStmt::Expr(LExpr::Const(1))), main.span),
                 }
@@ -375,17 +487,10 @@ impl<'r> Lowerer<'r> {
             StmtKind::Send { chan, args, sorted } => {
                 let c = self.res.var(chan, false);
                 let a: Vec<LExpr> = args.iter().map(|x| self.res.expr(x)).collect();
-                if let Some(n) = self.res.chan_fields(&c) {
-                    if a.len() > n {
-                        self.res.error(
-                            chan.span,
-                            format!(
-                                "{} msg parameters sent, {n} expected (too many pars in send)",
-                                a.len()
-                            ),
-                        );
-                    }
-                }
+                // Checked once the whole model is read: spin rejects a send only when it
+                // has more values than any channel of the model has fields.
+                let known = self.res.chan_fields(&c);
+                self.res.sends.push((chan.span, a.len(), known));
                 self.single(
                     simple(LStmt::Send {
                         chan: c,
@@ -433,7 +538,12 @@ impl<'r> Lowerer<'r> {
                 let (a, b) = (self.res.expr(a), self.res.expr(b));
                 self.single(simple(LStmt::SetPriority(a, b)), sp)
             }
-            StmtKind::Goto(l, lsp) => self.single(ElKind::Goto(l.clone(), *lsp), sp),
+            StmtKind::Goto(l, lsp) => {
+                let c = self.single(ElKind::Goto(l.clone(), *lsp), sp);
+                let sym = self.labels.bind(l);
+                self.labels.gotos.insert(c.entry, (sym, self.labels.block));
+                c
+            }
             StmtKind::Break => match self.breaks.last() {
                 Some(&x) => self.single(ElKind::Break(x), sp),
                 None => {
@@ -776,7 +886,15 @@ impl<'r> Lowerer<'r> {
         }
         let h = self.el(ElKind::Header(Vec::new()), sp);
         let start = self.els.len();
-        let inner = self.seq(seq);
+        if let Some((l, lsp)) = seq.steps.first().and_then(|s| s.labels.first()) {
+            if self.res.is_inline_body(sp) {
+                self.res.error(
+                    *lsp,
+                    format!("label {l} placed incorrectly (first in an inline body)"),
+                );
+            }
+        }
+        let inner = self.scoped(seq);
         if outer {
             self.in_atomic = false;
         }
@@ -810,10 +928,16 @@ impl<'r> Lowerer<'r> {
 
     fn dstep(&mut self, seq: &Sequence, sp: Span) -> Chunk {
         let saved_els = std::mem::take(&mut self.els);
-        let saved_labels = std::mem::take(&mut self.labels);
+        let saved_labels = std::mem::replace(
+            &mut self.labels,
+            Labels {
+                parents: vec![0],
+                ..Labels::default()
+            },
+        );
         let saved_breaks = std::mem::take(&mut self.breaks);
         let saved_atomic = self.in_atomic;
-        let chunk = self.seq(seq);
+        let chunk = self.scoped(seq);
         let end = self.el(ElKind::End, sp);
         let entry = match chunk {
             Some(c) => {
@@ -834,8 +958,8 @@ impl<'r> Lowerer<'r> {
 
     fn jump_target(&mut self, e: ElId) -> Option<ElId> {
         match &self.els[e].kind {
-            ElKind::Goto(l, sp) => match self.labels.get(l) {
-                Some(&t) => Some(t),
+            ElKind::Goto(l, sp) => match self.labels.resolve(e) {
+                Some(t) => Some(t),
                 None => {
                     let (l, sp) = (l.clone(), *sp);
                     self.res.error(sp, format!("undefined label {l}"));
@@ -1019,6 +1143,7 @@ impl<'r> Lowerer<'r> {
         Automaton {
             initial: id(start),
             locations,
+            elements: self.els.len() as u32,
         }
     }
 }

@@ -71,6 +71,8 @@ pub struct Proc {
     pub locals: Vec<Var>,
     pub priority: i64,
     pub provided: Option<LExpr>,
+    /// A `D_proctype`: pan reports a nondeterministic choice in it.
+    pub deterministic: bool,
     pub automaton: Automaton,
     pub span: Span,
 }
@@ -80,6 +82,9 @@ pub struct Proc {
 pub struct Automaton {
     pub initial: LocId,
     pub locations: Vec<Location>,
+    /// Elements the lowering built, reachable or not: about how many states pan numbers
+    /// (it sizes a process's state field by them).
+    pub elements: u32,
 }
 
 impl Automaton {
@@ -127,6 +132,29 @@ pub struct Edge {
 }
 
 impl Program {
+    /// Replaces every location id of every proctype (locations, edge targets, initial
+    /// locations) by `f(id)`: how a table of stable ids carried from a previous version is
+    /// applied. `d_step` bodies keep their own internal ids.
+    pub fn remap_locations(&mut self, f: &dyn Fn(LocId) -> LocId) {
+        for p in &mut self.procs {
+            let a = &mut p.automaton;
+            a.initial = f(a.initial);
+            for l in &mut a.locations {
+                l.id = f(l.id);
+                for e in &mut l.edges {
+                    e.target = f(e.target);
+                }
+            }
+        }
+    }
+
+    /// Every location id in use, in proctype order.
+    pub fn location_ids(&self) -> impl Iterator<Item = LocId> + '_ {
+        self.procs
+            .iter()
+            .flat_map(|p| p.automaton.locations.iter().map(|l| l.id))
+    }
+
     /// Where the pan that spin generates would refuse to run the model although spin accepts
     /// it: an unconditional self-loop (`do :: skip od`). git rmc checks such models normally;
     /// the warning says why spin's figures cannot be had for them.
@@ -162,6 +190,14 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
     use crate::promela::ast::Unit;
     let mut res = resolve::Resolver::new();
     res.remote_labels = model.remote_labels.clone();
+    res.inline_bodies = model
+        .units
+        .iter()
+        .filter_map(|u| match u {
+            Unit::Inline(i) => Some(i.body),
+            _ => None,
+        })
+        .collect();
     // Proctypes may be `run` before their declaration; register them first.
     for u in &model.units {
         match u {
@@ -249,6 +285,7 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
         }
     }
     res.in_ltl = false;
+    check_sends(&mut res, &procs);
     if procs
         .iter()
         .all(|p| p.kind == ProcKind::Proctype && p.active == 0)
@@ -278,6 +315,41 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
 }
 
 use crate::promela::diag::Diagnostic;
+
+/// spin rejects a send with more values than the most fields of any channel in the model
+/// (a send through a channel parameter with too many values is a run-time error instead).
+fn check_sends(res: &mut resolve::Resolver, procs: &[Proc]) {
+    let mut most = 0usize;
+    let mut note = |v: &Var| {
+        if let types::VarInit::Chan(c) = &v.init {
+            most = most.max(c.fields.len());
+        }
+    };
+    res.globals.iter().for_each(&mut note);
+    res.typedefs
+        .iter()
+        .flat_map(|t| &t.fields)
+        .for_each(&mut note);
+    procs.iter().flat_map(|p| &p.locals).for_each(&mut note);
+    for p in procs {
+        for l in &p.automaton.locations {
+            for e in &l.edges {
+                if let LStmt::ChanInit(_, c) = &e.stmt {
+                    most = most.max(c.fields.len());
+                }
+            }
+        }
+    }
+    for (span, n, known) in std::mem::take(&mut res.sends) {
+        if n > most {
+            let want = known.unwrap_or(most);
+            res.error(
+                span,
+                format!("{n} msg parameters sent, {want} expected (too many pars in send)"),
+            );
+        }
+    }
+}
 
 fn lower_proc(
     res: &mut resolve::Resolver,
@@ -344,6 +416,7 @@ fn lower_proc(
         locals,
         priority,
         provided,
+        deterministic: p.d_proctype,
         automaton,
         span: p.span,
     }

@@ -44,6 +44,10 @@ pub struct Resolver {
     /// (proctype, label) pairs named by remote references, and the proctype being lowered.
     pub remote_labels: Vec<(String, String)>,
     pub proc_name: String,
+    /// The body of every inline definition (braces included).
+    pub inline_bodies: Vec<Span>,
+    /// Every send: where, how many values, and the channel's field count when known.
+    pub sends: Vec<(Span, usize, Option<usize>)>,
 }
 
 impl Resolver {
@@ -65,7 +69,26 @@ impl Resolver {
             in_ltl: false,
             remote_labels: Vec::new(),
             proc_name: String::new(),
+            inline_bodies: Vec::new(),
+            sends: Vec::new(),
         }
+    }
+
+    /// The inline definition (1-based; 0: none) whose body holds `span`: the innermost.
+    pub fn inline_of(&self, span: Span) -> u32 {
+        self.inline_bodies
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.file == span.file && b.start <= span.start && span.end <= b.end)
+            .min_by_key(|(_, b)| b.end - b.start)
+            .map_or(0, |(i, _)| i as u32 + 1)
+    }
+
+    /// Whether `span` starts an inline definition's body (a block that is an expansion).
+    pub fn is_inline_body(&self, span: Span) -> bool {
+        self.inline_bodies
+            .iter()
+            .any(|b| b.file == span.file && b.start == span.start)
     }
 
     pub fn error(&mut self, span: Span, msg: impl Into<String>) {
@@ -273,15 +296,14 @@ impl Resolver {
             };
             let init = match &v.init {
                 None => VarInit::Zero,
-                Some(ast::Init::Expr(e)) => {
-                    if ty == Type::Chan {
-                        self.error(e.span, format!("invalid initializer for chan '{}'", v.name));
-                    }
-                    if matches!(ty, Type::Struct { .. }) {
-                        self.error(e.span, format!("cannot initialize a record '{}'", v.name));
-                    }
-                    VarInit::Expr(self.expr(e))
+                // spin ignores a scalar initialiser of a record: every field takes its
+                // typedef's default (resolved all the same, for its errors).
+                Some(ast::Init::Expr(e)) if matches!(ty, Type::Struct { .. }) => {
+                    let _ = self.expr(e);
+                    VarInit::Zero
                 }
+                // `chan c = q[1]` is an alias: the id is copied, no channel is created.
+                Some(ast::Init::Expr(e)) => VarInit::Expr(self.expr(e)),
                 Some(ast::Init::List(list)) => {
                     if array.is_none() {
                         self.error(v.span, format!("{} must be an array", v.name));

@@ -29,6 +29,8 @@ pub struct InlineInfo {
     pub name: String,
     pub params: Vec<String>,
     pub span: Span,
+    /// The body, braces included: a label written there belongs to this inline.
+    pub body: Span,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -37,7 +37,6 @@ pub fn expand(tokens: Vec<Token>) -> (Vec<Token>, Vec<InlineDef>, Vec<InlineErro
         errors: Vec::new(),
         active: Vec::new(),
         out_len: 0,
-        expansions: 0,
     };
     let mut out = Vec::with_capacity(tokens.len());
     ex.run(&tokens, &mut out, true);
@@ -49,8 +48,6 @@ struct Expander {
     errors: Vec<InlineError>,
     active: Vec<String>,
     out_len: usize,
-    /// Calls expanded so far: labels inside a body are made unique per call.
-    expansions: usize,
 }
 
 /// Index just past the group that opens at `open` (`(` or `{`), or `None` when unbalanced.
@@ -250,56 +247,11 @@ impl Expander {
                 }
             }
         }
-        self.expansions += 1;
-        scope_labels(&mut body, self.expansions);
+        // Labels keep their names: each expansion is a `{ }` block of its own, and spin's
+        // block scopes decide which label a `goto` reaches (see `program::lower`).
         self.active.push(name);
         self.run(&body, out, false);
         self.active.pop();
         close
-    }
-}
-
-/// Labels defined in an inline body belong to that call: spin lets two calls (or two inlines)
-/// in one proctype define the same label, and each `goto` in a call reaches its own. The
-/// label is renamed `name#k` (k counts calls); `#` cannot occur in a Promela name.
-fn scope_labels(body: &mut [Token], call: usize) {
-    let mut labels: Vec<String> = Vec::new();
-    let mut parens = 0usize;
-    for i in 0..body.len() {
-        match body[i].tok {
-            Tok::P(P::LParen) => parens += 1,
-            Tok::P(P::RParen) => parens = parens.saturating_sub(1),
-            _ => {}
-        }
-        if parens > 0 {
-            continue;
-        }
-        let Tok::Name(n) = &body[i].tok else { continue };
-        if !body.get(i + 1).is_some_and(|t| t.is(P::Colon)) {
-            continue;
-        }
-        let starts_statement = i == 0
-            || body[i].newline_before
-            || matches!(
-                body[i - 1].tok,
-                Tok::P(P::LBrace | P::Semi | P::Arrow | P::Sep | P::Colon)
-            );
-        if starts_statement && !labels.contains(n) {
-            labels.push(n.clone());
-        }
-    }
-    if labels.is_empty() {
-        return;
-    }
-    for i in 0..body.len() {
-        let Tok::Name(n) = &body[i].tok else { continue };
-        if !labels.contains(n) {
-            continue;
-        }
-        let is_def = body.get(i + 1).is_some_and(|t| t.is(P::Colon));
-        let is_goto = i > 0 && body[i - 1].is_kw(super::token::Kw::Goto);
-        if is_def || is_goto {
-            body[i].tok = Tok::Name(format!("{n}#{call}"));
-        }
     }
 }

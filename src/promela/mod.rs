@@ -67,10 +67,15 @@ pub fn parse_file(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) ->
     }
     diags.append(&mut parser.diags);
     for d in inline_defs {
+        let body = match (d.body.first(), d.body.last()) {
+            (Some(a), Some(b)) => span_of(a.start, b.end),
+            _ => Span::default(),
+        };
         model.units.push(ast::Unit::Inline(ast::InlineInfo {
             name: d.name,
             params: d.params,
             span: span_of(d.name_start, d.name_end),
+            body,
         }));
     }
     let ok = !diag::has_errors(&diags);

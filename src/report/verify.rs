@@ -15,10 +15,17 @@ pub struct CheckDoc {
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<&'static str>,
+    /// The fatal error that ended the whole search (as pan ends it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<&'static str>,
     pub stats: Stats,
     pub dangerous_locations: u64,
     pub claims_not_checked: Vec<String>,
     pub xr_xs_not_checked: bool,
+    /// pan's state vector would exceed its default VECTORSZ (1,024 bytes): spin needs
+    /// `-DVECTORSZ=N` with N above this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spin_needs_vectorsz_above: Option<u64>,
     pub violations: Vec<ViolationDoc>,
     pub unreached: Vec<UnreachedDoc>,
 }
@@ -31,7 +38,9 @@ pub struct ViolationDoc {
     pub new: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<String>,
-    pub trail: Vec<StepDoc>,
+    /// Absent beyond the first `--max-trails` violations of a kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trail: Option<Vec<StepDoc>>,
 }
 
 #[derive(Serialize, Debug)]
@@ -53,21 +62,19 @@ pub struct UnreachedDoc {
     pub statement: String,
 }
 
-/// Builds the document of a finished check. `trails` holds each violation's replayed trail.
+/// pan's default limit on its state vector.
+const PAN_VECTORSZ: u64 = 1024;
+
+/// Builds the document of a finished check. `trails` holds each violation's replayed trail
+/// (None where the violation kept none).
 pub fn document(
     model: &str,
     m: &Machine,
     files: &SourceFiles,
     out: &Outcome,
-    trails: &[Vec<TrailView>],
+    trails: &[Option<Vec<TrailView>>],
 ) -> CheckDoc {
-    let verdict = if !out.violations.is_empty() {
-        "fail"
-    } else if out.complete() {
-        "pass"
-    } else {
-        "incomplete"
-    };
+    let verdict = out.verdict().as_str();
     let violations = out
         .violations
         .iter()
@@ -101,23 +108,24 @@ pub fn document(
                 message: v.message.clone(),
                 new: true,
                 locations,
-                trail: t
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| StepDoc {
-                        step: i + 1,
-                        proc: s.proc.clone(),
-                        pid: s.pid,
-                        location: files.location(m.edge(s.edge).span),
-                        statement: s.statement.clone(),
-                        changed: s
-                            .changed
-                            .iter()
-                            .map(|(n, v)| (n.clone(), serde_json::Value::from(*v)))
-                            .collect(),
-                        output: s.output.clone(),
-                    })
-                    .collect(),
+                trail: t.as_ref().map(|t| {
+                    t.iter()
+                        .enumerate()
+                        .map(|(i, s)| StepDoc {
+                            step: i + 1,
+                            proc: s.proc.clone(),
+                            pid: s.pid,
+                            location: files.location(m.edge(s.edge).span),
+                            statement: s.statement.clone(),
+                            changed: s
+                                .changed
+                                .iter()
+                                .map(|(n, v)| (n.clone(), serde_json::Value::from(*v)))
+                                .collect(),
+                            output: s.output.clone(),
+                        })
+                        .collect()
+                }),
             }
         })
         .collect();
@@ -144,6 +152,7 @@ pub fn document(
         verdict,
         complete: out.complete(),
         limit: out.limit.map(|l| l.as_str()),
+        stopped_by: out.stopped_by.map(|k| k.as_str()),
         stats: out.stats.clone(),
         dangerous_locations: 0,
         claims_not_checked: m
@@ -155,6 +164,8 @@ pub fn document(
             .chain(m.prog.ltl.iter().map(|l| format!("ltl {}", l.name)))
             .collect(),
         xr_xs_not_checked: m.prog.has_xr_xs,
+        spin_needs_vectorsz_above: (out.stats.state_vector_bytes >= PAN_VECTORSZ)
+            .then_some(out.stats.state_vector_bytes),
         violations,
         unreached,
     }
@@ -179,6 +190,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     if doc.xr_xs_not_checked {
         let _ = writeln!(o, "note: xr/xs channel assertions are not checked");
     }
+    if let Some(n) = doc.spin_needs_vectorsz_above {
+        let _ = writeln!(
+            o,
+            "note: pan's state vector reaches about {n} bytes: spin's pan stops at once unless \
+             pan.c is compiled with -DVECTORSZ=N, N > {n} (git rmc has no such limit)"
+        );
+    }
     for (i, v) in doc.violations.iter().enumerate() {
         let _ = writeln!(o);
         let _ = writeln!(
@@ -192,8 +210,15 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
         for l in &v.locations {
             let _ = writeln!(o, "  blocked: {l}");
         }
-        let _ = writeln!(o, "  trail ({} steps):", v.trail.len());
-        for s in &v.trail {
+        let Some(trail) = &v.trail else {
+            let _ = writeln!(
+                o,
+                "  (no trail: only the first trails of each kind are kept; see --max-trails)"
+            );
+            continue;
+        };
+        let _ = writeln!(o, "  trail ({} steps):", trail.len());
+        for s in trail {
             let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
             let _ = write!(
                 o,
@@ -245,6 +270,12 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
         let _ = writeln!(o, "\t{}, \"{}\"", u.location, u.statement);
     }
     let _ = writeln!(o);
+    if let Some(k) = doc.stopped_by {
+        let _ = writeln!(
+            o,
+            "the search was ended by a fatal error ({k}), as pan ends it: the figures are those at that point"
+        );
+    }
     match (doc.verdict, doc.limit) {
         ("pass", _) => {
             let _ = writeln!(o, "verdict: pass");

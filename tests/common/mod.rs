@@ -182,10 +182,10 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// spin's search figures for a model in the conformance configuration (`-DNOCLAIM`):
-/// (stored, matched, transitions, atomic steps, depth reached, errors). None when spin or
-/// pan fails or the depth limit cut the search.
-pub fn spin_figures(model: &Path) -> Option<[u64; 6]> {
+/// spin's search figures for a model in the conformance configuration (`-DNOCLAIM`, and
+/// `-DVECTORSZ=N` when given): (stored, matched, transitions, atomic steps, depth reached,
+/// errors). None when spin or pan fails or the depth limit cut the search.
+pub fn spin_figures(model: &Path, vectorsz: Option<u64>) -> Option<[u64; 6]> {
     let dir = tempfile::tempdir().expect("tempdir");
     let src_dir = model.parent().expect("model has a folder");
     copy_dir(src_dir, dir.path());
@@ -199,16 +199,19 @@ pub fn spin_figures(model: &Path) -> Option<[u64; 6]> {
     ok(Command::new("spin")
         .args(["-o1", "-o2", "-o3", "-a"])
         .arg(name))?;
-    ok(Command::new("gcc").args([
-        "-O0",
-        "-DNOREDUCE",
-        "-DSAFETY",
-        "-DNOCLAIM",
-        "-w",
-        "-o",
-        "pan",
-        "pan.c",
-    ]))?;
+    let vsz = vectorsz.map(|n| format!("-DVECTORSZ={n}"));
+    ok(Command::new("gcc")
+        .args([
+            "-O0",
+            "-DNOREDUCE",
+            "-DSAFETY",
+            "-DNOCLAIM",
+            "-w",
+            "-o",
+            "pan",
+            "pan.c",
+        ])
+        .args(vsz))?;
     let out = Command::new("./pan")
         .args(["-c0", "-n", "-m1000000"])
         .current_dir(dir.path())
@@ -242,3 +245,5 @@ pub fn spin_figures(model: &Path) -> Option<[u64; 6]> {
         after("errors:")?,
     ])
 }
+
+pub mod rmc;

@@ -3,7 +3,9 @@
 # figures of every model (one JSON object per line on stdout), so that
 # tests/models/manifest.json can be refreshed.
 #
-# Usage (from the repository root):   tests/models/refresh-spin.sh [model ...]
+# Usage (from the repository root):   [VECTORSZ=N] tests/models/refresh-spin.sh [model ...]
+#   VECTORSZ: compile pan with -DVECTORSZ=N (for models whose state vector exceeds
+#          pan's default 1024 bytes); the manifest entry then records "vectorsz": N.
 #   model: a path relative to tests/models, e.g. rendezvous_handshake.pml,
 #          worker_pool/main.pml or unsupported/trace_pingpong.pml.
 #          Without arguments every model is processed.
@@ -25,6 +27,7 @@ set -euo pipefail
 
 SPIN=${SPIN:-spin}
 CC=${CC:-gcc}
+VSZ=${VECTORSZ:+-DVECTORSZ=$VECTORSZ}
 MAXDEPTH_LIMIT=${MAXDEPTH_LIMIT:-64000000}
 
 root=$(pwd)
@@ -104,15 +107,15 @@ for rel in "${models[@]}"; do
 	spin_ok=true; oracle_unusable=false; note=""
 	depth=1000000
 	spin_cmd="$SPIN -o1 -o2 -o3 -a $file"
-	cc_cmd="$CC -O0 -DNOREDUCE -DSAFETY -DNOCLAIM -o pan pan.c"
+	cc_cmd="$CC -O0 -DNOREDUCE -DSAFETY -DNOCLAIM${VSZ:+ $VSZ} -o pan pan.c"
 	if ! (cd "$work" && $SPIN -o1 -o2 -o3 -a "$file") >"$work/spin-a.out" 2>&1; then
 		spin_ok=false
 		cp "$work/spin-a.out" "$out_dir/$name.spin-a.txt"
 	fi
 	pan_cmd="./pan -c0 -n -m$depth"
 	if $spin_ok; then
-		if ! (cd "$work" && $CC -O0 -DNOREDUCE -DSAFETY -DNOCLAIM -o pan pan.c &&
-			$CC -O0 -DNOREDUCE -DSAFETY -o pan_d pan.c) >"$work/cc.out" 2>&1; then
+		if ! (cd "$work" && $CC -O0 -DNOREDUCE -DSAFETY -DNOCLAIM $VSZ -o pan pan.c &&
+			$CC -O0 -DNOREDUCE -DSAFETY $VSZ -o pan_d pan.c) >"$work/cc.out" 2>&1; then
 			oracle_unusable=true; note="pan.c does not compile"
 		else
 			(cd "$work" && ./pan_d -d) >"$out_dir/$name.pan-d.txt" 2>&1 || true
@@ -161,8 +164,8 @@ for rel in "${models[@]}"; do
 	if [ "$(basename "$rel")" = main.pml ]; then
 		command="cd $(dirname "$rel") && $command"
 	fi
-	printf '{"model": %s, "spin_accepts": %s, "command": %s, "proctypes": %s, "states_stored": %s, "states_matched": %s, "transitions": %s, "atomic_steps": %s, "depth_reached": %s, "errors": %s, "oracle_unusable": %s, "notes": %s}\n' \
+	printf '{"model": %s, "spin_accepts": %s, "command": %s, "proctypes": %s, "states_stored": %s, "states_matched": %s, "transitions": %s, "atomic_steps": %s, "depth_reached": %s, "errors": %s, "oracle_unusable": %s, %s"notes": %s}\n' \
 		"$(json_str "$rel")" "$spin_ok" "$(json_str "$command")" "$nproc" \
 		"$stored" "$matched" "$trans" "$atomic" "$dreach" "$errors" \
-		"$oracle_unusable" "$(json_str "$note")"
+		"$oracle_unusable" "${VECTORSZ:+\"vectorsz\": $VECTORSZ, }" "$(json_str "$note")"
 done

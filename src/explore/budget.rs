@@ -1,0 +1,115 @@
+//! The memory budget of one search: every structure that grows with states or depth takes its
+//! bytes from here before it allocates, so that a search stops cleanly at its limit instead of
+//! being killed by the kernel or aborting on a failed allocation.
+//!
+//! The budget only counts; it never reads the machine. What the limit should be (a share of
+//! the memory available) is decided at the edge (`cli`).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// The search ran out of its memory budget (or an allocation failed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("memory limit reached")]
+pub struct OutOfMemory;
+
+struct Inner {
+    limit: u64,
+    used: Cell<u64>,
+    peak: Cell<u64>,
+}
+
+/// A shared byte counter with a limit. Cloning shares the counter.
+#[derive(Clone)]
+pub struct Budget(Rc<Inner>);
+
+impl Budget {
+    /// A budget of `limit` bytes (None: no limit).
+    pub fn new(limit: Option<u64>) -> Budget {
+        Budget(Rc::new(Inner {
+            limit: limit.unwrap_or(u64::MAX),
+            used: Cell::new(0),
+            peak: Cell::new(0),
+        }))
+    }
+
+    pub fn unlimited() -> Budget {
+        Budget::new(None)
+    }
+
+    /// Takes `bytes` from the budget, or fails without taking anything.
+    #[inline]
+    pub fn take(&self, bytes: u64) -> Result<(), OutOfMemory> {
+        let used = self.0.used.get().saturating_add(bytes);
+        if used > self.0.limit {
+            return Err(OutOfMemory);
+        }
+        self.0.used.set(used);
+        if used > self.0.peak.get() {
+            self.0.peak.set(used);
+        }
+        Ok(())
+    }
+
+    /// Whether `bytes` more would still fit.
+    pub fn fits(&self, bytes: u64) -> bool {
+        self.0.used.get().saturating_add(bytes) <= self.0.limit
+    }
+
+    /// Returns bytes that were freed.
+    #[inline]
+    pub fn give(&self, bytes: u64) {
+        self.0.used.set(self.0.used.get().saturating_sub(bytes));
+    }
+
+    pub fn used(&self) -> u64 {
+        self.0.used.get()
+    }
+
+    pub fn peak(&self) -> u64 {
+        self.0.peak.get()
+    }
+
+    pub fn limit(&self) -> Option<u64> {
+        (self.0.limit != u64::MAX).then_some(self.0.limit)
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget::unlimited()
+    }
+}
+
+impl std::fmt::Debug for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Budget({} of {:?})", self.used(), self.limit())
+    }
+}
+
+/// A vector of `n` copies of `fill`, allocated without aborting when memory is short.
+pub fn try_vec<T: Clone>(n: usize, fill: T) -> Result<Vec<T>, OutOfMemory> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| OutOfMemory)?;
+    v.resize(n, fill);
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn takes_gives_and_refuses_past_the_limit() {
+        let b = Budget::new(Some(100));
+        assert!(b.take(60).is_ok());
+        assert_eq!(b.take(50), Err(OutOfMemory));
+        assert_eq!(b.used(), 60);
+        b.give(30);
+        assert!(b.take(70).is_ok());
+        assert_eq!(b.peak(), 100);
+        let c = b.clone();
+        c.give(100);
+        assert_eq!(b.used(), 0);
+    }
+}

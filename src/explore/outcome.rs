@@ -1,0 +1,252 @@
+//! What a search is asked (`Options`) and what it returns (`Outcome`): SPIN's figures, the
+//! distinct violations with their trails, the limit that cut the search or the fatal error
+//! that ended it. Plain data; rendering lives in `report`.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::machine::EdgeNo;
+use super::trail::TrailStep;
+
+/// What the user asked for (pan's run-time options).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Report invalid end states (pan without `-E`).
+    pub end_states: bool,
+    /// Report assertion violations and index errors (pan without `-A`).
+    pub assertions: bool,
+    /// A valid end state also needs every channel empty (pan `-q`).
+    pub empty_channels: bool,
+    pub max_depth: Option<u64>,
+    pub max_states: Option<u64>,
+    pub max_errors: Option<u64>,
+    /// Bytes the search may hold (states, path, trails, bookkeeping).
+    pub memory_limit: Option<u64>,
+    /// Trails are built and kept for the first this many violations of each kind.
+    pub max_trails: usize,
+}
+
+/// Trails kept per kind of violation unless the user says otherwise.
+pub const DEFAULT_MAX_TRAILS: usize = 10;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            end_states: true,
+            assertions: true,
+            empty_channels: false,
+            max_depth: None,
+            max_states: None,
+            max_errors: None,
+            memory_limit: None,
+            max_trails: DEFAULT_MAX_TRAILS,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Stats {
+    pub states_stored: u64,
+    pub states_matched: u64,
+    pub transitions: u64,
+    pub atomic_steps: u64,
+    pub depth_reached: u64,
+    /// The largest state vector in pan's C layout (what pan prints as "State-vector").
+    pub state_vector_bytes: u64,
+    /// The largest state vector in git rmc's own encoding.
+    pub vector_bytes: u64,
+    /// States a regression check did not explore (always 0 in a full check).
+    pub states_pruned: u64,
+    /// Strongly connected components of the stored state graph.
+    pub sccs: u64,
+    /// Time spent searching.
+    #[serde(rename = "elapsed_ms", serialize_with = "millis")]
+    pub elapsed: Duration,
+    pub peak_memory_bytes: u64,
+    /// Bytes of the visited set (state vectors and hash table), comparable with pan's memory
+    /// for states plus its hash table.
+    pub store_bytes: u64,
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+/// The kinds of violation, with the names the JSON and the README use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ViolationKind {
+    Assertion,
+    InvalidEndState,
+    IndexOutOfRange,
+    DivisionByZero,
+    #[serde(rename = "d_step-blocked")]
+    DStepBlocked,
+    TooManyProcesses,
+    TooManyChannels,
+    NonTerminatingAtomic,
+    UninitialisedChannel,
+    MessageFields,
+    SendTooManyValues,
+    PollRendezvous,
+    CopyReceiveRendezvous,
+    #[serde(rename = "rendezvous-in-d_step")]
+    RendezvousInDStep,
+    PriorityOutOfRange,
+    EnabledSelf,
+    #[serde(rename = "d_proctype-nondeterminism")]
+    DProctypeNondeterminism,
+    Unsupported,
+}
+
+impl ViolationKind {
+    pub const ALL: [ViolationKind; 18] = [
+        ViolationKind::Assertion,
+        ViolationKind::InvalidEndState,
+        ViolationKind::IndexOutOfRange,
+        ViolationKind::DivisionByZero,
+        ViolationKind::DStepBlocked,
+        ViolationKind::TooManyProcesses,
+        ViolationKind::TooManyChannels,
+        ViolationKind::NonTerminatingAtomic,
+        ViolationKind::UninitialisedChannel,
+        ViolationKind::MessageFields,
+        ViolationKind::SendTooManyValues,
+        ViolationKind::PollRendezvous,
+        ViolationKind::CopyReceiveRendezvous,
+        ViolationKind::RendezvousInDStep,
+        ViolationKind::PriorityOutOfRange,
+        ViolationKind::EnabledSelf,
+        ViolationKind::DProctypeNondeterminism,
+        ViolationKind::Unsupported,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViolationKind::Assertion => "assertion",
+            ViolationKind::InvalidEndState => "invalid-end-state",
+            ViolationKind::IndexOutOfRange => "index-out-of-range",
+            ViolationKind::DivisionByZero => "division-by-zero",
+            ViolationKind::DStepBlocked => "d_step-blocked",
+            ViolationKind::TooManyProcesses => "too-many-processes",
+            ViolationKind::TooManyChannels => "too-many-channels",
+            ViolationKind::NonTerminatingAtomic => "non-terminating-atomic",
+            ViolationKind::UninitialisedChannel => "uninitialised-channel",
+            ViolationKind::MessageFields => "message-fields",
+            ViolationKind::SendTooManyValues => "send-too-many-values",
+            ViolationKind::PollRendezvous => "poll-rendezvous",
+            ViolationKind::CopyReceiveRendezvous => "copy-receive-rendezvous",
+            ViolationKind::RendezvousInDStep => "rendezvous-in-d_step",
+            ViolationKind::PriorityOutOfRange => "priority-out-of-range",
+            ViolationKind::EnabledSelf => "enabled-self",
+            ViolationKind::DProctypeNondeterminism => "d_proctype-nondeterminism",
+            ViolationKind::Unsupported => "unsupported",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<ViolationKind> {
+        ViolationKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Errors pan raises as fatal: they end the whole search, whatever `-c` says.
+    pub fn is_fatal(self) -> bool {
+        matches!(
+            self,
+            ViolationKind::TooManyProcesses
+                | ViolationKind::TooManyChannels
+                | ViolationKind::DStepBlocked
+                | ViolationKind::RendezvousInDStep
+                | ViolationKind::PriorityOutOfRange
+                | ViolationKind::EnabledSelf
+        )
+    }
+}
+
+/// One distinct violation, with the steps from the initial state that reach it when its trail
+/// was kept (the first `max_trails` of each kind).
+#[derive(Clone, Debug)]
+pub struct Violation {
+    pub kind: ViolationKind,
+    /// The edge whose step violated (none for invalid end states).
+    pub edge: Option<EdgeNo>,
+    pub pid: Option<usize>,
+    pub message: String,
+    /// Invalid end states: (pid, proctype, location index) of each process not at a valid
+    /// end, in pid order.
+    pub blocked: Vec<(usize, usize, u32)>,
+    pub trail: Option<Vec<TrailStep>>,
+    /// A violation reported again from a pruned state's record: its trail so far ends in
+    /// that state (this vector), and the rest is still to be found from there.
+    pub via: Option<Vec<u8>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Limit {
+    Depth,
+    States,
+    Memory,
+    Errors,
+}
+
+impl Limit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::Depth => "depth",
+            Limit::States => "states",
+            Limit::Memory => "memory",
+            Limit::Errors => "errors",
+        }
+    }
+}
+
+pub struct Outcome {
+    pub stats: Stats,
+    pub violations: Vec<Violation>,
+    /// The limit that cut the search, if any (the run is then incomplete).
+    pub limit: Option<Limit>,
+    /// The fatal error that ended the whole search, as pan ends it.
+    pub stopped_by: Option<ViolationKind>,
+    /// Per edge number: whether the edge was ever executed.
+    pub executed: Vec<bool>,
+    /// The initial state, from which trails replay.
+    pub initial: Vec<u8>,
+}
+
+impl Outcome {
+    /// The search saw every reachable state (no limit cut it, no fatal error ended it).
+    pub fn complete(&self) -> bool {
+        self.limit.is_none() && self.stopped_by.is_none()
+    }
+
+    /// The verdict of the check, decided here once: `fail` when a violation was found,
+    /// `pass` when the search was complete, `incomplete` otherwise.
+    pub fn verdict(&self) -> Verdict {
+        if !self.violations.is_empty() {
+            Verdict::Fail
+        } else if self.complete() {
+            Verdict::Pass
+        } else {
+            Verdict::Incomplete
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    Incomplete,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Incomplete => "incomplete",
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! pan's state-vector size: the C layout that the pan spin generates would give a state, on a
+//! 64-bit host. pan refuses states over `VECTORSZ` (1,024 bytes unless rebuilt with
+//! `-DVECTORSZ=N`); git rmc has no such limit, but says when pan would need one, so that a
+//! user comparing with spin knows why pan stops at once.
+//!
+//! The layout, as pan.h declares it for a safety check (`-DSAFETY`): a header (`_nr_pr`,
+//! `_nr_qs`, `_a_t`, `_vsz`, and `_last` when used), then the globals grouped by C type (unsigned bit-fields,
+//! bit/bool bit-fields, bytes, shorts, ints, records); each process and channel then starts at
+//! the next multiple of 8. A process is a struct of bit-fields (`_pid:8`, its type, its state,
+//! `_priority:8` when priorities are used) and its locals grouped the same way; a channel is
+//! its length and type bytes and its slots (a rendezvous channel has one). Records keep their
+//! fields in declaration order.
+
+use crate::program::types::{ChanType, Type, Var};
+use crate::program::Program;
+use crate::promela::ast::Visibility;
+
+/// A C struct being laid out (System V x86-64 rules, gcc's bit-fields).
+#[derive(Default)]
+struct CStruct {
+    bits: u64,
+    align: u64,
+}
+
+impl CStruct {
+    /// An `unsigned` bit-field of `w` bits: it may not straddle a 4-byte unit.
+    fn bitfield(&mut self, w: u32) {
+        let w = u64::from(w.clamp(1, 32));
+        if self.bits % 32 + w > 32 {
+            self.bits = self.bits.div_ceil(32) * 32;
+        }
+        self.bits += w;
+        self.align = self.align.max(4);
+    }
+
+    fn member(&mut self, size: u64, align: u64) {
+        let byte = self.bits.div_ceil(8).div_ceil(align) * align;
+        self.bits = (byte + size) * 8;
+        self.align = self.align.max(align);
+    }
+
+    /// Bytes so far, without tail padding.
+    fn offset(&self) -> u64 {
+        self.bits.div_ceil(8)
+    }
+
+    fn size(&self) -> u64 {
+        let a = self.align.max(1);
+        self.offset().div_ceil(a) * a
+    }
+}
+
+/// The C type class pan groups declarations by, in the order it emits them.
+fn class(ty: &Type, array: bool) -> u8 {
+    match ty {
+        Type::Unsigned { .. } if !array => 0,
+        Type::Bit | Type::Bool if !array => 1,
+        Type::Bit | Type::Bool | Type::Byte | Type::Mtype { .. } | Type::Pid | Type::Chan => 2,
+        Type::Short => 3,
+        Type::Int | Type::Unsigned { .. } => 4,
+        Type::Struct { .. } => 5,
+    }
+}
+
+/// Sizes of pan's records for one program.
+#[derive(Clone, Debug)]
+pub struct PanSizes {
+    /// Bytes before the first process (header and globals, padded).
+    pub base: u64,
+    pub procs: Vec<u64>,
+    pub chans: Vec<u64>,
+}
+
+impl PanSizes {
+    pub fn new(p: &Program, chans: &[ChanType]) -> PanSizes {
+        // With -DSAFETY there are no fairness counters.
+        let mut h = CStruct::default();
+        h.member(1, 1); // _nr_pr
+        h.member(1, 1); // _nr_qs
+        h.member(1, 1); // _a_t
+        h.member(2, 2); // _vsz
+        if p.uses_last {
+            h.member(1, 1);
+        }
+        let globals: Vec<&Var> = p
+            .globals
+            .iter()
+            .filter(|v| v.vis != Visibility::Hidden)
+            .collect();
+        grouped(p, &mut h, &globals);
+        // The state struct ends in `uchar sv[VECTORSZ]`; the first process goes where
+        // `sizeof(State) - VECTORSZ` says.
+        let base = h.size();
+        let nprocs = p.procs.len() as u64 + 1; // pan adds a proctype for np_
+        let tbits = bits_for(nprocs + 1);
+        // One width for every proctype's state field: one bit more than the largest
+        // automaton (never claims included) needs.
+        let most = p
+            .procs
+            .iter()
+            .map(|pr| pr.automaton.elements)
+            .max()
+            .unwrap_or(1);
+        let pbits = bits_for(u64::from(most)) + 1;
+        let procs = p
+            .procs
+            .iter()
+            .map(|pr| {
+                let mut s = CStruct::default();
+                s.bitfield(8);
+                s.bitfield(tbits);
+                s.bitfield(pbits);
+                if p.uses_priority {
+                    s.bitfield(8);
+                }
+                let locals: Vec<&Var> = pr.locals.iter().collect();
+                grouped(p, &mut s, &locals);
+                s.size()
+            })
+            .collect();
+        let chans = chans
+            .iter()
+            .map(|c| {
+                let mut msg = CStruct::default();
+                for f in &c.fields {
+                    // A message of one field keeps a bit in a byte, not in a bit-field.
+                    match f {
+                        Type::Bit | Type::Bool if c.fields.len() == 1 => msg.member(1, 1),
+                        _ => add(p, &mut msg, f, None),
+                    }
+                }
+                let mut s = CStruct::default();
+                s.member(1, 1);
+                s.member(1, 1);
+                if msg.offset() > 0 {
+                    s.member(msg.size() * u64::from(c.capacity.max(1)), msg.align.max(1));
+                }
+                s.size()
+            })
+            .collect();
+        PanSizes { base, procs, chans }
+    }
+}
+
+fn bits_for(n: u64) -> u32 {
+    (64 - n.leading_zeros()).max(1)
+}
+
+/// Declarations grouped by type class, each group in declaration order.
+fn grouped(p: &Program, s: &mut CStruct, vars: &[&Var]) {
+    for c in 0..=5 {
+        for v in vars.iter().filter(|v| class(&v.ty, v.array.is_some()) == c) {
+            add(p, s, &v.ty, v.array);
+        }
+    }
+}
+
+fn add(p: &Program, s: &mut CStruct, ty: &Type, array: Option<u32>) {
+    let n = u64::from(array.unwrap_or(1));
+    match (ty, array) {
+        (Type::Bit | Type::Bool, None) => s.bitfield(1),
+        (Type::Unsigned { bits }, None) => s.bitfield(*bits),
+        (Type::Bit | Type::Bool | Type::Byte | Type::Mtype { .. } | Type::Pid | Type::Chan, _) => {
+            s.member(n, 1)
+        }
+        (Type::Short, _) => s.member(2 * n, 2),
+        (Type::Int | Type::Unsigned { .. }, _) => s.member(4 * n, 4),
+        (Type::Struct { index, .. }, _) => {
+            let mut r = CStruct::default();
+            if let Some(td) = p.typedefs.get(*index) {
+                for f in &td.fields {
+                    add(p, &mut r, &f.ty, f.array);
+                }
+            }
+            s.member(r.size() * n, r.align.max(1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitfields_pack_and_members_align() {
+        let mut s = CStruct::default();
+        s.bitfield(8);
+        s.bitfield(3);
+        s.bitfield(3);
+        s.member(1, 1);
+        assert_eq!(s.offset(), 3);
+        s.member(2, 2);
+        s.member(4, 4);
+        assert_eq!(s.size(), 12);
+        let mut t = CStruct::default();
+        t.bitfield(30);
+        t.bitfield(5);
+        assert_eq!(t.size(), 8);
+    }
+}

@@ -1,0 +1,142 @@
+//! The safety properties, defined once for the search, shortest trails and trail replay: what
+//! makes an end state invalid (the blocked processes, and with `-q` the channels), and what
+//! makes two violations the same (their key). The register of violations found checks a key
+//! before anything is built, so a violation reached again costs a lookup.
+
+use std::collections::HashSet;
+
+use super::machine::{EdgeNo, Machine};
+use super::outcome::{Options, Violation, ViolationKind};
+use super::state::State;
+use super::trail::TrailStep;
+
+/// What identifies a violation across searches: its kind and the edge whose step violated,
+/// or for an invalid end state the (proctype, location) of each blocked process in pid order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    Edge(ViolationKind, EdgeNo),
+    End(Vec<(u32, u32)>),
+}
+
+impl Key {
+    pub fn of(v: &Violation) -> Option<Key> {
+        match (v.kind, v.edge) {
+            (ViolationKind::InvalidEndState, _) => Some(Key::End(
+                v.blocked.iter().map(|&(_, t, l)| (t as u32, l)).collect(),
+            )),
+            (k, Some(e)) => Some(Key::Edge(k, e)),
+            (_, None) => None,
+        }
+    }
+}
+
+/// Fills `blocked` with (pid, proctype, location index) of every process of `st` that is not
+/// at a valid end (its end or an `end` label), in pid order. Returns whether `st`, as a state
+/// without successors, is an invalid end state: a process is blocked, or (`-q`) a channel
+/// still holds a message.
+pub fn invalid_end(
+    m: &Machine,
+    st: &State,
+    opts: &Options,
+    blocked: &mut Vec<(usize, usize, u32)>,
+) -> bool {
+    blocked.clear();
+    for pid in 0..st.nr_pr() {
+        if !m.location(st, pid).is_some_and(|l| l.end) {
+            blocked.push((pid, st.ptype(pid), m.loc_no(st, pid)));
+        }
+    }
+    let full_chan = opts.empty_channels && st.chans.iter().any(|&at| st.chan_len(at as usize) > 0);
+    !blocked.is_empty() || full_chan
+}
+
+/// The message of an invalid end state.
+pub fn end_message(blocked: &[(usize, usize, u32)]) -> String {
+    if blocked.is_empty() {
+        "invalid end state: channels not empty".into()
+    } else {
+        "invalid end state".into()
+    }
+}
+
+/// The distinct violations found so far, and how many trails each kind has used.
+pub struct Register {
+    pub list: Vec<Violation>,
+    edges: HashSet<(ViolationKind, EdgeNo)>,
+    ends: HashSet<Vec<(u32, u32)>>,
+    trails: [usize; ViolationKind::ALL.len()],
+    max_trails: usize,
+    /// Scratch for end-state keys.
+    key: Vec<(u32, u32)>,
+}
+
+impl Register {
+    pub fn new(max_trails: usize) -> Register {
+        Register {
+            list: Vec::new(),
+            edges: HashSet::new(),
+            ends: HashSet::new(),
+            trails: [0; ViolationKind::ALL.len()],
+            max_trails,
+            key: Vec::new(),
+        }
+    }
+
+    pub fn seen_edge(&self, kind: ViolationKind, edge: EdgeNo) -> bool {
+        self.edges.contains(&(kind, edge))
+    }
+
+    /// Whether the end state with these blocked processes was reported already.
+    pub fn seen_end(&mut self, blocked: &[(usize, usize, u32)]) -> bool {
+        self.key.clear();
+        self.key
+            .extend(blocked.iter().map(|&(_, t, l)| (t as u32, l)));
+        self.ends.contains(self.key.as_slice())
+    }
+
+    /// Whether the next violation of `kind` gets a trail.
+    pub fn wants_trail(&self, kind: ViolationKind) -> bool {
+        self.trails[kind_index(kind)] < self.max_trails
+    }
+
+    /// Adds a violation not seen before (the caller checked its key). Returns false when it
+    /// was a duplicate after all.
+    pub fn add(&mut self, v: Violation) -> bool {
+        let fresh = match (v.kind, v.edge) {
+            (ViolationKind::InvalidEndState, _) | (_, None) => {
+                let k: Vec<(u32, u32)> = v.blocked.iter().map(|&(_, t, l)| (t as u32, l)).collect();
+                v.kind != ViolationKind::InvalidEndState || self.ends.insert(k)
+            }
+            (k, Some(e)) => self.edges.insert((k, e)),
+        };
+        if !fresh {
+            return false;
+        }
+        if v.trail.is_some() {
+            self.trails[kind_index(v.kind)] += 1;
+        }
+        self.list.push(v);
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Bytes held by trails.
+    pub fn trail_bytes(&self) -> u64 {
+        self.list
+            .iter()
+            .map(|v| v.trail.as_ref().map_or(0, |t| t.capacity()) as u64)
+            .sum::<u64>()
+            * std::mem::size_of::<TrailStep>() as u64
+    }
+}
+
+fn kind_index(k: ViolationKind) -> usize {
+    ViolationKind::ALL.iter().position(|&x| x == k).unwrap_or(0)
+}

@@ -1,0 +1,442 @@
+//! One check of one version, with or without a record of an earlier one (DESIGN.md 5.2): the
+//! plan (impact analysis, stable ids, whether pruning is sound and why not), the run (the one
+//! search with the recording rider, pruning where a recorded set misses the dangerous
+//! locations), the trails of violations reported again from pruned states (the path so far,
+//! then a breadth-first path through the unchanged sub-state-space), the comparison with the
+//! base (new and fixed violations) and the next record, which accumulates: the old records
+//! that stay valid plus the fresh ones.
+
+use std::path::{Path, PathBuf};
+
+use crate::explore::machine::Machine;
+use crate::explore::property::Key;
+use crate::explore::search::search;
+use crate::explore::{Options, Outcome, Stats, ViolationKind};
+use crate::program::{LocId, Program};
+use crate::promela::preprocess::PpOptions;
+use crate::promela::source::{MemoryProvider, SourceFiles};
+
+use super::elements::Element;
+use super::ids::StableIds;
+use super::impact::{analyze, Impact};
+use super::record::{Checks, Meta, RecViolation, Record, Sources, SEMANTICS};
+use super::recorder::{Prune, Recorder};
+
+/// Which algorithm a check uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// Skip every state whose recorded reachable set misses the change.
+    Prune,
+    /// Explore everything (still writing a record).
+    Full,
+}
+
+/// The version a check builds on: its record and its program (with stable ids).
+pub struct Base {
+    pub record: Record,
+    pub program: Program,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BaseError {
+    #[error("the record's model no longer loads with this git rmc ({0})")]
+    Reload(String),
+    #[error(transparent)]
+    Ids(#[from] super::ids::MissingId),
+}
+
+impl Base {
+    /// Rebuilds the recorded version's program from the sources the record holds.
+    pub fn from_record(record: Record) -> Result<Base, BaseError> {
+        let mut provider = MemoryProvider::new();
+        for (n, t) in &record.sources.files {
+            provider = provider.with(n.clone(), t.clone());
+        }
+        let opts = PpOptions {
+            defines: record.sources.defines.clone(),
+            include_dirs: record
+                .sources
+                .include_dirs
+                .iter()
+                .map(PathBuf::from)
+                .collect(),
+        };
+        let loaded = crate::load(Path::new(&record.sources.main), &provider, &opts);
+        let Some(mut program) = loaded.program else {
+            let first = loaded
+                .diags
+                .first()
+                .map(|d| d.message.clone())
+                .unwrap_or_default();
+            return Err(BaseError::Reload(first));
+        };
+        record.ids.apply(&mut program)?;
+        Ok(Base { record, program })
+    }
+}
+
+/// The sources of a model as loaded, for its record.
+pub fn sources_of(main: &Path, files: &SourceFiles, opts: &PpOptions) -> Sources {
+    Sources {
+        main: main.display().to_string(),
+        files: files
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.text.clone()))
+            .collect(),
+        defines: opts.defines.clone(),
+        include_dirs: opts
+            .include_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect(),
+    }
+}
+
+pub fn checks_of(o: &Options) -> Checks {
+    Checks {
+        end_states: o.end_states,
+        assertions: o.assertions,
+        empty_channels: o.empty_channels,
+    }
+}
+
+/// What a check will do, decided before it runs.
+pub struct Plan {
+    /// The program to check, with its stable ids.
+    pub program: Program,
+    pub ids: StableIds,
+    pub impact: Option<Impact>,
+    /// What pruning knows, when it runs.
+    pub prune: Option<Prune>,
+    pub algorithm: Algorithm,
+    /// Why the algorithm is what it is.
+    pub reason: String,
+}
+
+impl Plan {
+    pub fn incremental(&self) -> bool {
+        self.prune.is_some()
+    }
+}
+
+/// Whether a model's successors are a function of its stored state: pan's `hidden`
+/// variables travel with the search path instead.
+fn prunable(p: &Program) -> bool {
+    !p.globals
+        .iter()
+        .any(|v| v.vis == crate::promela::ast::Visibility::Hidden)
+}
+
+/// Plans the check of `program` (numbered by position, as built) against `base`.
+pub fn plan(mut program: Program, base: Option<&Base>, checks: Checks, want: Algorithm) -> Plan {
+    let Some(base) = base else {
+        let ids = StableIds::identity(&program);
+        return Plan {
+            program,
+            ids,
+            impact: None,
+            prune: None,
+            algorithm: Algorithm::Full,
+            reason: "no record to reuse: a recording run".into(),
+        };
+    };
+    let impact = analyze(&base.program, &program, base.record.ids.next_free);
+    let ids = impact.ids.clone();
+    // The table was just made from this very program, so every location has an id.
+    let _ = ids.apply(&mut program);
+    let layout = crate::explore::layout::Layout::new(&program)
+        .map(|l| l.hash)
+        .ok();
+    let why_not = if want == Algorithm::Full {
+        Some("--algorithm full".to_string())
+    } else if !prunable(&program) {
+        Some(
+            "the model has hidden variables: its successors are not a function of the stored \
+             state, so nothing is pruned"
+                .into(),
+        )
+    } else if !base.record.meta.prunable {
+        Some("the record's model had hidden variables".into())
+    } else if base.record.meta.checks != checks {
+        Some("the record was made with other checks (end states, assertions, -q)".into())
+    } else if layout != Some(base.record.meta.layout_hash) {
+        Some(format!(
+            "the state layout changed ({}): no recorded state can be reused",
+            impact
+                .layout_change
+                .clone()
+                .unwrap_or_else(|| "declarations".into())
+        ))
+    } else {
+        None
+    };
+    if let Some(reason) = why_not {
+        return Plan {
+            program,
+            ids,
+            impact: Some(impact),
+            prune: None,
+            algorithm: Algorithm::Full,
+            reason,
+        };
+    }
+    let r = &base.record;
+    let sets: Vec<Vec<Element>> = r
+        .sets
+        .iter()
+        .map(|s| s.iter().map(|&e| r.elements[e as usize].clone()).collect())
+        .collect();
+    let meets_danger = sets
+        .iter()
+        .map(|s| {
+            s.iter()
+                .any(|e| e.locations().iter().any(|l| impact.is_dangerous(*l)))
+        })
+        .collect();
+    let prune = Prune {
+        fingerprints: r.fingerprints.clone(),
+        set_of: r.set_of.clone(),
+        sets,
+        meets_danger,
+    };
+    let reason = format!(
+        "pruning: {} dangerous location{} of {}",
+        impact.dangerous.len(),
+        if impact.dangerous.len() == 1 { "" } else { "s" },
+        base.program.location_ids().count()
+    );
+    Plan {
+        program,
+        ids,
+        impact: Some(impact),
+        prune: Some(prune),
+        algorithm: Algorithm::Prune,
+        reason,
+    }
+}
+
+/// A finished run.
+pub struct Run {
+    pub outcome: Outcome,
+    pub recorder: Recorder,
+}
+
+/// Runs the planned check on `m` (built from `plan.program`).
+pub fn run(
+    m: &Machine,
+    prune: Option<Prune>,
+    opts: &Options,
+    progress: &mut dyn FnMut(&Stats),
+) -> Run {
+    let mut recorder = Recorder::new(prune);
+    let outcome = search(m, opts, &mut recorder, progress);
+    Run { outcome, recorder }
+}
+
+/// A trail reported from a pruned state could not be completed: the recorded sub-state-space
+/// did not hold the violation. A bug, never the model's fault.
+#[derive(Debug, thiserror::Error)]
+#[error("the recorded {kind} violation was not found again below the pruned state")]
+pub struct LostViolation {
+    pub kind: &'static str,
+}
+
+/// Completes the violations reported from pruned states: the rest of each trail is a
+/// breadth-first path from the pruned state through its unchanged sub-state-space, and the
+/// message and blocked processes are those found there.
+pub fn complete_trails(
+    m: &Machine,
+    out: &mut Outcome,
+    opts: &Options,
+) -> Result<(), LostViolation> {
+    let pending: Vec<usize> = (0..out.violations.len())
+        .filter(|&i| out.violations[i].via.is_some())
+        .collect();
+    // One search per pruned state, for all the violations reported from it.
+    let mut done = vec![false; out.violations.len()];
+    for &i in &pending {
+        if done[i] {
+            continue;
+        }
+        let via = out.violations[i].via.clone().unwrap_or_default();
+        let group: Vec<usize> = pending
+            .iter()
+            .copied()
+            .filter(|&j| !done[j] && out.violations[j].via.as_deref() == Some(&via[..]))
+            .collect();
+        let targets: Vec<Option<Key>> =
+            group.iter().map(|&j| Key::of(&out.violations[j])).collect();
+        let found = crate::explore::shortest::find(m, &via, &targets, opts, None);
+        for (&j, f) in group.iter().zip(found) {
+            let v = &mut out.violations[j];
+            let Some(f) = f else {
+                return Err(LostViolation {
+                    kind: v.kind.as_str(),
+                });
+            };
+            if let Some(t) = &mut v.trail {
+                t.extend_from_slice(&f.steps);
+            }
+            v.message = f.message;
+            if v.kind == ViolationKind::InvalidEndState {
+                v.blocked = f.blocked;
+            }
+            v.pid = f
+                .steps
+                .last()
+                .map(|s| s.rv.map_or(s.pid, |(q, _)| q) as usize);
+            v.via = None;
+            done[j] = true;
+        }
+    }
+    Ok(())
+}
+
+/// A violation as the record and the base comparison know it.
+pub fn rec_violation(m: &Machine, v: &crate::explore::Violation) -> RecViolation {
+    let (at, edge) = match v.edge {
+        Some(e) if (e as usize) < m.edges.len() => {
+            let (l, k) = m.edge_at(e);
+            (vec![l], Some(k))
+        }
+        _ => (
+            v.blocked
+                .iter()
+                .map(|&(_, t, l)| m.prog.procs[t].automaton.locations[l as usize].id.0)
+                .collect(),
+            None,
+        ),
+    };
+    RecViolation {
+        kind: v.kind.as_str().to_string(),
+        at,
+        edge,
+        message: v.message.clone(),
+    }
+}
+
+/// How the violations compare with the base's: per violation whether it is new (not in the
+/// base by kind and stable location), and the base's violations that are gone.
+pub fn compare(current: &[RecViolation], base: Option<&Record>) -> (Vec<bool>, Vec<RecViolation>) {
+    let Some(base) = base else {
+        return (vec![true; current.len()], Vec::new());
+    };
+    let same =
+        |a: &RecViolation, b: &RecViolation| a.kind == b.kind && a.at == b.at && a.edge == b.edge;
+    let new = current
+        .iter()
+        .map(|v| !base.violations.iter().any(|b| same(v, b)))
+        .collect();
+    let fixed = base
+        .violations
+        .iter()
+        .filter(|b| !current.iter().any(|v| same(v, b)))
+        .cloned()
+        .collect();
+    (new, fixed)
+}
+
+/// The record a complete run leaves: every state it stored with its set (fresh for
+/// explored states, the old one for pruned states), plus the old records whose set misses
+/// the dangerous locations (still valid although this run did not reach them). None when
+/// the run was cut by a limit or ended by a fatal error.
+pub fn record(
+    m: &Machine,
+    ids: &StableIds,
+    run: &Run,
+    base: Option<&Base>,
+    sources: Sources,
+    opts: &Options,
+) -> Option<Record> {
+    if !run.outcome.complete() {
+        return None;
+    }
+    let rec = &run.recorder;
+    let (Some(fps), Some(sets_of)) = (&rec.fingerprints, &rec.set_of) else {
+        return None;
+    };
+    let mut states: Vec<(u128, u32)> = fps.iter().zip(sets_of.iter()).collect();
+    let mut elements: Vec<Element> = rec.elements.list.clone();
+    let mut sets: Vec<Vec<u32>> = rec.sets.sets.clone();
+    let mut index: std::collections::HashMap<Element, u32> = elements
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.clone(), i as u32))
+        .collect();
+    let mut set_index: std::collections::HashMap<Vec<u32>, u32> = sets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.clone(), i as u32))
+        .collect();
+    if let (Some(base), Some(prune)) = (base, rec.prune()) {
+        // Accumulate: old states this run did not reach whose set is still valid.
+        let mut seen: Vec<u128> = states.iter().map(|s| s.0).collect();
+        seen.sort_unstable();
+        let mut translated: std::collections::HashMap<u32, u32> = Default::default();
+        let r = &base.record;
+        for (k, &fp) in r.fingerprints.iter().enumerate() {
+            let old = r.set_of[k];
+            if prune.meets_danger[old as usize] || seen.binary_search(&fp).is_ok() {
+                continue;
+            }
+            let sid = *translated.entry(old).or_insert_with(|| {
+                let mut s: Vec<u32> = r.sets[old as usize]
+                    .iter()
+                    .map(|&e| {
+                        let el = &r.elements[e as usize];
+                        *index.entry(el.clone()).or_insert_with(|| {
+                            elements.push(el.clone());
+                            elements.len() as u32 - 1
+                        })
+                    })
+                    .collect();
+                s.sort_unstable();
+                *set_index.entry(s.clone()).or_insert_with(|| {
+                    sets.push(s);
+                    sets.len() as u32 - 1
+                })
+            });
+            states.push((fp, sid));
+        }
+    }
+    states.sort_unstable_by_key(|s| s.0);
+    states.dedup_by_key(|s| s.0);
+    let figures = serde_json::to_value(&run.outcome.stats).unwrap_or_default();
+    Some(Record {
+        meta: Meta {
+            semantics: SEMANTICS,
+            checks: checks_of(opts),
+            layout_hash: m.layout.hash,
+            figures,
+            prunable: prunable(m.prog),
+        },
+        sources,
+        ids: ids.clone(),
+        elements,
+        sets,
+        fingerprints: states.iter().map(|s| s.0).collect(),
+        set_of: states.iter().map(|s| s.1).collect(),
+        violations: run
+            .outcome
+            .violations
+            .iter()
+            .map(|v| rec_violation(m, v))
+            .collect(),
+    })
+}
+
+/// The stable location ids a record's set holds for a state (for tests and tools).
+pub fn set_locations(r: &Record, fp: u128) -> Option<Vec<LocId>> {
+    let i = r.fingerprints.binary_search(&fp).ok()?;
+    let set = &r.sets[r.set_of[i] as usize];
+    Some(
+        set.iter()
+            .filter_map(|&e| match &r.elements[e as usize] {
+                Element::Location(l) => Some(LocId(*l)),
+                _ => None,
+            })
+            .collect(),
+    )
+}

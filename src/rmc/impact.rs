@@ -1,0 +1,516 @@
+//! Impact analysis: which locations of the old version a change makes dangerous, and the
+//! stable ids the new version's locations take (DESIGN.md 5.3).
+//!
+//! Per proctype present in both versions (by name), two phases pair old and new locations:
+//! a simultaneous walk from the initial locations that follows edges whose statements are
+//! identical, then a longest-common-subsequence diff of what the walk left (in source order),
+//! so that one statement inserted early does not give fresh ids to everything after it.
+//! Paired new locations keep the old stable id; the others get ids never used before. Every
+//! pair is then judged by its whole label, targets compared by stable id: an old location is
+//! dangerous when its label differs, when nothing in the new version pairs with it (deleted
+//! code), or when it reads `P@L` and `L`'s location is dangerous.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use crate::explore::layout::{Layout, VarLayout};
+use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar};
+use crate::program::{LocId, Location, Proc, Program};
+
+use super::ids::StableIds;
+use super::label::{Canon, Names, Parts};
+
+/// Why an old location is dangerous.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Danger {
+    /// The proctype (old name).
+    pub proc: String,
+    /// The old location (stable id).
+    pub old: LocId,
+    /// The new location it was paired with (stable id), if any.
+    pub new: Option<LocId>,
+    pub reason: String,
+}
+
+/// The result of comparing two versions.
+#[derive(Clone, Debug)]
+pub struct Impact {
+    /// Stable ids for the new version's locations.
+    pub ids: StableIds,
+    /// Dangerous old locations by stable id.
+    pub dangerous: BTreeMap<u32, Danger>,
+    pub paired: usize,
+    pub new_locations: usize,
+    pub deleted: usize,
+    /// Why the state layout differs (then no record of the old version can be reused).
+    pub layout_change: Option<String>,
+    /// Changes that alter the initial state only (they need no dangerous location: the new
+    /// initial state is simply not in the record).
+    pub notes: Vec<String>,
+}
+
+impl Impact {
+    pub fn is_dangerous(&self, stable: u32) -> bool {
+        self.dangerous.contains_key(&stable)
+    }
+}
+
+/// One side of the comparison: a program, how its targets map to stable ids, and where its
+/// labels are.
+struct Side<'a> {
+    prog: &'a Program,
+    /// Positional → stable ids (None: the program's ids are stable already).
+    map: Option<&'a HashMap<u32, u32>>,
+    labels: HashMap<(usize, String), LocId>,
+}
+
+impl<'a> Side<'a> {
+    fn new(prog: &'a Program, map: Option<&'a HashMap<u32, u32>>) -> Self {
+        let mut labels = HashMap::new();
+        for (i, p) in prog.procs.iter().enumerate() {
+            for l in &p.automaton.locations {
+                for name in &l.labels {
+                    labels.insert((i, name.clone()), l.id);
+                }
+            }
+        }
+        Side { prog, map, labels }
+    }
+
+    fn stable(&self, id: LocId) -> Option<u32> {
+        match self.map {
+            None => Some(id.0),
+            Some(m) => m.get(&id.0).copied(),
+        }
+    }
+
+    fn parts(&self, p: &Proc, l: &Location) -> Parts {
+        Canon::new(self.prog, self).parts(p, l)
+    }
+}
+
+impl Names for Side<'_> {
+    fn target(&self, id: LocId) -> Option<u32> {
+        self.stable(id)
+    }
+
+    fn remote_label(&self, proc: usize, label: &str) -> Option<u32> {
+        let l = self.labels.get(&(proc, label.to_string()))?;
+        self.stable(*l)
+    }
+}
+
+/// Compares an old version (its locations carrying stable ids, `next_free` the first unused
+/// id) with a new one (numbered by position, as `program::build` leaves it).
+pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
+    let old_side = Side::new(old, None);
+    let empty = HashMap::new();
+    let shape_side = Side::new(new, Some(&empty));
+    // Shapes (labels without targets) of every location.
+    let shapes = |side: &Side, p: &Proc| -> HashMap<u32, Parts> {
+        p.automaton
+            .locations
+            .iter()
+            .map(|l| (l.id.0, side.parts(p, l)))
+            .collect()
+    };
+    let mut o2n: HashMap<u32, u32> = HashMap::new();
+    let mut n2o: HashMap<u32, u32> = HashMap::new();
+    for np in &new.procs {
+        let Some(op) = old.procs.iter().find(|p| p.name == np.name) else {
+            continue;
+        };
+        let os = shapes(&old_side, op);
+        let ns = shapes(&shape_side, np);
+        // Phase 1: walk both automata together from the initial locations.
+        let mut queue = VecDeque::new();
+        let (oi, ni) = (op.automaton.initial.0, np.automaton.initial.0);
+        if !o2n.contains_key(&oi) && !n2o.contains_key(&ni) {
+            o2n.insert(oi, ni);
+            n2o.insert(ni, oi);
+            queue.push_back((oi, ni));
+        }
+        while let Some((o, n)) = queue.pop_front() {
+            let (Some(ol), Some(nl)) = (
+                op.automaton.location(LocId(o)),
+                np.automaton.location(LocId(n)),
+            ) else {
+                continue;
+            };
+            if !os[&o].same_shape(&ns[&n]) {
+                continue;
+            }
+            for (oe, ne) in ol.edges.iter().zip(&nl.edges) {
+                let (to, tn) = (oe.target.0, ne.target.0);
+                if !o2n.contains_key(&to) && !n2o.contains_key(&tn) {
+                    o2n.insert(to, tn);
+                    n2o.insert(tn, to);
+                    queue.push_back((to, tn));
+                }
+            }
+        }
+        // Phase 2: a sequence diff of the locations the walk left, in source order.
+        let order = |p: &Proc, taken: &HashMap<u32, u32>| -> Vec<u32> {
+            let mut v: Vec<&Location> = p
+                .automaton
+                .locations
+                .iter()
+                .filter(|l| !taken.contains_key(&l.id.0))
+                .collect();
+            v.sort_by_key(|l| (l.span.file, l.span.start, l.id));
+            v.into_iter().map(|l| l.id.0).collect()
+        };
+        let ol = order(op, &o2n);
+        let nl = order(np, &n2o);
+        let ot: Vec<u64> = ol.iter().map(|i| os[i].shape_hash()).collect();
+        let nt: Vec<u64> = nl.iter().map(|i| ns[i].shape_hash()).collect();
+        for op_ in similar::capture_diff_slices(similar::Algorithm::Myers, &ot, &nt) {
+            if let similar::DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } = op_
+            {
+                for k in 0..len {
+                    let (o, n) = (ol[old_index + k], nl[new_index + k]);
+                    if os[&o].same_shape(&ns[&n]) {
+                        o2n.insert(o, n);
+                        n2o.insert(n, o);
+                    }
+                }
+            }
+        }
+    }
+    // Stable ids for the new version: paired locations keep the old id.
+    let mut next = next_free;
+    let mut positional: Vec<u32> = new.location_ids().map(|l| l.0).collect();
+    positional.sort_unstable();
+    let mut map: HashMap<u32, u32> = HashMap::new();
+    let mut new_locations = 0;
+    for &pos in &positional {
+        let stable = match n2o.get(&pos) {
+            Some(&o) => o,
+            None => {
+                new_locations += 1;
+                next += 1;
+                next - 1
+            }
+        };
+        map.insert(pos, stable);
+    }
+    let ids = StableIds {
+        pairs: positional.iter().map(|p| (*p, map[p])).collect(),
+        next_free: next,
+    };
+    // Judge every old location by its whole label.
+    let new_side = Side::new(new, Some(&map));
+    let mut dangerous = BTreeMap::new();
+    let mut deleted = 0;
+    for op in &old.procs {
+        let np = new.procs.iter().find(|p| p.name == op.name);
+        for ol in &op.automaton.locations {
+            let danger = |reason: String, new: Option<LocId>| Danger {
+                proc: op.name.clone(),
+                old: ol.id,
+                new,
+                reason,
+            };
+            let Some(np) = np else {
+                deleted += 1;
+                dangerous.insert(
+                    ol.id.0,
+                    danger(format!("proctype {} was removed", op.name), None),
+                );
+                continue;
+            };
+            let Some(&n) = o2n.get(&ol.id.0) else {
+                deleted += 1;
+                dangerous.insert(ol.id.0, danger("deleted".into(), None));
+                continue;
+            };
+            let Some(nl) = np.automaton.location(LocId(n)) else {
+                continue;
+            };
+            let a = old_side.parts(op, ol);
+            let b = new_side.parts(np, nl);
+            if let Some(reason) = difference(&a, &b, ol, nl) {
+                dangerous.insert(ol.id.0, danger(reason, Some(LocId(map[&n]))));
+            }
+        }
+    }
+    // A location that reads `P@L` is dangerous when L's location is.
+    loop {
+        let mut more = Vec::new();
+        for op in &old.procs {
+            for ol in &op.automaton.locations {
+                if dangerous.contains_key(&ol.id.0) {
+                    continue;
+                }
+                let mut refs = Vec::new();
+                for e in &ol.edges {
+                    remote_labels_stmt(&e.stmt, &mut refs);
+                }
+                if let Some(&(pi, ref lab)) = refs.iter().find(|(pi, lab)| {
+                    old_side
+                        .labels
+                        .get(&(*pi, lab.clone()))
+                        .is_some_and(|l| dangerous.contains_key(&l.0))
+                }) {
+                    let pname = old.procs.get(pi).map_or("?", |p| p.name.as_str());
+                    more.push(Danger {
+                        proc: op.name.clone(),
+                        old: ol.id,
+                        new: o2n.get(&ol.id.0).map(|n| LocId(map[n])),
+                        reason: format!("reads {pname}@{lab}, whose location is dangerous"),
+                    });
+                }
+            }
+        }
+        if more.is_empty() {
+            break;
+        }
+        for d in more {
+            dangerous.insert(d.old.0, d);
+        }
+    }
+    Impact {
+        ids,
+        paired: o2n.len(),
+        new_locations,
+        deleted,
+        layout_change: layout_change(old, new),
+        notes: initial_notes(old, new),
+        dangerous,
+    }
+}
+
+/// The first part in which two labels differ, as a one-line reason.
+fn difference(a: &Parts, b: &Parts, ol: &Location, nl: &Location) -> Option<String> {
+    if a == b {
+        return None;
+    }
+    if a.flags != b.flags {
+        return Some("its end/progress/accept label or atomic membership changed".into());
+    }
+    if a.context != b.context {
+        return Some("the proctype's provided clause or priority changed".into());
+    }
+    if a.init != b.init {
+        return Some(
+            "the proctype's parameters or local declarations (initial values) changed".into(),
+        );
+    }
+    if a.edges.len() != b.edges.len() {
+        return Some(format!(
+            "{} outgoing statements instead of {}",
+            b.edges.len(),
+            a.edges.len()
+        ));
+    }
+    for (k, (x, y)) in a.edges.iter().zip(&b.edges).enumerate() {
+        if x.0 != y.0 {
+            let (a, b) = (&ol.edges[k].text, &nl.edges[k].text);
+            return Some(if a == b {
+                format!("`{a}` now means something else (a variable it names was redeclared elsewhere, or a constant changed)")
+            } else {
+                format!("statement changed: `{a}` became `{b}`")
+            });
+        }
+        if x.1 != y.1 {
+            return Some(format!(
+                "`{}` now leads elsewhere (its target location changed)",
+                ol.edges[k].text
+            ));
+        }
+    }
+    Some("its label changed".into())
+}
+
+fn remote_labels_stmt(s: &LStmt, out: &mut Vec<(usize, String)>) {
+    match s {
+        LStmt::Expr(e) | LStmt::Assert(e) | LStmt::Printm(e) => remote_labels(e, out),
+        LStmt::Assign(v, e) => {
+            remote_labels_var(v, out);
+            remote_labels(e, out);
+        }
+        LStmt::Send { chan, args, .. } => {
+            remote_labels_var(chan, out);
+            args.iter().for_each(|a| remote_labels(a, out));
+        }
+        LStmt::Recv { chan, args, .. } => {
+            remote_labels_var(chan, out);
+            remote_labels_args(args, out);
+        }
+        LStmt::Printf(_, args) => args.iter().for_each(|a| remote_labels(a, out)),
+        LStmt::SetPriority(a, b) => {
+            remote_labels(a, out);
+            remote_labels(b, out);
+        }
+        LStmt::DStep(a) => {
+            for l in &a.locations {
+                for e in &l.edges {
+                    remote_labels_stmt(&e.stmt, out);
+                }
+            }
+        }
+        LStmt::ChanInit(v, _) => remote_labels_var(v, out),
+        LStmt::Else | LStmt::Goto(_) | LStmt::End => {}
+    }
+}
+
+fn remote_labels_var(v: &LVar, out: &mut Vec<(usize, String)>) {
+    if let Some(i) = &v.index {
+        remote_labels(i, out);
+    }
+    for (_, _, i) in &v.fields {
+        if let Some(i) = i {
+            remote_labels(i, out);
+        }
+    }
+}
+
+fn remote_labels_args(args: &[LRecvArg], out: &mut Vec<(usize, String)>) {
+    for a in args {
+        match a {
+            LRecvArg::Var(v) => remote_labels_var(v, out),
+            LRecvArg::Eval(e) | LRecvArg::Const(e) => remote_labels(e, out),
+        }
+    }
+}
+
+fn remote_labels(e: &LExpr, out: &mut Vec<(usize, String)>) {
+    match e {
+        LExpr::RemoteLabel {
+            proc, index, label, ..
+        } => {
+            out.push((*proc, label.clone()));
+            if let Some(i) = index {
+                remote_labels(i, out);
+            }
+        }
+        LExpr::Var(v) | LExpr::Len(v) | LExpr::Probe(_, v) => remote_labels_var(v, out),
+        LExpr::Unary(_, a) | LExpr::Enabled(a) | LExpr::GetPriority(a) | LExpr::PcValue(a) => {
+            remote_labels(a, out)
+        }
+        LExpr::Binary(_, a, b) => {
+            remote_labels(a, out);
+            remote_labels(b, out);
+        }
+        LExpr::Cond(c, a, b) => {
+            remote_labels(c, out);
+            remote_labels(a, out);
+            remote_labels(b, out);
+        }
+        LExpr::Run { args, .. } => args.iter().for_each(|a| remote_labels(a, out)),
+        LExpr::Poll { chan, args, .. } => {
+            remote_labels_var(chan, out);
+            remote_labels_args(args, out);
+        }
+        LExpr::RemoteVar {
+            index, var_index, ..
+        } => {
+            for i in [index, var_index].into_iter().flatten() {
+                remote_labels(i, out);
+            }
+        }
+        LExpr::Const(_) | LExpr::Mtype(..) | LExpr::Timeout | LExpr::Np => {}
+    }
+}
+
+/// Why two versions' state layouts differ, naming the first declaration that differs.
+pub fn layout_change(old: &Program, new: &Program) -> Option<String> {
+    let (a, b) = match (Layout::new(old), Layout::new(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        _ => return Some("the state layout cannot be built".into()),
+    };
+    if a.hash == b.hash {
+        return None;
+    }
+    let shape = |v: &VarLayout| {
+        let mut sc = Vec::new();
+        v.shape.scalars(0, &mut sc);
+        (
+            v.offset,
+            v.hidden,
+            sc.iter()
+                .map(|(o, s)| (*o, s.width, s.signed, s.bits))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let first = |xs: &[VarLayout], ys: &[VarLayout], owner: &str| -> Option<String> {
+        for k in 0..xs.len().max(ys.len()) {
+            match (xs.get(k), ys.get(k)) {
+                (Some(x), Some(y)) if shape(x) == shape(y) => continue,
+                (Some(x), Some(y)) => {
+                    return Some(format!(
+                        "{owner} declaration '{}' changed its type, size or place (now '{}')",
+                        x.name, y.name
+                    ))
+                }
+                (Some(x), None) => return Some(format!("{owner} '{}' was removed", x.name)),
+                (None, Some(y)) => return Some(format!("{owner} '{}' was added", y.name)),
+                (None, None) => {}
+            }
+        }
+        None
+    };
+    if let Some(m) = first(&a.globals, &b.globals, "global") {
+        return Some(m);
+    }
+    if a.last_at.is_some() != b.last_at.is_some() {
+        return Some("the model's use of _last changed".into());
+    }
+    if a.uses_priority != b.uses_priority {
+        return Some("the model's use of priorities changed".into());
+    }
+    if old.procs.len() != new.procs.len() {
+        return Some(format!(
+            "{} proctypes instead of {}",
+            new.procs.len(),
+            old.procs.len()
+        ));
+    }
+    for (i, (x, y)) in a.procs.iter().zip(&b.procs).enumerate() {
+        let owner = format!("proctype {}: local", new.procs[i].name);
+        if let Some(m) = first(&x.locals, &y.locals, &owner) {
+            return Some(m);
+        }
+        if old.procs[i].kind != new.procs[i].kind {
+            return Some(format!("proctype {} changed kind", new.procs[i].name));
+        }
+    }
+    if a.chans != b.chans {
+        return Some("the channel types changed".into());
+    }
+    Some("the state layout changed".into())
+}
+
+/// Changes that alter only the initial state: process counts and initial global values.
+fn initial_notes(old: &Program, new: &Program) -> Vec<String> {
+    let mut notes = Vec::new();
+    for np in &new.procs {
+        if let Some(op) = old.procs.iter().find(|p| p.name == np.name) {
+            if op.active != np.active {
+                notes.push(format!(
+                    "active [{}] instead of [{}] for proctype {}: the initial state changed",
+                    np.active, op.active, np.name
+                ));
+            }
+        }
+    }
+    let side_o = Side::new(old, None);
+    let side_n = Side::new(new, None);
+    for (k, (a, b)) in old.globals.iter().zip(&new.globals).enumerate() {
+        let mut ca = Canon::new(old, &side_o);
+        let mut cb = Canon::new(new, &side_n);
+        ca.var_decl(a);
+        cb.var_decl(b);
+        if ca.out != cb.out {
+            notes.push(format!(
+                "the initial value of global '{}' (declaration {}) changed: the initial state changed",
+                b.name,
+                k + 1
+            ));
+        }
+    }
+    notes
+}

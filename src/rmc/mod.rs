@@ -1,0 +1,17 @@
+//! Regression model checking (DESIGN.md 5): the impact analysis between two versions of a
+//! model, the reachable element sets recorded per state, the record file, and pruning runs
+//! that reuse a record and accumulate the next one. A library module: it takes programs and
+//! records and returns results and records; it knows nothing of git or the terminal.
+
+pub mod check;
+pub mod elements;
+pub mod ids;
+pub mod impact;
+pub mod label;
+pub mod record;
+pub mod recorder;
+
+pub use check::{Algorithm, Base, Plan};
+pub use ids::StableIds;
+pub use impact::{analyze, Danger, Impact};
+pub use record::{Record, RecordError};

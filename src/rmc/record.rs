@@ -1,0 +1,507 @@
+//! The record of one check: everything the next check of a later version needs, in one
+//! versioned, checksummed binary file laid out as sections behind a table of contents
+//! (readers skip sections they do not know, so later sections such as the state graph do
+//! not break them).
+//!
+//! ```text
+//! magic "GITRMCR\n" | format u32 | sections u32 | per section: tag [u8;4], offset u64, len u64
+//! | section bytes ... | xxh3-64 of everything before it
+//! ```
+//!
+//! Sections: `META` (JSON: semantics version, model, options, layout hash, figures),
+//! `SRCS` (every source file read, so a later diff needs nothing else), `IDS ` (the
+//! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted,
+//! and each state's set), `VIOL` (JSON: the violations found). Integers are little-endian.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::explore::ViolationKind;
+
+use super::elements::Element;
+use super::ids::StableIds;
+
+const MAGIC: &[u8; 8] = b"GITRMCR\n";
+/// The file format. Bumped when the layout of a section changes.
+pub const FORMAT: u32 = 1;
+/// git rmc's semantics version: bumped by every change that can alter states, counts,
+/// verdicts or location numbering, so that no record made by another meaning is reused.
+pub const SEMANTICS: u32 = 1;
+
+/// The options that change what a check checks: a record made with others is not reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checks {
+    pub end_states: bool,
+    pub assertions: bool,
+    pub empty_channels: bool,
+}
+
+/// The model as checked: every file the front end read, the main file, and the
+/// preprocessor options.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Sources {
+    pub main: String,
+    pub files: Vec<(String, String)>,
+    pub defines: Vec<String>,
+    pub include_dirs: Vec<String>,
+}
+
+impl Sources {
+    /// The model's content hash: every file read (names and text), the defines and include
+    /// folders, the checks and git rmc's semantics version, as 16 hex digits. Two checks with
+    /// the same hash have the same result.
+    pub fn content_hash(&self, checks: &Checks) -> String {
+        use std::hash::Hasher;
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        let mut put = |b: &[u8]| {
+            h.write(&(b.len() as u64).to_le_bytes());
+            h.write(b);
+        };
+        put(b"git-rmc model");
+        put(&SEMANTICS.to_le_bytes());
+        put(self.main.as_bytes());
+        for (n, t) in &self.files {
+            put(n.as_bytes());
+            put(t.as_bytes());
+        }
+        for d in &self.defines {
+            put(d.as_bytes());
+        }
+        for d in &self.include_dirs {
+            put(d.as_bytes());
+        }
+        put(&[
+            u8::from(checks.end_states),
+            u8::from(checks.assertions),
+            u8::from(checks.empty_channels),
+        ]);
+        format!("{:016x}", h.finish())
+    }
+}
+
+/// A violation as recorded: its kind, its element (by stable locations), and its message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecViolation {
+    pub kind: String,
+    /// Stable locations: the violating edge's source location, or the blocked processes'.
+    pub at: Vec<u32>,
+    /// The edge's index at its location (edge-based kinds).
+    pub edge: Option<u32>,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Meta {
+    pub semantics: u32,
+    pub checks: Checks,
+    pub layout_hash: u64,
+    /// The run's figures (states stored, matched, ...) as the JSON of a check names them.
+    pub figures: serde_json::Value,
+    /// Whether the model's successors are a function of its stored state (no `hidden`
+    /// variables): only then can a record prune.
+    pub prunable: bool,
+}
+
+/// Everything a record holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub meta: Meta,
+    pub sources: Sources,
+    pub ids: StableIds,
+    pub elements: Vec<Element>,
+    /// Interned sets, as sorted indices into `elements`.
+    pub sets: Vec<Vec<u32>>,
+    /// Fingerprints of the recorded states, sorted and distinct.
+    pub fingerprints: Vec<u128>,
+    /// Each state's set.
+    pub set_of: Vec<u32>,
+    pub violations: Vec<RecViolation>,
+}
+
+/// Why a record cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot read {path}: {err}")]
+    Io { path: String, err: std::io::Error },
+    #[error("not a git rmc record")]
+    NotARecord,
+    #[error("record format {0} (this git rmc reads format {FORMAT})")]
+    Format(u32),
+    #[error("record made by another git rmc semantics version ({0}, this one is {SEMANTICS})")]
+    Semantics(u32),
+    #[error("the record is truncated")]
+    Truncated,
+    #[error("the record is corrupt (checksum mismatch)")]
+    Checksum,
+    #[error("the record is corrupt ({0})")]
+    Corrupt(String),
+}
+
+fn section(tag: &[u8; 4], body: Vec<u8>) -> ([u8; 4], Vec<u8>) {
+    (*tag, body)
+}
+
+struct W(Vec<u8>);
+
+impl W {
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+}
+
+struct R<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> R<'a> {
+    fn bytes(&mut self, n: usize) -> Result<&'a [u8], RecordError> {
+        let end = self.at.checked_add(n).ok_or(RecordError::Truncated)?;
+        let s = self.b.get(self.at..end).ok_or(RecordError::Truncated)?;
+        self.at = end;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32, RecordError> {
+        let b = self.bytes(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self) -> Result<u64, RecordError> {
+        let b = self.bytes(8)?;
+        let mut a = [0; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+    fn str(&mut self) -> Result<String, RecordError> {
+        let n = self.u32()? as usize;
+        let b = self.bytes(n)?;
+        String::from_utf8(b.to_vec()).map_err(|_| RecordError::Corrupt("text".into()))
+    }
+    fn count(&mut self, each: usize) -> Result<usize, RecordError> {
+        let n = self.u32()? as usize;
+        // A count that cannot fit in what is left is corruption, not an allocation.
+        if n.saturating_mul(each.max(1)) > self.b.len() - self.at {
+            return Err(RecordError::Truncated);
+        }
+        Ok(n)
+    }
+}
+
+fn kind_code(k: ViolationKind) -> u8 {
+    ViolationKind::ALL.iter().position(|&x| x == k).unwrap_or(0) as u8
+}
+
+impl Record {
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut sections = Vec::new();
+        let meta = serde_json::to_vec(&self.meta).unwrap_or_default();
+        sections.push(section(b"META", meta));
+        let mut w = W(Vec::new());
+        w.str(&self.sources.main);
+        w.u32(self.sources.defines.len() as u32);
+        for d in &self.sources.defines {
+            w.str(d);
+        }
+        w.u32(self.sources.include_dirs.len() as u32);
+        for d in &self.sources.include_dirs {
+            w.str(d);
+        }
+        w.u32(self.sources.files.len() as u32);
+        for (n, t) in &self.sources.files {
+            w.str(n);
+            w.str(t);
+        }
+        sections.push(section(b"SRCS", w.0));
+        let mut w = W(Vec::new());
+        w.u32(self.ids.next_free);
+        w.u32(self.ids.pairs.len() as u32);
+        for &(p, s) in &self.ids.pairs {
+            w.u32(p);
+            w.u32(s);
+        }
+        sections.push(section(b"IDS ", w.0));
+        let mut w = W(Vec::new());
+        w.u32(self.elements.len() as u32);
+        for e in &self.elements {
+            match e {
+                Element::Location(l) => {
+                    w.0.push(0);
+                    w.u32(*l);
+                }
+                Element::Violation { kind, at, edge } => {
+                    w.0.push(1);
+                    w.0.push(kind_code(*kind));
+                    w.u32(*at);
+                    w.u32(*edge);
+                }
+                Element::End(ls) => {
+                    w.0.push(2);
+                    w.u32(ls.len() as u32);
+                    for l in ls {
+                        w.u32(*l);
+                    }
+                }
+            }
+        }
+        sections.push(section(b"ELEM", w.0));
+        let mut w = W(Vec::new());
+        w.u32(self.sets.len() as u32);
+        for s in &self.sets {
+            w.u32(s.len() as u32);
+            for e in s {
+                w.u32(*e);
+            }
+        }
+        sections.push(section(b"SETS", w.0));
+        let mut w = W(Vec::with_capacity(4 + self.fingerprints.len() * 20));
+        w.u32(self.fingerprints.len() as u32);
+        for f in &self.fingerprints {
+            w.0.extend_from_slice(&f.to_le_bytes());
+        }
+        for s in &self.set_of {
+            w.u32(*s);
+        }
+        sections.push(section(b"STAT", w.0));
+        let viol = serde_json::to_vec(&self.violations).unwrap_or_default();
+        sections.push(section(b"VIOL", viol));
+
+        let header = 8 + 4 + 4 + sections.len() * 20;
+        let mut out =
+            Vec::with_capacity(header + sections.iter().map(|s| s.1.len()).sum::<usize>() + 8);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT.to_le_bytes());
+        out.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+        let mut offset = header as u64;
+        for (tag, body) in &sections {
+            out.extend_from_slice(tag);
+            out.extend_from_slice(&offset.to_le_bytes());
+            out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+            offset += body.len() as u64;
+        }
+        for (_, body) in &sections {
+            out.extend_from_slice(body);
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Reads a record's bytes, checking magic, format, checksum and semantics version.
+    pub fn from_bytes(b: &[u8]) -> Result<Record, RecordError> {
+        if b.len() < 16 || &b[..8] != MAGIC {
+            return Err(if b.len() < 8 && MAGIC.starts_with(b) {
+                RecordError::Truncated
+            } else {
+                RecordError::NotARecord
+            });
+        }
+        let format = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
+        if format != FORMAT {
+            return Err(RecordError::Format(format));
+        }
+        if b.len() < 24 {
+            return Err(RecordError::Truncated);
+        }
+        let (body, sum) = b.split_at(b.len() - 8);
+        let mut s = [0u8; 8];
+        s.copy_from_slice(sum);
+        if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(s) {
+            return Err(RecordError::Checksum);
+        }
+        let mut r = R { b: body, at: 12 };
+        let n = r.count(20)?;
+        let mut toc = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut tag = [0u8; 4];
+            tag.copy_from_slice(r.bytes(4)?);
+            let off = r.u64()? as usize;
+            let len = r.u64()? as usize;
+            let end = off.checked_add(len).ok_or(RecordError::Truncated)?;
+            if end > body.len() {
+                return Err(RecordError::Truncated);
+            }
+            toc.push((tag, &body[off..end]));
+        }
+        let get = |tag: &[u8; 4]| -> Result<&[u8], RecordError> {
+            toc.iter()
+                .find(|(t, _)| t == tag)
+                .map(|(_, s)| *s)
+                .ok_or_else(|| {
+                    RecordError::Corrupt(format!(
+                        "no {} section",
+                        String::from_utf8_lossy(tag).trim()
+                    ))
+                })
+        };
+        let meta: Meta = serde_json::from_slice(get(b"META")?)
+            .map_err(|e| RecordError::Corrupt(format!("META: {e}")))?;
+        if meta.semantics != SEMANTICS {
+            return Err(RecordError::Semantics(meta.semantics));
+        }
+        let mut r = R {
+            b: get(b"SRCS")?,
+            at: 0,
+        };
+        let main = r.str()?;
+        let mut defines = Vec::new();
+        for _ in 0..r.count(4)? {
+            defines.push(r.str()?);
+        }
+        let mut include_dirs = Vec::new();
+        for _ in 0..r.count(4)? {
+            include_dirs.push(r.str()?);
+        }
+        let mut files = Vec::new();
+        for _ in 0..r.count(8)? {
+            let n = r.str()?;
+            let t = r.str()?;
+            files.push((n, t));
+        }
+        let sources = Sources {
+            main,
+            files,
+            defines,
+            include_dirs,
+        };
+        let mut r = R {
+            b: get(b"IDS ")?,
+            at: 0,
+        };
+        let next_free = r.u32()?;
+        let mut pairs = Vec::new();
+        for _ in 0..r.count(8)? {
+            pairs.push((r.u32()?, r.u32()?));
+        }
+        let ids = StableIds { pairs, next_free };
+        let mut r = R {
+            b: get(b"ELEM")?,
+            at: 0,
+        };
+        let mut elements = Vec::new();
+        for _ in 0..r.count(5)? {
+            let tag = r.bytes(1)?[0];
+            elements.push(match tag {
+                0 => Element::Location(r.u32()?),
+                1 => {
+                    let k = r.bytes(1)?[0] as usize;
+                    let kind = *ViolationKind::ALL
+                        .get(k)
+                        .ok_or_else(|| RecordError::Corrupt("violation kind".into()))?;
+                    Element::Violation {
+                        kind,
+                        at: r.u32()?,
+                        edge: r.u32()?,
+                    }
+                }
+                2 => {
+                    let mut ls = Vec::new();
+                    for _ in 0..r.count(4)? {
+                        ls.push(r.u32()?);
+                    }
+                    Element::End(ls)
+                }
+                _ => return Err(RecordError::Corrupt("element".into())),
+            });
+        }
+        let mut r = R {
+            b: get(b"SETS")?,
+            at: 0,
+        };
+        let mut sets = Vec::new();
+        for _ in 0..r.count(4)? {
+            let n = r.count(4)?;
+            let mut s = Vec::with_capacity(n);
+            for _ in 0..n {
+                let e = r.u32()?;
+                if e as usize >= elements.len() {
+                    return Err(RecordError::Corrupt("set element".into()));
+                }
+                s.push(e);
+            }
+            sets.push(s);
+        }
+        let stat = get(b"STAT")?;
+        let mut r = R { b: stat, at: 0 };
+        let n = r.count(20)?;
+        let fps = r.bytes(n * 16)?;
+        let fingerprints: Vec<u128> = fps
+            .chunks_exact(16)
+            .map(|c| {
+                let mut a = [0u8; 16];
+                a.copy_from_slice(c);
+                u128::from_le_bytes(a)
+            })
+            .collect();
+        let ids_bytes = r.bytes(n * 4)?;
+        let set_of: Vec<u32> = ids_bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if set_of.iter().any(|&s| s as usize >= sets.len()) {
+            return Err(RecordError::Corrupt("state set".into()));
+        }
+        if fingerprints.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(RecordError::Corrupt("fingerprints out of order".into()));
+        }
+        let violations: Vec<RecViolation> = serde_json::from_slice(get(b"VIOL")?)
+            .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
+        Ok(Record {
+            meta,
+            sources,
+            ids,
+            elements,
+            sets,
+            fingerprints,
+            set_of,
+            violations,
+        })
+    }
+
+    pub fn read(path: &Path) -> Result<Record, RecordError> {
+        let b = std::fs::read(path).map_err(|err| RecordError::Io {
+            path: path.display().to_string(),
+            err,
+        })?;
+        Record::from_bytes(&b)
+    }
+
+    /// Writes the record atomically: a temporary file beside it, synced, then renamed.
+    pub fn write(&self, path: &Path) -> std::io::Result<u64> {
+        write_atomic(path, &self.to_bytes())
+    }
+}
+
+/// Writes `bytes` to `path` atomically (temporary file in the same folder, fsync, rename,
+/// then the folder synced). Returns the bytes written.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<u64> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "record".into());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(bytes.len() as u64)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,331 @@
+//! The rider that records reachable element sets during the one search, and prunes with an
+//! old record (DESIGN.md 5.1, 5.2).
+//!
+//! Sets follow Tarjan's algorithm, which the search runs anyway: every stored state on the
+//! DFS stack has an accumulator (a bitset of element ids) that collects the locations of the
+//! state and of every state passed inside atomic sequences from it, the violations that occur
+//! there, and the sets of successors whose component is complete. A state that finishes
+//! hands its accumulator to its parent; when it is the root of its component, its
+//! accumulator is then the set of the whole component, interned and given to every member.
+//! (The paper's stack walk misses cross edges into finished members of a component whose
+//! root is still on the stack; this does not.)
+
+use crate::explore::budget::{Budget, OutOfMemory};
+use crate::explore::chunked::ChunkedVec;
+use crate::explore::machine::{EdgeNo, Machine};
+use crate::explore::property::Key;
+use crate::explore::search::{Rider, Visit};
+use crate::explore::state::State;
+use crate::explore::ViolationKind;
+
+use super::elements::{Element, ElementTable, SetTable};
+
+/// What a pruning run knows of the old version.
+pub struct Prune {
+    /// Fingerprints of the recorded states, sorted, and each one's set (an index into
+    /// `sets`).
+    pub fingerprints: Vec<u128>,
+    pub set_of: Vec<u32>,
+    /// Each recorded set as elements, and whether it meets the dangerous locations.
+    pub sets: Vec<Vec<Element>>,
+    pub meets_danger: Vec<bool>,
+}
+
+impl Prune {
+    fn lookup(&self, fp: u128) -> Option<u32> {
+        self.fingerprints
+            .binary_search(&fp)
+            .ok()
+            .map(|i| self.set_of[i])
+    }
+}
+
+/// Records reachable sets (and prunes when given a `Prune`).
+pub struct Recorder {
+    pub elements: ElementTable,
+    pub sets: SetTable,
+    /// Per store id: the fingerprint of the state.
+    pub fingerprints: Option<ChunkedVec<u128>>,
+    /// Per store id: its set (u32::MAX until its component completes).
+    pub set_of: Option<ChunkedVec<u32>>,
+    /// One accumulator per stored state on the DFS stack, `words` u64 each, and spares.
+    accs: Vec<Vec<u64>>,
+    pool: Vec<Vec<u64>>,
+    words: usize,
+    /// The set of the component completed last, for its members.
+    root_set: u32,
+    prune: Option<Prune>,
+    /// Old sets translated to this run's element ids.
+    translated: std::collections::HashMap<u32, Vec<u32>>,
+    /// The old set of the state just skipped.
+    skipped: Option<u32>,
+    budget: Budget,
+    oom: bool,
+    canon: Vec<u8>,
+    scratch: Vec<u32>,
+}
+
+impl Recorder {
+    pub fn new(prune: Option<Prune>) -> Recorder {
+        Recorder {
+            elements: ElementTable::default(),
+            sets: SetTable::default(),
+            fingerprints: None,
+            set_of: None,
+            accs: Vec::new(),
+            pool: Vec::new(),
+            words: 1,
+            root_set: u32::MAX,
+            prune,
+            translated: Default::default(),
+            skipped: None,
+            budget: Budget::unlimited(),
+            oom: false,
+            canon: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// What pruning knew (None in a recording run).
+    pub fn prune(&self) -> Option<&Prune> {
+        self.prune.as_ref()
+    }
+
+    /// The set recorded for store id `id`.
+    pub fn set_of(&self, id: u32) -> u32 {
+        self.set_of
+            .as_ref()
+            .map_or(u32::MAX, |s| s.get(id as usize))
+    }
+
+    fn fail(&mut self, r: Result<(), OutOfMemory>) {
+        if r.is_err() {
+            self.oom = true;
+        }
+    }
+
+    /// Makes room for element id `e` in every accumulator.
+    fn widen(&mut self, e: u32) {
+        let need = e as usize / 64 + 1;
+        if need <= self.words {
+            return;
+        }
+        let words = need.next_power_of_two();
+        let extra = (words - self.words) as u64 * 8 * (self.accs.len() + self.pool.len()) as u64;
+        if self.budget.take(extra).is_err() {
+            self.oom = true;
+        }
+        for a in self.accs.iter_mut().chain(self.pool.iter_mut()) {
+            a.resize(words, 0);
+        }
+        self.words = words;
+    }
+
+    #[inline]
+    fn add(&mut self, e: u32) {
+        self.widen(e);
+        if let Some(a) = self.accs.last_mut() {
+            a[e as usize / 64] |= 1 << (e % 64);
+        }
+    }
+
+    fn add_set(&mut self, set: u32) {
+        let n = self.sets.get(set).len();
+        for i in 0..n {
+            let e = self.sets.get(set)[i];
+            self.add(e);
+        }
+    }
+
+    fn add_locations(&mut self, m: &Machine, st: &State) {
+        for pid in 0..st.nr_pr() {
+            let e = self.elements.location(m.loc_id(st, pid));
+            self.add(e);
+        }
+    }
+
+    fn push_acc(&mut self) {
+        let a = match self.pool.pop() {
+            Some(a) => a,
+            None => {
+                let bytes = self.words as u64 * 8 + 24;
+                if self.budget.take(bytes).is_err() {
+                    self.oom = true;
+                }
+                vec![0; self.words]
+            }
+        };
+        self.accs.push(a);
+    }
+
+    fn pop_acc(&mut self) -> Option<Vec<u64>> {
+        self.accs.pop()
+    }
+
+    fn release(&mut self, mut a: Vec<u64>) {
+        a.iter_mut().for_each(|w| *w = 0);
+        self.pool.push(a);
+    }
+
+    /// An old set in this run's element ids.
+    fn translate(&mut self, old: u32) -> Vec<u32> {
+        if let Some(t) = self.translated.get(&old) {
+            return t.clone();
+        }
+        let Some(p) = &self.prune else {
+            return Vec::new();
+        };
+        let elems = p.sets[old as usize].clone();
+        let mut t: Vec<u32> = elems.iter().map(|e| self.elements.id(e)).collect();
+        t.sort_unstable();
+        t.dedup();
+        self.translated.insert(old, t.clone());
+        t
+    }
+
+    fn element_of_edge(m: &Machine, kind: ViolationKind, edge: EdgeNo) -> Element {
+        let (at, k) = m.edge_at(edge);
+        Element::Violation { kind, at, edge: k }
+    }
+}
+
+impl Rider for Recorder {
+    fn begin(&mut self, budget: &Budget) {
+        self.budget = budget.clone();
+        self.fingerprints = Some(ChunkedVec::new(budget.clone(), 1 << 20));
+        self.set_of = Some(ChunkedVec::new(budget.clone(), 1 << 18));
+    }
+
+    fn stored(&mut self, m: &Machine, id: u32, st: &State) -> Visit {
+        m.canonical(st, &mut self.canon);
+        let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
+        let r = self
+            .fingerprints
+            .as_mut()
+            .map_or(Ok(()), |f| f.push(fp))
+            .and(self.set_of.as_mut().map_or(Ok(()), |s| s.push(u32::MAX)));
+        self.fail(r);
+        debug_assert_eq!(self.set_of.as_ref().map(|s| s.len()), Some(id as usize + 1));
+        self.push_acc();
+        if let Some(old) = self.prune.as_ref().and_then(|p| {
+            let s = p.lookup(fp)?;
+            (!p.meets_danger[s as usize]).then_some(s)
+        }) {
+            // Its whole sub-state-space is as recorded: its set is the old one.
+            for e in self.translate(old) {
+                self.add(e);
+            }
+            self.skipped = Some(old);
+            return Visit::Skip;
+        }
+        self.add_locations(m, st);
+        Visit::Expand
+    }
+
+    fn passed(&mut self, m: &Machine, st: &State) {
+        self.add_locations(m, st);
+    }
+
+    fn matched(&mut self, id: u32, done: bool) {
+        if done {
+            let s = self.set_of(id);
+            if s != u32::MAX {
+                self.add_set(s);
+            }
+        }
+    }
+
+    fn violation(
+        &mut self,
+        m: &Machine,
+        kind: ViolationKind,
+        edge: Option<EdgeNo>,
+        blocked: &[(usize, usize, u32)],
+    ) {
+        let el = match (kind, edge) {
+            (ViolationKind::InvalidEndState, _) => Element::End(
+                blocked
+                    .iter()
+                    .map(|&(_, t, l)| m.prog.procs[t].automaton.locations[l as usize].id.0)
+                    .collect(),
+            ),
+            (k, Some(e)) if (e as usize) < m.edges.len() => Self::element_of_edge(m, k, e),
+            _ => return,
+        };
+        let e = self.elements.id(&el);
+        self.add(e);
+    }
+
+    fn finished(&mut self, _id: u32, root: bool) {
+        let Some(a) = self.pop_acc() else {
+            return;
+        };
+        if root {
+            self.scratch.clear();
+            for (w, &word) in a.iter().enumerate() {
+                let mut x = word;
+                while x != 0 {
+                    let b = x.trailing_zeros();
+                    self.scratch.push(w as u32 * 64 + b);
+                    x &= x - 1;
+                }
+            }
+            let before = self.sets.memory();
+            self.root_set = self.sets.intern(&self.scratch);
+            let grew = self.sets.memory() - before;
+            if grew > 0 && self.budget.take(grew).is_err() {
+                self.oom = true;
+            }
+        }
+        // The parent reaches everything this state reaches, whether or not it was the root
+        // of its component.
+        if let Some(top) = self.accs.last_mut() {
+            for (t, x) in top.iter_mut().zip(&a) {
+                *t |= x;
+            }
+        }
+        self.release(a);
+    }
+
+    fn member(&mut self, id: u32) {
+        let s = self.root_set;
+        if let Some(v) = self.set_of.as_mut() {
+            *v.get_mut(id as usize) = s;
+        }
+    }
+
+    fn reissue(&mut self, m: &Machine, out: &mut Vec<Key>) {
+        let Some(old) = self.skipped.take() else {
+            return;
+        };
+        let Some(p) = &self.prune else {
+            return;
+        };
+        for e in &p.sets[old as usize] {
+            match e {
+                Element::Location(_) => {}
+                Element::Violation { kind, at, edge } => {
+                    if let Some((proc, loc)) = m.locate_id(crate::program::LocId(*at)) {
+                        out.push(Key::Edge(*kind, m.edge_no(proc, loc, *edge as usize)));
+                    }
+                }
+                Element::End(locs) => {
+                    let tuple: Option<Vec<(u32, u32)>> = locs
+                        .iter()
+                        .map(|&l| {
+                            m.locate_id(crate::program::LocId(l))
+                                .map(|(p, li)| (p as u32, li))
+                        })
+                        .collect();
+                    if let Some(t) = tuple {
+                        out.push(Key::End(t));
+                    }
+                }
+            }
+        }
+    }
+
+    fn out_of_memory(&self) -> bool {
+        self.oom
+    }
+}

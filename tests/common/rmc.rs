@@ -1,0 +1,311 @@
+//! Helpers for regression checks in tests: a model version from text, one check of it with or
+//! without a base record (the record round-trips through its bytes), and mutations that keep
+//! most models well-formed.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use git_rmc::explore::{Machine, Options, Stats, Verdict};
+use git_rmc::program::Program;
+use git_rmc::promela::preprocess::PpOptions;
+use git_rmc::promela::source::MemoryProvider;
+use git_rmc::rmc::check::{self, Algorithm};
+use git_rmc::rmc::record::Sources;
+use git_rmc::rmc::{Base, Record};
+
+/// One version of a model, loaded from text.
+#[derive(Clone)]
+pub struct Version {
+    pub program: Program,
+    pub sources: Sources,
+    pub text: String,
+}
+
+pub fn version(text: &str) -> Option<Version> {
+    let provider = MemoryProvider::new().with("m.pml", text);
+    let opts = PpOptions::default();
+    let loaded = git_rmc::load(Path::new("m.pml"), &provider, &opts);
+    let program = loaded.program?;
+    Some(Version {
+        sources: check::sources_of(Path::new("m.pml"), &loaded.files, &opts),
+        program,
+        text: text.to_string(),
+    })
+}
+
+/// A violation as kind, stable locations and edge index.
+pub type Found = (String, Vec<u32>, Option<u32>);
+
+pub struct Checked {
+    pub record: Option<Record>,
+    pub violations: BTreeSet<Found>,
+    pub verdict: Verdict,
+    pub stats: Stats,
+    pub incremental: bool,
+    pub reason: String,
+    pub dangerous: usize,
+}
+
+/// Checks a version, reusing `base` when given, with `opts`. Every trail (those of
+/// violations reported again from pruned states included) must replay to its violation.
+pub fn check_with(v: &Version, base: Option<&Record>, alg: Algorithm, opts: &Options) -> Checked {
+    let base = base.map(|r| {
+        let bytes = r.to_bytes();
+        let again = Record::from_bytes(&bytes).expect("a record reads back");
+        assert_eq!(&again, r, "a record round-trips through its bytes");
+        Base::from_record(again).expect("the base program rebuilds")
+    });
+    let plan = check::plan(
+        v.program.clone(),
+        base.as_ref(),
+        check::checks_of(opts),
+        alg,
+    );
+    let reason = plan.reason.clone();
+    let dangerous = plan.impact.as_ref().map_or(0, |i| i.dangerous.len());
+    let check::Plan {
+        program,
+        ids,
+        prune,
+        ..
+    } = plan;
+    let incremental = prune.is_some();
+    let m = Machine::new(&program).expect("layout");
+    let mut run = check::run(&m, prune, opts, &mut |_| {});
+    check::complete_trails(&m, &mut run.outcome, opts).expect("pruned violations are found again");
+    for x in &run.outcome.violations {
+        assert!(
+            m.reproduces(&run.outcome.initial, x, opts),
+            "the trail of {:?} ({}) does not reach it (incremental: {incremental})\n{}",
+            x.kind,
+            x.message,
+            v.text
+        );
+    }
+    let violations = run
+        .outcome
+        .violations
+        .iter()
+        .map(|x| {
+            let r = check::rec_violation(&m, x);
+            (r.kind, r.at, r.edge)
+        })
+        .collect();
+    let record = check::record(&m, &ids, &run, base.as_ref(), v.sources.clone(), opts);
+    Checked {
+        record,
+        violations,
+        verdict: run.outcome.verdict(),
+        stats: run.outcome.stats.clone(),
+        incremental,
+        reason,
+        dangerous,
+    }
+}
+
+pub fn check(v: &Version, base: Option<&Record>, alg: Algorithm) -> Checked {
+    check_with(v, base, alg, &limited())
+}
+
+/// Options for tests: the defaults, with a state limit so that no mutant runs away.
+pub fn limited() -> Options {
+    Options {
+        max_states: Some(200_000),
+        ..Options::default()
+    }
+}
+
+/// A small deterministic random source.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One semantic mutation: a constant, a comparison or arithmetic operator, a statement
+/// deleted, duplicated or swapped with the next, a statement added inside an atomic or
+/// d_step, a process added or removed, a declaration changed, a variable renamed, an initial
+/// value changed. Returns None when the chosen mutation does not apply.
+pub fn mutate(src: &str, rng: &mut Rng) -> Option<String> {
+    let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let body: Vec<usize> = (0..lines.len())
+        .filter(|&i| {
+            let t = lines[i].trim();
+            !t.is_empty() && !t.starts_with("/*") && !t.starts_with('*') && !t.starts_with("//")
+        })
+        .collect();
+    if body.is_empty() {
+        return None;
+    }
+    let i = body[rng.below(body.len())];
+    let op = rng.below(11);
+    let l = lines[i].clone();
+    match op {
+        0 => {
+            // A constant.
+            let k = l.find(|c: char| c.is_ascii_digit())?;
+            let d = (l.as_bytes()[k] - b'0' + 1 + rng.below(3) as u8) % 10;
+            lines[i].replace_range(k..k + 1, &d.to_string());
+        }
+        1 => {
+            // An operator.
+            let pairs = [
+                ("<=", "<"),
+                (">=", ">"),
+                ("==", "!="),
+                ("!=", "=="),
+                ("&&", "||"),
+                ("||", "&&"),
+                (" < ", " <= "),
+                (" > ", " >= "),
+                (" + ", " - "),
+                (" - ", " + "),
+            ];
+            let (a, b) = pairs.iter().find(|(a, _)| l.contains(a))?;
+            lines[i] = l.replacen(a, b, 1);
+        }
+        2 => {
+            if !l.trim_end().ends_with(';') {
+                return None;
+            }
+            lines.remove(i);
+        }
+        3 => {
+            if !l.trim_end().ends_with(';') {
+                return None;
+            }
+            lines.insert(i, l);
+        }
+        4 => {
+            let j = *body.iter().find(|&&j| j > i)?;
+            lines.swap(i, j);
+        }
+        5 => {
+            // A statement added inside an atomic or d_step.
+            let k = l.find("atomic {").or_else(|| l.find("d_step {"))?;
+            let at = l[k..].find('{')? + k + 1;
+            let extra = if rng.below(2) == 0 {
+                " skip;"
+            } else {
+                " _nr_pr > 0;"
+            };
+            lines[i].insert_str(at, extra);
+        }
+        6 => {
+            // A process added or removed.
+            if let Some(k) = l.find("active proctype") {
+                lines[i].replace_range(k..k + 15, "active [2] proctype");
+            } else if let Some(k) = l.find("active [") {
+                let end = l[k..].find(']')? + k + 1;
+                lines[i].replace_range(k..end, "active");
+            } else {
+                return None;
+            }
+        }
+        7 => {
+            // A declaration's type.
+            let pairs = [
+                ("byte ", "short "),
+                ("short ", "int "),
+                ("int ", "byte "),
+                ("bit ", "byte "),
+            ];
+            let (a, b) = pairs.iter().find(|(a, _)| l.trim_start().starts_with(a))?;
+            lines[i] = l.replacen(a, b, 1);
+        }
+        8 => {
+            // A rename of a declared name everywhere.
+            let t = l.trim_start();
+            let decl = ["byte ", "short ", "int ", "bit ", "bool "]
+                .iter()
+                .find(|d| t.starts_with(*d))?;
+            let name: String = t[decl.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() {
+                return None;
+            }
+            let renamed = format!("{name}_r");
+            return Some(replace_word(src, &name, &renamed));
+        }
+        9 => {
+            // An initial value.
+            let t = l.trim_start();
+            if !["byte ", "short ", "int ", "bit ", "bool "]
+                .iter()
+                .any(|d| t.starts_with(d))
+            {
+                return None;
+            }
+            if let Some(k) = l.find('=') {
+                let end = l[k..].find([';', ',']).map_or(l.len(), |e| e + k);
+                lines[i].replace_range(k..end, "= 1");
+            } else {
+                let end = l.find(';')?;
+                lines[i].insert_str(end, " = 1");
+            }
+        }
+        _ => {
+            // A guard made stronger.
+            let k = l.find(":: ")?;
+            lines[i].insert_str(k + 3, "_nr_pr < 3 && ");
+        }
+    }
+    Some(lines.join("\n") + "\n")
+}
+
+/// Replaces whole-word occurrences of `from`.
+pub fn replace_word(src: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let b = src.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < src.len() {
+        if src[i..].starts_with(from)
+            && (i == 0 || !word(b[i - 1]))
+            && b.get(i + from.len()).is_none_or(|&c| !word(c))
+        {
+            out.push_str(to);
+            i += from.len();
+        } else {
+            let ch = src[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// The project's single-file conformance models that spin checks, with their state counts.
+pub fn seed_models(max_states: u64) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in super::manifest("manifest.json") {
+        let rel = e["model"].as_str().unwrap_or_default().to_string();
+        if rel.contains('/')
+            || e["spin_accepts"].as_bool() != Some(true)
+            || e["unsupported"].as_bool() == Some(true)
+            || e["oracle_unusable"].as_bool() == Some(true)
+            || e["states_stored"].as_u64().unwrap_or(u64::MAX) > max_states
+        {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(super::models_dir().join(&rel)) {
+            out.push((rel, text));
+        }
+    }
+    out
+}
