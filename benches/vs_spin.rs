@@ -9,6 +9,12 @@
 //! table) over states stored, for pan its "actual memory usage for states" plus its hash
 //! table.
 //!
+//! A second table measures what violations cost: a model that reaches one invalid end state
+//! 10^4 times on paths 10^5 deep, against its own `--no-end-states` run (the cost of
+//! checking and reporting must not grow with occurrences times depth), and a model with
+//! 10^5 distinct invalid end states, whose peak memory must stay bounded (trails are kept
+//! for the first few of each kind).
+//!
 //! `cargo bench -- NAME` runs only the models whose name contains NAME.
 
 use std::path::{Path, PathBuf};
@@ -189,6 +195,79 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
+/// The median wall time of `verify` (text output, as a user runs it) with `extra`
+/// arguments, and the JSON of one more run.
+fn verify_timed(
+    bin: &Path,
+    model: &Path,
+    defines: &[&str],
+    extra: &[&str],
+) -> (Duration, serde_json::Value) {
+    let cmd = |json: bool| {
+        let mut c = Command::new(bin);
+        c.arg("verify").args(extra);
+        if json {
+            c.args(["--format", "json"]);
+        }
+        for d in defines {
+            c.arg("-D").arg(d);
+        }
+        c.arg(model);
+        c
+    };
+    let times = (0..RUNS).map(|_| timed(&mut cmd(false)).0).collect();
+    let out = cmd(true).output().expect("verify runs");
+    (
+        median(times),
+        serde_json::from_slice(&out.stdout).unwrap_or_default(),
+    )
+}
+
+/// What violations cost (issue: a violation reached again must cost a lookup).
+fn violation_rows(bin: &Path, models: &Path, filter: Option<&str>) {
+    let rows: &[(&str, &str, &[&str])] = &[
+        (
+            "same deadlock x10^4, 1.5*10^5 deep",
+            "same_deadlock_deep.pml",
+            &["LIMIT=50000", "EVERY=5"],
+        ),
+        (
+            "10^5 deadlock states (64 distinct)",
+            "many_deadlocks.pml",
+            &["N=3", "V=11"],
+        ),
+        ("10^5 distinct deadlocks", "distinct_deadlocks.pml", &[]),
+    ];
+    println!();
+    println!(
+        "{:<36} {:>9} {:>11} {:>9} {:>9} {:>6} {:>9} {:>9}",
+        "violations", "states", "violations", "rmc s", "-E s", "ratio", "peak MB", "-E MB"
+    );
+    for (name, file, defines) in rows {
+        if filter.is_some_and(|f| !name.contains(f)) {
+            continue;
+        }
+        let path = models.join(file);
+        let (t, doc) = verify_timed(bin, &path, defines, &[]);
+        let (te, doce) = verify_timed(bin, &path, defines, &["--no-end-states"]);
+        let mb = |d: &serde_json::Value| {
+            d["stats"]["peak_memory_bytes"].as_f64().unwrap_or(0.0) / 1048576.0
+        };
+        println!(
+            "{:<36} {:>9} {:>11} {:>9.3} {:>9.3} {:>6.2} {:>9.1} {:>9.1}",
+            name,
+            doc["stats"]["states_stored"],
+            doc["violations"].as_array().map_or(0, |v| v.len()),
+            secs(t),
+            secs(te),
+            secs(t) / secs(te).max(1e-9),
+            mb(&doc),
+            mb(&doce),
+        );
+    }
+    println!("ratio = time with end states checked over time with --no-end-states (target <= 1.5)");
+}
+
 fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_git-rmc"));
@@ -308,4 +387,5 @@ fn main() {
         "configuration); e2e = wall clock from model to verdict (spin: generate + compile + run);"
     );
     println!("B/st = bytes of visited set per stored state (pan B: its states + hash table).");
+    violation_rows(&bin, &models, filter.as_deref());
 }

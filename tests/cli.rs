@@ -212,3 +212,158 @@ fn show_reports_errors_after_a_broken_if_in_the_same_body() {
         assert!(err.contains(at), "no error at {at}:\n{err}");
     }
 }
+
+/// A model whose state space needs far more memory than the tests allow it.
+const BIG: &str = "int a, b;
+active proctype P() {
+end:
+    do
+    :: a < 4000 -> a++
+    :: b < 4000 -> b++
+    od
+}
+";
+
+fn write_model(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write model");
+    p
+}
+
+#[test]
+fn verify_stops_cleanly_under_an_address_space_limit() {
+    // `ulimit -v` as CI and containers set it: the check must stop at its memory limit
+    // (exit 3, "limit": "memory"), never abort on a failed allocation.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = write_model(dir.path(), "big.pml", BIG);
+    let exe = assert_cmd::cargo::cargo_bin("git-rmc");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 400000 && exec \"$0\" verify --format json \"$1\"")
+        .arg(&exe)
+        .arg(&model)
+        .env_remove("GIT_RMC_MEMORY_LIMIT")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["verdict"], "incomplete");
+    assert_eq!(doc["complete"], false);
+    assert_eq!(doc["limit"], "memory");
+    assert!(
+        doc["stats"]["states_stored"].as_u64() > Some(100_000),
+        "{doc}"
+    );
+}
+
+#[test]
+fn memory_limit_auto_follows_the_environment() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = write_model(dir.path(), "big.pml", BIG);
+    let out = bin()
+        .args(["verify", "--format", "json"])
+        .arg(&model)
+        .env("GIT_RMC_MEMORY_LIMIT", "16M")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(3));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["limit"], "memory");
+    assert!(
+        doc["stats"]["peak_memory_bytes"].as_u64() <= Some(16 << 20),
+        "{doc}"
+    );
+    // An explicit size wins over the environment.
+    let out = bin()
+        .args(["verify", "--memory-limit", "8M", "--format", "json"])
+        .arg(&model)
+        .env("GIT_RMC_MEMORY_LIMIT", "1G")
+        .output()
+        .expect("runs");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["limit"], "memory");
+    assert!(
+        doc["stats"]["peak_memory_bytes"].as_u64() <= Some(8 << 20),
+        "{doc}"
+    );
+    // A bad value is a usage error.
+    let out = bin()
+        .args(["verify"])
+        .arg(&model)
+        .env("GIT_RMC_MEMORY_LIMIT", "lots")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn short_trails_keep_the_checks_definition_of_an_invalid_end_state() {
+    // With -q a final state is invalid only while a channel holds a message: the shortest
+    // trail must end where the message is still in the channel.
+    let (code, text) = verify(
+        &["--empty-channels", "--short-trails", "--format", "json"],
+        "empty_channels_end_states.pml",
+    );
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let v = &doc["violations"][0];
+    assert_eq!(v["kind"], "invalid-end-state");
+    let trail = v["trail"].as_array().expect("trail");
+    assert!(trail.iter().any(|s| s["statement"] == "c!1"), "{v}");
+    assert_eq!(doc["stats"]["states_stored"], 7);
+}
+
+#[test]
+fn trails_are_kept_for_the_first_violations_of_each_kind() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Four distinct assertions fail; with --max-trails 2 two keep a trail.
+    let model = write_model(
+        dir.path(),
+        "four.pml",
+        "byte x; active proctype P() { if :: x = 1 :: x = 2 :: x = 3 :: x = 4 fi;
+         if :: x == 1 -> assert(false) :: x == 2 -> assert(false)
+            :: x == 3 -> assert(false) :: x == 4 -> assert(false) fi }",
+    );
+    let out = bin()
+        .args(["verify", "--max-trails", "2", "--format", "json"])
+        .arg(&model)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let vs = doc["violations"].as_array().expect("violations");
+    assert_eq!(vs.len(), 4);
+    assert_eq!(vs.iter().filter(|v| v.get("trail").is_some()).count(), 2);
+    let out = bin()
+        .args(["verify", "--max-trails", "0", "--format", "json"])
+        .arg(&model)
+        .output()
+        .expect("runs");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let vs = doc["violations"].as_array().expect("violations");
+    assert!(vs.iter().all(|v| v.get("trail").is_none()));
+}
+
+#[test]
+fn a_fatal_error_ends_the_search_and_is_named() {
+    let (code, text) = verify(&["--format", "json"], "enabled_self.pml");
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["verdict"], "fail");
+    assert_eq!(doc["stopped_by"], "enabled-self");
+    assert_eq!(doc["complete"], false);
+    assert_eq!(doc["stats"]["states_stored"], 4);
+}
+
+#[test]
+fn verify_says_when_pan_would_need_a_larger_vectorsz() {
+    let (code, text) = verify(&[], "big_state_vector.pml");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("-DVECTORSZ=N, N > 1124"), "{text}");
+}

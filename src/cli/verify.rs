@@ -126,7 +126,8 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let trails = replayed_trails(&machine, &out, &eopts)?;
+    let window = (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS);
+    let trails = replayed_trails(&machine, &out, &eopts, window)?;
     let elapsed = started.elapsed().as_secs_f64();
     let doc = report::verify::document(
         &args.model.file.display().to_string(),
@@ -152,24 +153,23 @@ pub fn replayed_trails(
     m: &Machine,
     out: &explore::Outcome,
     opts: &Options,
-) -> anyhow::Result<Vec<Option<Vec<explore::TrailView>>>> {
+    window: Option<usize>,
+) -> anyhow::Result<Vec<Option<explore::Replayed>>> {
     let mut trails = Vec::with_capacity(out.violations.len());
     for v in &out.violations {
-        let Some(t) = &v.trail else {
+        if v.trail.is_none() {
             trails.push(None);
             continue;
-        };
-        if !m.reproduces(&out.initial, v, opts) {
-            return Err(InternalError(format!(
-                "the trail of a {} violation ({}) does not reach it when replayed",
-                v.kind.as_str(),
-                v.message
-            ))
-            .into());
         }
         let view = m
-            .replay(&out.initial, t)
-            .map_err(|e| InternalError(format!("a {} trail: {e}", v.kind.as_str())))?;
+            .replay_violation(&out.initial, v, opts, window)
+            .map_err(|e| {
+                InternalError(format!(
+                    "the trail of a {} violation ({}) does not reach it when replayed ({e})",
+                    v.kind.as_str(),
+                    v.message
+                ))
+            })?;
         trails.push(Some(view));
     }
     Ok(trails)

@@ -27,4 +27,4 @@ pub mod trail;
 pub use machine::Machine;
 pub use outcome::{Limit, Options, Outcome, Stats, Verdict, Violation, ViolationKind};
 pub use search::{explore, search, NoRider, Rider, Visit};
-pub use trail::{TrailStep, TrailView};
+pub use trail::{Replayed, TrailStep, TrailView};

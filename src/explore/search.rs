@@ -631,6 +631,14 @@ impl<R: Rider> Search<'_, '_, R> {
     }
 
     fn add(&mut self, v: Violation) {
+        // Every distinct violation is kept: its bytes count against the memory limit.
+        let bytes = std::mem::size_of::<Violation>()
+            + v.message.len()
+            + v.blocked.len() * std::mem::size_of::<(usize, usize, u32)>()
+            + v.via.as_ref().map_or(0, |x| x.len());
+        if self.budget.take(bytes as u64).is_err() {
+            return self.out_of_memory();
+        }
         self.found.add(v);
         if self
             .opts

@@ -546,7 +546,7 @@ fn report(pid: usize, edge: EdgeNo, fault: Fault) -> Next {
 
 /// A `d_step` whose first statement is a receive: its channel, its arguments, and where the
 /// body goes on after it.
-fn first_receive(
+pub(crate) fn first_receive(
     a: &crate::program::Automaton,
 ) -> Option<(
     &crate::program::LVar,

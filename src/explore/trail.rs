@@ -11,7 +11,7 @@ use super::outcome::{Options, Violation, ViolationKind};
 use super::property;
 use super::search::{fault_kind, flag_kind};
 use super::state::State;
-use super::succ::Gen;
+use super::succ::{Cursor, Gen, Next};
 
 /// One step: process `pid` executed `edge` (and, for a rendezvous, `rv` received).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,13 +21,13 @@ pub struct TrailStep {
     pub rv: Option<(u8, EdgeNo)>,
 }
 
-/// A replayed step, ready to print.
+/// A replayed step, ready to print (the edge names the proctype and the statement).
 #[derive(Clone, Debug)]
 pub struct TrailView {
+    /// Its place in the whole trail, from 1 (the halves of a rendezvous count one each).
+    pub step: usize,
     pub pid: usize,
-    pub proc: String,
     pub edge: EdgeNo,
-    pub statement: String,
     /// (name, new value) of every variable the step changed.
     pub changed: Vec<(String, i64)>,
     /// What a `printf` in this step prints.
@@ -36,8 +36,25 @@ pub struct TrailView {
     pub receive: bool,
 }
 
+/// A violation's trail, replayed: the steps described, and how many there are in all.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    pub views: Vec<TrailView>,
+    pub steps: usize,
+}
+
+/// Where a replayed trail ended: the state reached, and what its last step flagged or
+/// the fault it ended in.
+struct Ended {
+    state: State,
+    /// Steps in the whole trail (rendezvous halves counted one each).
+    views: usize,
+    flag: Option<ViolationKind>,
+    fault: Option<ViolationKind>,
+}
+
 enum Taken {
-    Next(Vec<u8>, Option<super::exec::Flag>),
+    Next(Option<super::exec::Flag>),
     Fault(super::eval::Fault),
     No,
 }
@@ -52,51 +69,189 @@ pub struct ReplayError {
 
 impl Machine<'_> {
     /// Takes one trail step from `st`, as the search generated it.
-    fn take(&self, st: &State, s: &TrailStep, g: &mut Gen) -> Taken {
-        for only in [Some(s.pid as usize), None] {
-            g.clear();
-            self.successors(st, only, g);
-            if let Some(it) = g
-                .items
-                .iter()
-                .find(|it| it.pid == s.pid && it.edge == s.edge && it.rv == s.rv)
-            {
-                return Taken::Next(g.bytes_of(it).to_vec(), it.flag);
-            }
-            if let Some(f) = g
-                .faults
-                .iter()
-                .find(|f| f.pid == s.pid && f.edge == s.edge && f.rv == s.rv)
-            {
-                return Taken::Fault(f.fault.clone());
+    /// Walks `st`'s successors (the moving process's alone first, as inside an atomic
+    /// sequence, then everyone's) up to the step `s`; its state is left in `out`.
+    fn take(&self, st: &State, s: &TrailStep, out: &mut State, tmp: &mut State) -> Taken {
+        if let Some(t) = self.take_direct(st, s, out) {
+            return t;
+        }
+        for only in [Some(s.pid), None] {
+            let mut c = Cursor::new(st, only);
+            loop {
+                match self.next(st, &mut c, out, tmp) {
+                    Next::Succ(it) if it.pid == s.pid && it.edge == s.edge && it.rv == s.rv => {
+                        return Taken::Next(it.flag);
+                    }
+                    Next::Fault(f) | Next::Report(f)
+                        if f.pid == s.pid && f.edge == s.edge && f.rv == s.rv =>
+                    {
+                        return Taken::Fault(f.fault);
+                    }
+                    Next::Done => break,
+                    _ => {}
+                }
             }
         }
         Taken::No
     }
 
-    /// Replays a trail from the initial state vector. The last step may be one that fails
-    /// (an index error, a division by zero); the others must produce a successor.
+    /// Executes step `s` directly when nothing else at its location can change whether or
+    /// how it moves: not an `else`, no `unless` escapes there, no rendezvous, priorities or
+    /// `provided` clauses in the model. None: enumerate instead.
+    fn take_direct(&self, st: &State, s: &TrailStep, out: &mut State) -> Option<Taken> {
+        let pid = s.pid as usize;
+        if s.rv.is_some()
+            || self.layout.uses_priority
+            || pid >= st.nr_pr()
+            || self.prog.procs.iter().any(|p| p.provided.is_some())
+        {
+            return None;
+        }
+        let (p, l, _) = *self.edges.get(s.edge as usize)?;
+        if st.ptype(pid) != p as usize || st.loc(pid) != l {
+            return Some(Taken::No);
+        }
+        let loc = self.location(st, pid)?;
+        let e = self.edge(s.edge);
+        let rendezvous = |stmt: &LStmt| match stmt {
+            LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
+                !matches!(self.is_rendezvous(st, Ctx::of(pid), chan), Ok(false))
+            }
+            // A d_step that starts with a receive may be a rendezvous's receiving half.
+            LStmt::DStep(a) => super::succ::first_receive(a).is_some(),
+            _ => false,
+        };
+        if matches!(e.stmt, LStmt::Else)
+            || loc.edges.iter().any(|x| x.escape)
+            || rendezvous(&e.stmt)
+            || self.prog.procs[p as usize].deterministic
+        {
+            return None;
+        }
+        out.copy_from(st);
+        self.soft.set(None);
+        let r = self.exec(out, Ctx::of(pid), e);
+        if self.soft.take().is_some() {
+            return None;
+        }
+        Some(match r {
+            Ok(super::exec::Step::Blocked) => Taken::No,
+            Ok(step) => {
+                if !matches!(e.stmt, LStmt::End) {
+                    out.set_loc(pid, self.target(s.edge));
+                }
+                if let Some(a) = self.layout.last_at {
+                    out.v[a as usize] = pid as u8;
+                }
+                Taken::Next(match step {
+                    super::exec::Step::Flagged(f) => Some(f),
+                    _ => None,
+                })
+            }
+            Err(f) => Taken::Fault(f),
+        })
+    }
+
+    /// Replays a trail from the initial state vector, describing every step. The last step
+    /// may be one that fails (an index error, a division by zero); the others must produce
+    /// a successor.
     pub fn replay(
         &self,
         initial: &[u8],
         steps: &[TrailStep],
     ) -> Result<Vec<TrailView>, ReplayError> {
+        let mut views = Vec::with_capacity(steps.len());
+        self.follow(initial, steps, Some(&mut views), None)
+            .map(|_| views)
+    }
+
+    /// Replays a violation's trail, describing its steps, and checks that it ends in that
+    /// very violation (see `reproduces`); one pass for both. With `window`, only that many
+    /// steps (half from each end) get their changed values worked out.
+    pub fn replay_violation(
+        &self,
+        initial: &[u8],
+        v: &Violation,
+        opts: &Options,
+        window: Option<usize>,
+    ) -> Result<Replayed, ReplayError> {
+        let steps = v.trail.as_deref().unwrap_or_default();
+        let mut views = Vec::with_capacity(window.unwrap_or(steps.len()).min(steps.len() * 2));
+        let end = self.follow(initial, steps, Some(&mut views), window)?;
+        if self.ends_in(&end, steps, v, opts) {
+            Ok(Replayed {
+                views,
+                steps: end.views,
+            })
+        } else {
+            Err(ReplayError {
+                step: steps.len(),
+                pid: v.pid.unwrap_or(0),
+            })
+        }
+    }
+
+    /// Replays a violation's trail and checks that it ends in that very violation: the last
+    /// step fails the assertion or faults with the same kind, or (invalid end states) the
+    /// state reached has no move and is an invalid end state (`property`'s definition, with
+    /// the check's options) with the same processes blocked at the same places. A violation
+    /// without a trail has nothing to check.
+    pub fn reproduces(&self, initial: &[u8], v: &Violation, opts: &Options) -> bool {
+        let Some(steps) = &v.trail else {
+            return true;
+        };
+        match self.follow(initial, steps, None, None) {
+            Ok(end) => self.ends_in(&end, steps, v, opts),
+            Err(_) => false,
+        }
+    }
+
+    /// Takes every step of a trail from `initial`, describing each into `views` when
+    /// given. Returns where the trail ended.
+    fn follow(
+        &self,
+        initial: &[u8],
+        steps: &[TrailStep],
+        mut views: Option<&mut Vec<TrailView>>,
+        window: Option<usize>,
+    ) -> Result<Ended, ReplayError> {
+        let n = steps.len();
+        let shown = |i: usize| window.is_none_or(|w| i < w / 2 || i + (w - w / 2) >= n);
         let mut st = State::default();
         st.load(&self.layout, initial);
-        let mut out = Vec::new();
-        let mut g = Gen::default();
+        let mut prev = State::default();
+        let (mut next, mut tmp) = (State::default(), State::default());
+        let mut number = 0;
+        let mut ended = Ended {
+            state: State::default(),
+            views: 0,
+            flag: None,
+            fault: None,
+        };
         for (i, s) in steps.iter().enumerate() {
-            let before = self.describe(&st);
-            let output = self.printf_text(&st, s);
-            let changed = match self.take(&st, s, &mut g) {
-                Taken::Next(v, _) => {
-                    st.load(&self.layout, &v);
-                    self.describe(&st)
-                        .into_iter()
-                        .filter(|(n, v)| !before.iter().any(|(bn, bv)| bn == n && bv == v))
-                        .collect()
+            let described = views.is_some() && shown(i);
+            let output = if described {
+                self.printf_text(&st, s)
+            } else {
+                None
+            };
+            let changed = match self.take(&st, s, &mut next, &mut tmp) {
+                Taken::Next(flag) => {
+                    std::mem::swap(&mut prev, &mut st);
+                    std::mem::swap(&mut st, &mut next);
+                    if i + 1 == steps.len() {
+                        ended.flag = flag.map(flag_kind);
+                    }
+                    if described {
+                        self.changes(&prev, &st)
+                    } else {
+                        Vec::new()
+                    }
                 }
-                Taken::Fault(_) if i + 1 == steps.len() => Vec::new(),
+                Taken::Fault(f) if i + 1 == steps.len() => {
+                    ended.fault = Some(fault_kind(&f));
+                    Vec::new()
+                }
                 _ => {
                     return Err(ReplayError {
                         step: i + 1,
@@ -104,12 +259,18 @@ impl Machine<'_> {
                     })
                 }
             };
-            let e = self.edge(s.edge);
+            let first = number + 1;
+            number += 1 + usize::from(s.rv.is_some());
+            let Some(out) = views.as_deref_mut() else {
+                continue;
+            };
+            if !described {
+                continue;
+            }
             out.push(TrailView {
+                step: first,
                 pid: s.pid as usize,
-                proc: self.prog.procs[self.edge_proc(s.edge)].name.clone(),
                 edge: s.edge,
-                statement: e.text.clone(),
                 changed: if s.rv.is_some() {
                     Vec::new()
                 } else {
@@ -120,61 +281,106 @@ impl Machine<'_> {
             });
             if let Some((q, r)) = s.rv {
                 out.push(TrailView {
+                    step: first + 1,
                     pid: q as usize,
-                    proc: self.prog.procs[self.edge_proc(r)].name.clone(),
                     edge: r,
-                    statement: self.edge(r).text.clone(),
                     changed,
                     output: None,
                     receive: true,
                 });
             }
         }
-        Ok(out)
+        ended.state = st;
+        ended.views = number;
+        Ok(ended)
     }
 
-    /// Replays a violation's trail and checks that it ends in that very violation: the last
-    /// step fails the assertion or faults with the same kind, or (invalid end states) the
-    /// state reached has no move and is an invalid end state (`property`'s definition, with
-    /// the check's options) with the same processes blocked at the same places. A violation
-    /// without a trail has nothing to check.
-    pub fn reproduces(&self, initial: &[u8], v: &Violation, opts: &Options) -> bool {
-        let Some(trail) = &v.trail else {
-            return true;
-        };
+    /// Whether a replayed trail ended in violation `v`.
+    fn ends_in(&self, end: &Ended, steps: &[TrailStep], v: &Violation, opts: &Options) -> bool {
         // An error while the initial state is made (a global's initialiser): no step.
-        if trail.is_empty() && v.edge.is_none() && v.kind != ViolationKind::InvalidEndState {
+        if steps.is_empty() && v.edge.is_none() && v.kind != ViolationKind::InvalidEndState {
             return self.initial().err().map(|f| fault_kind(&f)) == Some(v.kind);
         }
-        let mut st = State::default();
-        st.load(&self.layout, initial);
-        let mut g = Gen::default();
-        let n = trail.len();
-        for (i, s) in trail.iter().enumerate() {
-            let last = i + 1 == n;
-            match self.take(&st, s, &mut g) {
-                Taken::Next(next, flag) => {
-                    if last && flag.map(flag_kind) == Some(v.kind) {
-                        return Some(s.edge) == v.edge;
-                    }
-                    st.load(&self.layout, &next);
-                }
-                Taken::Fault(f) => return last && fault_kind(&f) == v.kind,
-                Taken::No => return false,
-            }
+        if let Some(k) = end.fault {
+            return k == v.kind;
+        }
+        if end.flag == Some(v.kind) {
+            return steps.last().map(|s| s.edge) == v.edge;
         }
         match v.kind {
             ViolationKind::InvalidEndState => {
-                g.clear();
+                let mut g = Gen::default();
                 let mut blocked = Vec::new();
-                self.successors(&st, None, &mut g) == 0
-                    && property::invalid_end(self, &st, opts, &mut blocked)
+                self.successors(&end.state, None, &mut g) == 0
+                    && property::invalid_end(self, &end.state, opts, &mut blocked)
                     && blocked == v.blocked
             }
             // The repeated state is the one the trail ends in.
-            ViolationKind::NonTerminatingAtomic => n > 0,
+            ViolationKind::NonTerminatingAtomic => !steps.is_empty(),
             _ => false,
         }
+    }
+
+    /// The variables whose values differ from `a` to `b` (a step's effect), with their new
+    /// values, named as `describe` names them; only what changed is rendered.
+    pub fn changes(&self, a: &State, b: &State) -> Vec<(String, i64)> {
+        let mut out = Vec::new();
+        for g in &self.layout.globals {
+            let at = self.layout.global_base(g) as usize;
+            diff_scalars(&g.name, &g.shape, at, at, a, b, &mut out);
+        }
+        for pid in 0..b.nr_pr() {
+            let t = b.ptype(pid);
+            let pname = &self.prog.procs[t].name;
+            let bb = b.locals_at(&self.layout, pid);
+            let same = pid < a.nr_pr() && a.ptype(pid) == t;
+            for l in &self.layout.procs[t].locals {
+                let name = || format!("{pname}({pid}):{}", l.name);
+                let y = bb + l.offset as usize;
+                if same {
+                    let x = a.locals_at(&self.layout, pid) + l.offset as usize;
+                    let n = l.shape.size() as usize;
+                    if a.v.get(x..x + n) != b.v.get(y..y + n) {
+                        diff_scalars(&name(), &l.shape, x, y, a, b, &mut out);
+                    }
+                } else {
+                    named_scalars(&name(), &l.shape, y, b, &mut out);
+                }
+            }
+        }
+        for (c, &at) in b.chans.iter().enumerate() {
+            let at = at as usize;
+            let size = self.layout.chans[b.chan_type(at)].record_size();
+            let same = a
+                .chans
+                .get(c)
+                .is_some_and(|&x| a.v.get(x as usize..x as usize + size) == b.v.get(at..at + size));
+            if !same {
+                out.push(self.queue(b, c));
+            }
+        }
+        out
+    }
+
+    /// A channel's contents as `describe` renders them.
+    fn queue(&self, st: &State, c: usize) -> (String, i64) {
+        let at = st.chans[c] as usize;
+        let cl = &self.layout.chans[st.chan_type(at)];
+        let len = st.chan_len(at);
+        let mut msgs = Vec::new();
+        for k in 0..len {
+            let msg = at + 2 + k * cl.msg_size as usize;
+            let fields: Vec<String> = cl
+                .fields
+                .iter()
+                .zip(&cl.field_offsets)
+                .map(|(f, o)| f.read(&st.v, msg + *o as usize).to_string())
+                .collect();
+            msgs.push(fields.join(","));
+        }
+        // Channel contents change as a whole: the rendering is in the name so that a
+        // change shows up.
+        (format!("queue {} [{}]", c + 1, msgs.join("][")), len as i64)
     }
 
     /// Every variable of a state with its value: globals, then each process's locals as
@@ -194,24 +400,8 @@ impl Machine<'_> {
                 named_scalars(&name, &l.shape, base + l.offset as usize, st, &mut out);
             }
         }
-        for (c, &at) in st.chans.iter().enumerate() {
-            let at = at as usize;
-            let cl = &self.layout.chans[st.chan_type(at)];
-            let len = st.chan_len(at);
-            let mut msgs = Vec::new();
-            for k in 0..len {
-                let msg = at + 2 + k * cl.msg_size as usize;
-                let fields: Vec<String> = cl
-                    .fields
-                    .iter()
-                    .zip(&cl.field_offsets)
-                    .map(|(f, o)| f.read(&st.v, msg + *o as usize).to_string())
-                    .collect();
-                msgs.push(fields.join(","));
-            }
-            // Channel contents change as a whole; encode them as a count plus a hash-free
-            // rendering in the name so that a change shows up.
-            out.push((format!("queue {} [{}]", c + 1, msgs.join("][")), len as i64));
+        for c in 0..st.chans.len() {
+            out.push(self.queue(st, c));
         }
         out
     }
@@ -233,6 +423,41 @@ impl Machine<'_> {
                 Some(mtype_name(v, &self.prog.mtypes))
             }
             _ => None,
+        }
+    }
+}
+
+/// The scalars of a variable whose value differs between `a` (at `x`) and `b` (at `y`);
+/// names are rendered only for what differs.
+fn diff_scalars(
+    name: &str,
+    shape: &Shape,
+    x: usize,
+    y: usize,
+    a: &State,
+    b: &State,
+    out: &mut Vec<(String, i64)>,
+) {
+    let n = shape.size() as usize;
+    if a.v.get(x..x + n) == b.v.get(y..y + n) {
+        return;
+    }
+    match shape {
+        Shape::Scalar(s) => out.push((name.to_string(), s.read(&b.v, y) as i64)),
+        Shape::Array { elem, len, stride } => {
+            for i in 0..*len as usize {
+                let d = i * *stride as usize;
+                let m = elem.size() as usize;
+                if a.v.get(x + d..x + d + m) != b.v.get(y + d..y + d + m) {
+                    diff_scalars(&format!("{name}[{i}]"), elem, x + d, y + d, a, b, out);
+                }
+            }
+        }
+        Shape::Record { fields, names } => {
+            for ((o, s), f) in fields.iter().zip(names) {
+                let o = *o as usize;
+                diff_scalars(&format!("{name}.{f}"), s, x + o, y + o, a, b, out);
+            }
         }
     }
 }

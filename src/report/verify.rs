@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::explore::{Machine, Outcome, Stats, TrailView};
+use crate::explore::{Machine, Outcome, Replayed, Stats};
 use crate::promela::source::SourceFiles;
 
 #[derive(Serialize, Debug)]
@@ -41,6 +41,10 @@ pub struct ViolationDoc {
     /// Absent beyond the first `--max-trails` violations of a kind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trail: Option<Vec<StepDoc>>,
+    /// Steps of the trail left out of `trail` after its first half (text output of very
+    /// long trails only; the JSON keeps every step).
+    #[serde(skip)]
+    pub elided: usize,
 }
 
 #[derive(Serialize, Debug)]
@@ -65,14 +69,18 @@ pub struct UnreachedDoc {
 /// pan's default limit on its state vector.
 const PAN_VECTORSZ: u64 = 1024;
 
+/// How many steps of a trail the text output shows at most (half from each end).
+pub const TEXT_TRAIL_STEPS: usize = 200;
+
 /// Builds the document of a finished check. `trails` holds each violation's replayed trail
-/// (None where the violation kept none).
+/// (None where the violation kept none; only some of its steps when it was replayed with a
+/// window).
 pub fn document(
     model: &str,
     m: &Machine,
     files: &SourceFiles,
     out: &Outcome,
-    trails: &[Option<Vec<TrailView>>],
+    trails: &[Option<Replayed>],
 ) -> CheckDoc {
     let verdict = out.verdict().as_str();
     let violations = out
@@ -108,15 +116,16 @@ pub fn document(
                 message: v.message.clone(),
                 new: true,
                 locations,
+                elided: t.as_ref().map_or(0, |t| t.steps - t.views.len()),
                 trail: t.as_ref().map(|t| {
-                    t.iter()
-                        .enumerate()
-                        .map(|(i, s)| StepDoc {
-                            step: i + 1,
-                            proc: s.proc.clone(),
+                    t.views
+                        .iter()
+                        .map(|s| StepDoc {
+                            step: s.step,
+                            proc: m.prog.procs[m.edge_proc(s.edge)].name.clone(),
                             pid: s.pid,
                             location: files.location(m.edge(s.edge).span),
-                            statement: s.statement.clone(),
+                            statement: m.edge(s.edge).text.clone(),
                             changed: s
                                 .changed
                                 .iter()
@@ -217,8 +226,17 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
             );
             continue;
         };
-        let _ = writeln!(o, "  trail ({} steps):", trail.len());
+        let _ = writeln!(o, "  trail ({} steps):", trail.len() + v.elided);
+        let mut next = 1;
         for s in trail {
+            if s.step > next {
+                let _ = writeln!(
+                    o,
+                    "  ... {} steps not shown (--format json gives the whole trail) ...",
+                    s.step - next
+                );
+            }
+            next = s.step + 1;
             let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
             let _ = write!(
                 o,

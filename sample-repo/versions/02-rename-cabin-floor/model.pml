@@ -1,0 +1,123 @@
+/*
+ * Elevator controller with destination dispatch.
+ *
+ * Each passenger types the destination at the hall panel of the floor
+ * where the trip starts, waits for the cabin, boards and leaves the cabin
+ * at the destination.  The controller runs a collective (SCAN) policy:
+ * it keeps its direction while there are calls ahead of the cabin.
+ */
+#include "config.h"
+
+byte cabin_floor = 0;           /* floor the cabin is at */
+bool going_up = true;           /* direction of the current sweep */
+bool door_open = false;
+bool moving = false;
+byte waiting[FLOORS];           /* passengers waiting at each hall */
+byte to[FLOORS];                /* passengers in the cabin, by destination */
+byte load = 0;                  /* passengers in the cabin */
+byte trips = 0;                 /* trips registered and not yet completed */
+
+proctype passenger()
+{
+    byte src, dst;
+
+    /* walk up to a hall panel and register the trip */
+    atomic {
+        src = 0;
+        do
+        :: src < FLOORS - 1 -> src++
+        :: break
+        od;
+        dst = 0;
+        do
+        :: dst < FLOORS - 2 -> dst++
+        :: break
+        od;
+        if
+        :: dst >= src -> dst++
+        :: else
+        fi;
+        waiting[src]++;
+        trips++
+    };
+    /* board */
+    atomic {
+        cabin_floor == src && door_open ->
+        waiting[src]--;
+        to[dst]++;
+        load++
+    };
+    /* alight */
+    atomic {
+        cabin_floor == dst && door_open ->
+        assert(!moving);
+        to[dst]--;
+        load--;
+        trips--
+    }
+}
+
+proctype controller()
+{
+    byte f;
+    bool above, below;
+
+end_idle:
+    do
+    :: waiting[cabin_floor] > 0 || to[cabin_floor] > 0 ->
+       assert(!moving);
+       door_open = true;
+       /* keep the door open until everybody has boarded or alighted */
+       waiting[cabin_floor] == 0 && to[cabin_floor] == 0;
+       door_open = false
+    :: d_step {
+           waiting[cabin_floor] == 0 && to[cabin_floor] == 0 && trips > 0 ->
+           /* where are the other calls? */
+           above = false;
+           below = false;
+           f = 0;
+           do
+           :: f < FLOORS ->
+              if
+              :: (waiting[f] > 0 || to[f] > 0) && f > cabin_floor -> above = true
+              :: (waiting[f] > 0 || to[f] > 0) && f < cabin_floor -> below = true
+              :: else
+              fi;
+              f++
+           :: else -> break
+           od;
+           f = 0;
+           /* keep the direction while there is work ahead */
+           if
+           :: going_up && !above -> going_up = false
+           :: !going_up && !below -> going_up = true
+           :: else
+           fi;
+           above = false;
+           below = false
+       };
+       assert(!door_open);
+       /* never drive the cabin into either end of the shaft */
+       assert(going_up && cabin_floor + 1 < FLOORS || !going_up && cabin_floor > 0);
+       moving = true;
+       if
+       :: going_up && cabin_floor + 1 < FLOORS -> cabin_floor++
+       :: !going_up && cabin_floor > 0 -> cabin_floor--
+       :: else         /* a limit switch keeps the cabin where it is */
+       fi;
+       moving = false
+    od
+}
+
+init {
+    byte i;
+
+    atomic {
+        run controller();
+        i = 0;
+        do
+        :: i < NPASS -> run passenger(); i++
+        :: else -> break
+        od
+    }
+}
