@@ -367,3 +367,211 @@ fn verify_says_when_pan_would_need_a_larger_vectorsz() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("-DVECTORSZ=N, N > 1124"), "{text}");
 }
+
+const V1: &str = "byte x, y;
+active proctype P() { do :: x < 5 -> x++ :: x == 5 -> break od; assert(x == 5) }
+active proctype Q() { y = 1; y = 2; assert(y == 2) }
+";
+
+fn run_json(args: &[&str], paths: &[&std::path::Path]) -> (Option<i32>, serde_json::Value, String) {
+    let out = bin().args(args).args(paths).output().expect("runs");
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    (
+        out.status.code(),
+        doc,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_records_then_prunes_with_the_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let v1 = write_model(dir.path(), "v1.pml", V1);
+    let v2 = write_model(
+        dir.path(),
+        "v2.pml",
+        &V1.replace("y = 2; assert", "y = 3; assert"),
+    );
+    let r1 = dir.path().join("v1.rec");
+    let r2 = dir.path().join("v2.rec");
+    let out = bin()
+        .arg("verify")
+        .arg(&v1)
+        .arg("--record")
+        .arg(&r1)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("record: "));
+    // The new version: the assertion now fails; nothing of P's part is explored again.
+    let (code, doc, _) = run_json(
+        &["verify", "--format", "json", "--reuse"],
+        &[&r1, &v2, std::path::Path::new("--record"), &r2],
+    );
+    assert_eq!(code, Some(1), "{doc}");
+    assert_eq!(doc["algorithm"], "prune");
+    assert_eq!(doc["dangerous_locations"], 1);
+    assert_eq!(doc["violations"][0]["kind"], "assertion");
+    assert_eq!(doc["violations"][0]["new"], true);
+    assert!(doc["base"].as_str().is_some_and(|b| b.len() == 16), "{doc}");
+    // Back to the first version with the second's record: states are pruned, the
+    // assertion is fixed.
+    let (code, doc, _) = run_json(&["verify", "--format", "json", "--reuse"], &[&r2, &v1]);
+    assert_eq!(code, Some(0), "{doc}");
+    assert_eq!(doc["mode"], "incremental");
+    assert!(doc["stats"]["states_pruned"].as_u64() > Some(0), "{doc}");
+    assert_eq!(doc["fixed"][0]["kind"], "assertion");
+    assert!(doc["fixed"][0]["location"]
+        .as_str()
+        .is_some_and(|l| l.contains("v2.pml:3")));
+    // The same check with --algorithm full explores everything, with the same verdict.
+    let (code, doc, _) = run_json(
+        &[
+            "verify",
+            "--format",
+            "json",
+            "--algorithm",
+            "full",
+            "--reuse",
+        ],
+        &[&r2, &v1],
+    );
+    assert_eq!((code, doc["mode"].as_str()), (Some(0), Some("full")));
+    assert_eq!(doc["stats"]["states_pruned"], 0);
+}
+
+#[test]
+fn a_record_that_cannot_be_used_costs_a_full_check_never_a_verdict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let v1 = write_model(dir.path(), "v1.pml", V1);
+    let v2 = write_model(
+        dir.path(),
+        "v2.pml",
+        &V1.replace("y = 2; assert", "y = 3; assert"),
+    );
+    let rec = dir.path().join("v1.rec");
+    bin()
+        .arg("verify")
+        .arg(&v1)
+        .arg("--record")
+        .arg(&rec)
+        .assert()
+        .success();
+    let good = std::fs::read(&rec).expect("record");
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("corrupt", {
+            let mut b = good.clone();
+            let k = b.len() / 2;
+            b[k] ^= 0x55;
+            b
+        }),
+        ("not a git rmc record", b"hello".to_vec()),
+        ("format", {
+            let mut b = good.clone();
+            b[8] = 99;
+            b
+        }),
+    ];
+    for (why, bytes) in cases {
+        let bad = dir.path().join("bad.rec");
+        std::fs::write(&bad, &bytes).expect("write");
+        let (code, doc, err) = run_json(&["verify", "--format", "json", "--reuse"], &[&bad, &v2]);
+        assert_eq!(code, Some(1), "{why}: {err}");
+        assert_eq!(doc["violations"][0]["kind"], "assertion", "{why}");
+        assert_eq!(doc["mode"], "full", "{why}");
+        assert!(
+            err.contains("not reused") && err.contains(why),
+            "{why}: {err}"
+        );
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("warning")).count(),
+            1,
+            "{err}"
+        );
+    }
+    // A record made with other checks is not used for pruning, and says so.
+    let (code, doc, err) = run_json(
+        &["verify", "--format", "json", "--no-end-states", "--reuse"],
+        &[&rec, &v2],
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(doc["mode"], "full");
+    assert!(err.contains("other checks"), "{err}");
+}
+
+#[test]
+fn diff_prints_dangerous_locations_from_files_and_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let v1 = write_model(dir.path(), "v1.pml", V1);
+    let v2 = write_model(
+        dir.path(),
+        "v2.pml",
+        &V1.replace("y = 2; assert", "y = 3; assert"),
+    );
+    let out = bin().arg("diff").arg(&v1).arg(&v2).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("dangerous: Q at"), "{text}");
+    assert!(text.contains("v1.pml:3:"), "{text}");
+    assert!(
+        text.contains("  - y = 2") && text.contains("  + y = 3"),
+        "{text}"
+    );
+    assert!(text.contains("1 dangerous, 0 new, 0 deleted"), "{text}");
+    let rec = dir.path().join("v1.rec");
+    bin()
+        .arg("verify")
+        .arg(&v1)
+        .arg("--record")
+        .arg(&rec)
+        .assert()
+        .success();
+    let (code, doc, _) = run_json(&["diff", "--format", "json"], &[&rec, &v2]);
+    assert_eq!(code, Some(0));
+    assert_eq!(doc["locations_dangerous"], 1);
+    assert_eq!(doc["dangerous"][0]["proctype"], "Q");
+    assert_eq!(doc["layout_change"], serde_json::Value::Null);
+    let v3 = write_model(
+        dir.path(),
+        "v3.pml",
+        &V1.replace("byte x, y;", "short x; byte y;"),
+    );
+    let (_, doc, _) = run_json(&["diff", "--format", "json"], &[&v1, &v3]);
+    assert!(
+        doc["layout_change"]
+            .as_str()
+            .is_some_and(|l| l.contains("'x'")),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_comment_line_moves_a_reported_violation_to_its_new_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = V1.replace("y = 2; assert", "y = 3; assert");
+    let v1 = write_model(dir.path(), "v1.pml", &bad);
+    let v2 = write_model(dir.path(), "v2.pml", &format!("/* a comment */\n{bad}"));
+    let rec = dir.path().join("v1.rec");
+    bin()
+        .arg("verify")
+        .arg(&v1)
+        .arg("--record")
+        .arg(&rec)
+        .output()
+        .expect("runs");
+    let (code, doc, _) = run_json(&["verify", "--format", "json", "--reuse"], &[&rec, &v2]);
+    assert_eq!(code, Some(1));
+    assert_eq!(doc["dangerous_locations"], 0);
+    assert_eq!(doc["mode"], "incremental");
+    let v = &doc["violations"][0];
+    assert!(
+        v["location"]
+            .as_str()
+            .is_some_and(|l| l.contains("v2.pml:4:")),
+        "{v}"
+    );
+    assert_eq!(v["new"], false);
+    // Reported again from the record, with a trail that replays to it.
+    assert!(v["trail"].as_array().is_some_and(|t| !t.is_empty()), "{v}");
+}

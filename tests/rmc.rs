@@ -135,3 +135,190 @@ fn records_accumulate_along_chains_of_mutants() {
     }
     assert!(chains >= 5, "only {chains} chains of 10 mutants");
 }
+
+/// The recorded reachable set of the state where process 0 is at the location labelled
+/// `label` (in its proctype) and everything else is as in the initial state.
+fn set_at(text: &str, label: &str) -> (Vec<u32>, git_rmc::program::Program) {
+    use git_rmc::explore::Machine;
+    let v = version(text).expect("loads");
+    let rec = check(&v, None, Algorithm::Full).record.expect("a record");
+    let m = Machine::new(&v.program).expect("layout");
+    let mut st = m.initial().expect("initial state");
+    let loc = v.program.procs[st.ptype(0)]
+        .automaton
+        .locations
+        .iter()
+        .find(|l| l.labels.iter().any(|x| x == label))
+        .expect("labelled location");
+    st.set_loc(0, m.index_of(loc.id));
+    let fp = m.fingerprint(&st);
+    let set = git_rmc::rmc::check::set_locations(&rec, fp).expect("the state is recorded");
+    (set.iter().map(|l| l.0).collect(), v.program)
+}
+
+fn location_of(p: &git_rmc::program::Program, label: &str) -> u32 {
+    p.procs
+        .iter()
+        .flat_map(|pr| &pr.automaton.locations)
+        .find(|l| l.labels.iter().any(|x| x == label))
+        .map(|l| l.id.0)
+        .expect("labelled location")
+}
+
+#[test]
+fn a_cross_edge_into_a_finished_member_sees_the_whole_component() {
+    // The state graph A -> B, B -> C, C -> B, B -> F, F -> C, B -> G, explored in that order:
+    // C finishes before G is found, F reaches C by a cross edge, and F must still see G (the
+    // paper's stack walk, its Fig. 4 lines 13c-13i, misses it).
+    let text = "active proctype P() {
+A:  if :: goto B fi;
+B:  if
+    :: goto C
+    :: goto F
+    :: goto G
+    fi;
+C:  if :: goto B fi;
+F:  if :: goto C fi;
+G:  skip
+}
+";
+    let (f, p) = set_at(text, "F");
+    for l in ["B", "C", "F", "G"] {
+        assert!(f.contains(&location_of(&p, l)), "F's set misses {l}: {f:?}");
+    }
+    assert!(
+        !f.contains(&location_of(&p, "A")),
+        "A is not reachable from F"
+    );
+    // A sees everything; G sees only itself and what follows it.
+    let (g, _) = set_at(text, "G");
+    assert!(g.contains(&location_of(&p, "G")) && !g.contains(&location_of(&p, "B")));
+}
+
+#[test]
+fn locations_passed_inside_an_atomic_sequence_belong_to_where_it_started() {
+    // Only the first location of the sequence is ever stored, yet the ones passed inside it
+    // are reachable from the state it starts in.
+    let text = "byte x, y;
+active proctype P() {
+S:  atomic { x = 1; M1: y = 2; M2: x = 3 };
+E:  x == 3
+}
+";
+    let (s, p) = set_at(text, "S");
+    for l in ["S", "M1", "M2", "E"] {
+        assert!(s.contains(&location_of(&p, l)), "S's set misses {l}: {s:?}");
+    }
+}
+
+#[test]
+fn a_run_puts_the_new_process_start_in_the_set() {
+    let text = "byte x;
+proctype W() { W0: x = 2 }
+active proctype P() {
+R:  run W();
+E:  x == 2
+}
+";
+    let (r, p) = set_at(text, "R");
+    assert!(r.contains(&location_of(&p, "W0")), "{r:?}");
+}
+
+#[test]
+fn an_edit_inside_a_d_step_or_an_atomic_sequence_is_never_pruned_away() {
+    // The d_step is one edge whose label is its whole body: an edit deep inside it makes
+    // its location dangerous, so the state before it is explored again.
+    let old = "byte x, y;
+active proctype P() { x = 1; d_step { y = 1; if :: x == 1 -> y = 2 :: else -> skip fi }; assert(y == 2) }
+active proctype Q() { x = 0 }
+";
+    let new = old.replace("x == 1 -> y = 2", "x == 1 -> y = 3");
+    let base = check(&version(old).expect("loads"), None, Algorithm::Full)
+        .record
+        .expect("record");
+    let v = version(&new).expect("loads");
+    let inc = check(&v, Some(&base), Algorithm::Prune);
+    let full = check(&v, Some(&base), Algorithm::Full);
+    assert!(inc.incremental && inc.dangerous == 1, "{}", inc.reason);
+    assert_eq!(inc.violations, full.violations);
+    // The assertion now fails on the path through the d_step as well as on the one where
+    // Q ran first.
+    assert_eq!(inc.violations.len(), 1);
+    assert!(full.stats.states_stored > inc.stats.states_stored - inc.stats.states_pruned);
+    // Inside an atomic sequence, in a location no stored state holds.
+    let old = "byte x, y;
+active proctype P() { x = 1; atomic { y = 1; y = y + 1; y = y + 1 }; assert(y == 3) }
+active proctype Q() { x = 0 }
+";
+    let new = old.replace("y = y + 1; y = y + 1", "y = y + 1; y = y + 2");
+    let base = check(&version(old).expect("loads"), None, Algorithm::Full)
+        .record
+        .expect("record");
+    let v = version(&new).expect("loads");
+    let inc = check(&v, Some(&base), Algorithm::Prune);
+    assert_eq!(inc.violations.len(), 1, "{}", inc.reason);
+    assert_eq!(
+        inc.violations,
+        check(&v, Some(&base), Algorithm::Full).violations
+    );
+}
+
+#[test]
+fn hidden_variables_are_never_pruned() {
+    // pan's hidden variables travel with the search path: the stored state does not decide
+    // the successors, so a record cannot stand for a state's sub-state-space.
+    let old = "hidden byte h; byte x;
+active proctype P() {
+    if :: h = 1 :: skip fi;
+    x = 1;
+    if :: h == 1 -> assert(false) :: else -> skip fi
+}
+";
+    let new = old.replace("if :: h = 1 :: skip fi", "if :: skip :: h = 1 fi");
+    let base = check(&version(old).expect("loads"), None, Algorithm::Full)
+        .record
+        .expect("record");
+    let v = version(&new).expect("loads");
+    let inc = check(&v, Some(&base), Algorithm::Prune);
+    let full = check(&v, Some(&base), Algorithm::Full);
+    assert!(!inc.incremental, "{}", inc.reason);
+    assert!(inc.reason.contains("hidden"), "{}", inc.reason);
+    assert_eq!(inc.violations, full.violations);
+    assert_eq!(inc.verdict, full.verdict);
+}
+
+/// A golden file: compared byte for byte, rewritten when GIT_RMC_BLESS is set (then the
+/// record format version or the semantics version must be bumped with it).
+fn golden(name: &str, bytes: &[u8]) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("GIT_RMC_BLESS").is_some() {
+        std::fs::write(&path, bytes).expect("write golden file");
+        return;
+    }
+    let want = std::fs::read(&path).expect("golden file (GIT_RMC_BLESS=1 writes it)");
+    assert!(
+        want == bytes,
+        "{name} changed: a change of the record's bytes or of fingerprints must bump \
+         record::FORMAT or record::SEMANTICS (then rerun with GIT_RMC_BLESS=1)"
+    );
+}
+
+const GOLDEN_MODEL: &str = "byte x; chan c = [1] of { byte };
+active proctype P() { do :: x < 2 -> c!x; c?x; x++ :: x == 2 -> assert(x < 2); break od }
+";
+
+#[test]
+fn a_fingerprint_and_a_record_are_pinned() {
+    use git_rmc::explore::Machine;
+    let v = version(GOLDEN_MODEL).expect("loads");
+    let m = Machine::new(&v.program).expect("layout");
+    let st = m.initial().expect("initial state");
+    let fp = format!("{:032x}\n", m.fingerprint(&st));
+    golden("fingerprint.txt", fp.as_bytes());
+    let rec = check(&v, None, Algorithm::Full).record.expect("a record");
+    assert_eq!(rec.fingerprints.len(), 12);
+    assert_eq!(rec.violations.len(), 1);
+    golden("record.rec", &rec.to_bytes());
+}

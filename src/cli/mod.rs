@@ -1,8 +1,11 @@
 //! The command line: argument parsing (clap), one file per command, and the single place that
 //! maps outcomes to exit codes (`error.rs`). Glue only: the engine computes, `report` renders.
 
+pub mod diff;
+pub mod engine;
 pub mod error;
 pub mod memory;
+pub mod progress;
 pub mod show;
 pub mod verify;
 
@@ -23,6 +26,7 @@ pub struct Cli {
 pub enum Command {
     Show(show::ShowArgs),
     Verify(verify::VerifyArgs),
+    Diff(diff::DiffArgs),
 }
 
 /// The model a command reads, with the preprocessor options spin passes to cpp.
@@ -38,6 +42,34 @@ pub struct ModelArgs {
     pub include: Vec<std::path::PathBuf>,
 }
 
+impl ModelArgs {
+    /// The preprocessor options of these arguments.
+    pub fn pp(&self) -> crate::promela::preprocess::PpOptions {
+        crate::promela::preprocess::PpOptions {
+            defines: self.defines.clone(),
+            include_dirs: self.include.clone(),
+        }
+    }
+}
+
+/// The algorithm of a regression check, as the command line names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlgorithmArg {
+    /// Skip every state whose recorded reachable set misses the change.
+    Prune,
+    /// Explore every state again (still writing a record).
+    Full,
+}
+
+impl From<AlgorithmArg> for crate::rmc::check::Algorithm {
+    fn from(a: AlgorithmArg) -> Self {
+        match a {
+            AlgorithmArg::Prune => crate::rmc::check::Algorithm::Prune,
+            AlgorithmArg::Full => crate::rmc::check::Algorithm::Full,
+        }
+    }
+}
+
 /// Reads a model from disk with `-D`/`-I` options and prints its diagnostics. Returns the
 /// loaded model, or None (after the diagnostics) when it has errors.
 pub fn load_model(
@@ -47,11 +79,11 @@ pub fn load_model(
     if !args.file.exists() {
         anyhow::bail!("{}: no such file", args.file.display());
     }
-    let opts = crate::promela::preprocess::PpOptions {
-        defines: args.defines.clone(),
-        include_dirs: args.include.clone(),
-    };
-    let mut loaded = crate::load(&args.file, &crate::promela::source::DiskProvider, &opts);
+    let mut loaded = crate::load(
+        &args.file,
+        &crate::promela::source::DiskProvider,
+        &args.pp(),
+    );
     let color = std::io::stderr().is_terminal();
     crate::report::diagnostics::emit(&loaded.files, &loaded.diags, color);
     Ok(loaded.program.take().map(|p| (loaded, p)))
@@ -72,5 +104,6 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Show(args) => error::exit_code(show::cmd_show(&args)),
         Command::Verify(args) => error::exit_code(verify::cmd_verify(&args)),
+        Command::Diff(args) => error::exit_code(diff::cmd_diff(&args)),
     }
 }

@@ -1,12 +1,15 @@
 //! `git rmc verify`: a full safety check of one model file with SPIN's meaning and figures.
 
 use std::io::IsTerminal;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 
 use super::error::{InternalError, Outcome};
 use super::show::Format;
+use std::path::PathBuf;
+
+use super::AlgorithmArg;
 use crate::explore::{self, Machine, Options, Verdict};
 use crate::report;
 
@@ -19,8 +22,16 @@ use crate::report;
 /// Never claims and ltl formulas are not checked yet: the output names them. spin's .trail
 /// files are not written; trails are printed (and in the JSON) instead.
 ///
+/// With --record FILE the check also writes its record; a later check of a changed version
+/// with --reuse FILE skips every state the change cannot affect (regression model checking)
+/// and reports exactly the violations a full check reports:
+///
+///   git rmc verify v1.pml --record v1.rec
+///   git rmc verify v2.pml --reuse v1.rec --record v2.rec
+///
 /// Exit status: 0 no violation and the search was complete; 1 a violation was found; 2 a
-/// usage or model error; 3 a limit cut the search and no violation was found (never a pass).
+/// usage or model error; 3 a limit cut the search and no violation was found (never a pass);
+/// 4 an internal error (a bug: please report it).
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     #[command(flatten)]
@@ -57,19 +68,22 @@ pub struct VerifyArgs {
     /// Replace each trail by a shortest one to the same violation (a breadth-first search).
     #[arg(long)]
     pub short_trails: bool,
+    /// Write the record of this check to FILE (a recording run): what a later check of a
+    /// changed version needs to skip the unchanged part of the state space.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Reuse the record of an earlier version (a pruning run): every state whose recorded
+    /// reachable set misses the locations the change makes dangerous is not explored, and
+    /// its recorded violations are reported again. A record that cannot be used (corrupt,
+    /// another version of git rmc, other checks) is reported and a full check runs.
+    #[arg(long, value_name = "FILE")]
+    pub reuse: Option<PathBuf>,
+    /// With --reuse: prune (default) or check everything again (full); both write --record.
+    #[arg(long, value_enum)]
+    pub algorithm: Option<AlgorithmArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-}
-
-/// A count in three significant digits with a k/M/G suffix, so the progress line stays short.
-fn short(n: f64) -> String {
-    match n {
-        n if n >= 1e9 => format!("{:.3}G", n / 1e9),
-        n if n >= 1e6 => format!("{:.3}M", n / 1e6),
-        n if n >= 1e4 => format!("{:.1}k", n / 1e3),
-        n => format!("{n:.0}"),
-    }
 }
 
 pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
@@ -78,7 +92,6 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     };
     let color = std::io::stderr().is_terminal();
     report::diagnostics::emit(&loaded.files, &program.pan_refusals(), color);
-    let machine = Machine::new(&program)?;
     let (memory_limit, _) =
         super::memory::resolve(args.memory_limit).map_err(anyhow::Error::msg)?;
     let eopts = Options {
@@ -92,55 +105,62 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         max_trails: args.max_trails,
     };
     let started = Instant::now();
-    let mut bar: Option<indicatif::ProgressBar> = None;
-    let tty = std::io::stderr().is_terminal();
-    let mut progress = |s: &explore::Stats| {
-        if !tty || s.elapsed < Duration::from_secs(1) {
-            return;
-        }
-        // Ticked from here rather than by a thread of its own: a second thread would
-        // reserve address space that `ulimit -v` counts.
-        let b = bar.get_or_insert_with(indicatif::ProgressBar::new_spinner);
-        b.tick();
-        let rate = s.states_stored as f64 / s.elapsed.as_secs_f64().max(1e-9);
-        b.set_message(format!(
-            "{} stored, {} matched, depth {}, {} states/s, {:.0} MB",
-            short(s.states_stored as f64),
-            short(s.states_matched as f64),
-            short(s.depth_reached as f64),
-            short(rate),
-            s.peak_memory_bytes as f64 / 1048576.0
-        ));
+    let base = args.reuse.as_deref().and_then(super::engine::load_base);
+    let regression = args.record.is_some() || args.reuse.is_some();
+    let algorithm = match (regression, args.algorithm) {
+        (false, None) => None,
+        (_, a) => Some(a.unwrap_or(AlgorithmArg::Prune).into()),
     };
-    let mut out = explore::explore(&machine, &eopts, &mut progress);
-    if let Some(b) = bar.take() {
-        b.finish_and_clear();
-    }
-    if args.short_trails {
-        let shorter = explore::shortest::shortest_trails(&machine, &out, &eopts);
-        for (v, t) in out.violations.iter_mut().zip(shorter) {
-            if let (Some(t), Some(old)) = (t, &mut v.trail) {
-                if t.len() < old.len() {
-                    *old = t;
-                }
-            }
+    let sources = crate::rmc::check::sources_of(&args.model.file, &loaded.files, &args.model.pp());
+    let job = super::engine::Job {
+        name: args.model.file.display().to_string(),
+        files: &loaded.files,
+        program,
+        sources,
+        opts: eopts,
+        algorithm,
+        base,
+        short_trails: args.short_trails,
+        window: (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS),
+    };
+    let mut bar = super::progress::Bar::new();
+    let mut done = super::engine::run(job, &mut |s| bar.update(s))?;
+    bar.finish();
+    if let (Some(path), Some(_), "full") = (&args.reuse, &done.doc.base, done.doc.algorithm) {
+        if args.algorithm != Some(AlgorithmArg::Full) {
+            eprintln!(
+                "warning: {}: not used for pruning ({})",
+                path.display(),
+                done.doc.algorithm_reason
+            );
         }
     }
-    let window = (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS);
-    let trails = replayed_trails(&machine, &out, &eopts, window)?;
-    let elapsed = started.elapsed().as_secs_f64();
-    let doc = report::verify::document(
-        &args.model.file.display().to_string(),
-        &machine,
-        &loaded.files,
-        &out,
-        &trails,
-    );
-    match args.format {
-        Format::Text => super::out(&report::verify::text(&doc, elapsed))?,
-        Format::Json => super::out(&(serde_json::to_string_pretty(&doc)? + "\n"))?,
+    if let Some(path) = &args.record {
+        match &done.record {
+            Some(r) => {
+                let bytes = r.write(path).map_err(|e| {
+                    anyhow::anyhow!("cannot write the record {}: {e}", path.display())
+                })?;
+                let states = r.fingerprints.len() as u64;
+                done.doc.record = Some(report::verify::RecordDoc {
+                    path: path.display().to_string(),
+                    bytes,
+                    states,
+                    bytes_per_state: bytes as f64 / states.max(1) as f64,
+                });
+            }
+            None => eprintln!(
+                "warning: no record written to {}: the search did not see every state",
+                path.display()
+            ),
+        }
     }
-    Ok(match out.verdict() {
+    let elapsed = started.elapsed().as_secs_f64();
+    match args.format {
+        Format::Text => super::out(&report::verify::text(&done.doc, elapsed))?,
+        Format::Json => super::out(&(serde_json::to_string_pretty(&done.doc)? + "\n"))?,
+    }
+    Ok(match done.verdict {
         Verdict::Fail => Outcome::Violation,
         Verdict::Pass => Outcome::Ok,
         Verdict::Incomplete => Outcome::Incomplete,
@@ -173,14 +193,4 @@ pub fn replayed_trails(
         trails.push(Some(view));
     }
     Ok(trails)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn short_counts() {
-        assert_eq!(super::short(999.0), "999");
-        assert_eq!(super::short(12_049.0), "12.0k");
-        assert_eq!(super::short(2_175_041.0), "2.175M");
-    }
 }

@@ -60,6 +60,8 @@ pub struct Stats {
     pub states_pruned: u64,
     /// Strongly connected components of the stored state graph.
     pub sccs: u64,
+    /// States in the largest of them.
+    pub largest_scc: u64,
     /// Time spent searching.
     #[serde(rename = "elapsed_ms", serialize_with = "millis")]
     pub elapsed: Duration,

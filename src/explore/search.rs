@@ -701,14 +701,17 @@ impl<R: Rider> Search<'_, '_, R> {
         let root = f.lowlink == f.id;
         self.rider.finished(f.id, root);
         if root {
+            let mut size = 0;
             while let Some(w) = self.tarjan.pop() {
                 self.set_assigned(w);
                 self.rider.member(w);
+                size += 1;
                 if w == f.id {
                     break;
                 }
             }
             self.stats.sccs += 1;
+            self.stats.largest_scc = self.stats.largest_scc.max(size);
         } else if let Some(a) = self.anchor() {
             let p = self.frames.get_mut(a as usize);
             p.lowlink = p.lowlink.min(f.lowlink);

@@ -97,7 +97,8 @@ impl Machine<'_> {
 
     /// Executes step `s` directly when nothing else at its location can change whether or
     /// how it moves: not an `else`, no `unless` escapes there, no rendezvous, priorities or
-    /// `provided` clauses in the model. None: enumerate instead.
+    /// `provided` clauses in the model. None: enumerate instead (also when the step does not
+    /// execute directly, as a `timeout` guard outside the timeout pass).
     fn take_direct(&self, st: &State, s: &TrailStep, out: &mut State) -> Option<Taken> {
         let pid = s.pid as usize;
         if s.rv.is_some()
@@ -135,7 +136,8 @@ impl Machine<'_> {
             return None;
         }
         Some(match r {
-            Ok(super::exec::Step::Blocked) => Taken::No,
+            // Executable only in a pass this shortcut does not make (`timeout`): enumerate.
+            Ok(super::exec::Step::Blocked) => return None,
             Ok(step) => {
                 if !matches!(e.stmt, LStmt::End) {
                     out.set_loc(pid, self.target(s.edge));

@@ -2,5 +2,6 @@
 //! `show` listing and its JSON. Never computes anything the engine could.
 
 pub mod diagnostics;
+pub mod diff;
 pub mod show;
 pub mod verify;

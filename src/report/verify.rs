@@ -9,8 +9,13 @@ use crate::promela::source::SourceFiles;
 #[derive(Serialize, Debug)]
 pub struct CheckDoc {
     pub model: String,
+    /// "full" or "incremental" (something was pruned or reused from the base).
     pub mode: &'static str,
+    /// The base's model hash (the record reused), when there is one.
     pub base: Option<String>,
+    /// The algorithm that ran ("full" or "prune") and why.
+    pub algorithm: &'static str,
+    pub algorithm_reason: String,
     pub verdict: &'static str,
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -27,7 +32,28 @@ pub struct CheckDoc {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spin_needs_vectorsz_above: Option<u64>,
     pub violations: Vec<ViolationDoc>,
+    /// The base's violations that are gone.
+    pub fixed: Vec<FixedDoc>,
     pub unreached: Vec<UnreachedDoc>,
+    /// The record this check wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<RecordDoc>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct FixedDoc {
+    pub kind: String,
+    /// Where it was, in the base version.
+    pub location: String,
+    pub message: String,
+}
+
+#[derive(Serialize, Debug)]
+pub struct RecordDoc {
+    pub path: String,
+    pub bytes: u64,
+    pub states: u64,
+    pub bytes_per_state: f64,
 }
 
 #[derive(Serialize, Debug)]
@@ -158,6 +184,8 @@ pub fn document(
         model: model.to_string(),
         mode: "full",
         base: None,
+        algorithm: "full",
+        algorithm_reason: String::new(),
         verdict,
         complete: out.complete(),
         limit: out.limit.map(|l| l.as_str()),
@@ -176,7 +204,9 @@ pub fn document(
         spin_needs_vectorsz_above: (out.stats.state_vector_bytes >= PAN_VECTORSZ)
             .then_some(out.stats.state_vector_bytes),
         violations,
+        fixed: Vec::new(),
         unreached,
+        record: None,
     }
 }
 
@@ -199,6 +229,15 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     if doc.xr_xs_not_checked {
         let _ = writeln!(o, "note: xr/xs channel assertions are not checked");
     }
+    if let Some(b) = &doc.base {
+        let _ = writeln!(
+            o,
+            "base {b}: {}; {} states pruned",
+            doc.algorithm_reason, doc.stats.states_pruned
+        );
+    } else if !doc.algorithm_reason.is_empty() {
+        let _ = writeln!(o, "{}", doc.algorithm_reason);
+    }
     if let Some(n) = doc.spin_needs_vectorsz_above {
         let _ = writeln!(
             o,
@@ -208,9 +247,14 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     }
     for (i, v) in doc.violations.iter().enumerate() {
         let _ = writeln!(o);
+        let since = match (&doc.base, v.new) {
+            (None, _) => "",
+            (Some(_), true) => " (new)",
+            (Some(_), false) => " (also in the base)",
+        };
         let _ = writeln!(
             o,
-            "violation {}: {} [{}] at {}",
+            "violation {}: {} [{}] at {}{since}",
             i + 1,
             v.message,
             v.kind,
@@ -254,6 +298,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
             }
         }
     }
+    for f in &doc.fixed {
+        let _ = writeln!(
+            o,
+            "\nfixed since the base: {} [{}] (was at {})",
+            f.message, f.kind, f.location
+        );
+    }
     let s = &doc.stats;
     let _ = writeln!(o);
     let _ = writeln!(
@@ -267,6 +318,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     let _ = writeln!(o, "{:>9} states, matched", s.states_matched);
     let _ = writeln!(o, "{:>9} transitions (= stored+matched)", s.transitions);
     let _ = writeln!(o, "{:>9} atomic steps", s.atomic_steps);
+    if doc.base.is_some() {
+        let _ = writeln!(
+            o,
+            "{:>9} states pruned (not explored: recorded)",
+            s.states_pruned
+        );
+    }
     let rate = if elapsed_s > 0.0 {
         s.states_stored as f64 / elapsed_s
     } else {
@@ -279,6 +337,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
         elapsed_s,
         rate
     );
+    if let Some(r) = &doc.record {
+        let _ = writeln!(
+            o,
+            "record: {} ({} states, {} bytes, {:.1} bytes per state)",
+            r.path, r.states, r.bytes, r.bytes_per_state
+        );
+    }
     let mut last_proc = "";
     for u in &doc.unreached {
         if u.proc != last_proc {

@@ -23,8 +23,7 @@ use super::record::{Checks, Meta, RecViolation, Record, Sources, SEMANTICS};
 use super::recorder::{Prune, Recorder};
 
 /// Which algorithm a check uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algorithm {
     /// Skip every state whose recorded reachable set misses the change.
     Prune,
@@ -32,10 +31,12 @@ pub enum Algorithm {
     Full,
 }
 
-/// The version a check builds on: its record and its program (with stable ids).
+/// The version a check builds on: its record, its program (with stable ids) and the
+/// sources it was read from (to show where its violations were).
 pub struct Base {
     pub record: Record,
     pub program: Program,
+    pub files: SourceFiles,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -72,7 +73,11 @@ impl Base {
             return Err(BaseError::Reload(first));
         };
         record.ids.apply(&mut program)?;
-        Ok(Base { record, program })
+        Ok(Base {
+            record,
+            program,
+            files: loaded.files,
+        })
     }
 }
 
@@ -358,6 +363,7 @@ pub fn record(
         return None;
     };
     let mut states: Vec<(u128, u32)> = fps.iter().zip(sets_of.iter()).collect();
+    sort_by_fingerprint(&mut states);
     let mut elements: Vec<Element> = rec.elements.list.clone();
     let mut sets: Vec<Vec<u32>> = rec.sets.sets.clone();
     let mut index: std::collections::HashMap<Element, u32> = elements
@@ -371,14 +377,18 @@ pub fn record(
         .map(|(i, s)| (s.clone(), i as u32))
         .collect();
     if let (Some(base), Some(prune)) = (base, rec.prune()) {
-        // Accumulate: old states this run did not reach whose set is still valid.
-        let mut seen: Vec<u128> = states.iter().map(|s| s.0).collect();
-        seen.sort_unstable();
+        // Accumulate: old states this run did not reach whose set is still valid. Both
+        // lists are sorted by fingerprint: one merge, no lookups.
         let mut translated: std::collections::HashMap<u32, u32> = Default::default();
         let r = &base.record;
+        let mut kept = Vec::new();
+        let mut i = 0;
         for (k, &fp) in r.fingerprints.iter().enumerate() {
             let old = r.set_of[k];
-            if prune.meets_danger[old as usize] || seen.binary_search(&fp).is_ok() {
+            while i < states.len() && states[i].0 < fp {
+                i += 1;
+            }
+            if prune.meets_danger[old as usize] || states.get(i).is_some_and(|s| s.0 == fp) {
                 continue;
             }
             let sid = *translated.entry(old).or_insert_with(|| {
@@ -398,12 +408,24 @@ pub fn record(
                     sets.len() as u32 - 1
                 })
             });
-            states.push((fp, sid));
+            kept.push((fp, sid));
         }
+        states = merge(states, kept);
     }
-    states.sort_unstable_by_key(|s| s.0);
     states.dedup_by_key(|s| s.0);
-    let figures = serde_json::to_value(&run.outcome.stats).unwrap_or_default();
+    // SPIN's figures only: a record's bytes depend on the model and the checks, never on
+    // the machine (time, memory).
+    let s = &run.outcome.stats;
+    let figures = serde_json::json!({
+        "states_stored": s.states_stored,
+        "states_matched": s.states_matched,
+        "transitions": s.transitions,
+        "atomic_steps": s.atomic_steps,
+        "depth_reached": s.depth_reached,
+        "state_vector_bytes": s.state_vector_bytes,
+        "states_pruned": s.states_pruned,
+        "sccs": s.sccs,
+    });
     Some(Record {
         meta: Meta {
             semantics: SEMANTICS,
@@ -425,6 +447,52 @@ pub fn record(
             .map(|v| rec_violation(m, v))
             .collect(),
     })
+}
+
+/// Sorts by fingerprint: one bucket pass on the top 16 bits (fingerprints are uniformly
+/// distributed), then each small bucket.
+fn sort_by_fingerprint(v: &mut Vec<(u128, u32)>) {
+    if v.len() < 1 << 12 {
+        v.sort_unstable_by_key(|s| s.0);
+        return;
+    }
+    let bucket = |s: &(u128, u32)| (s.0 >> 112) as usize;
+    let mut counts = vec![0usize; (1 << 16) + 1];
+    for s in v.iter() {
+        counts[bucket(s) + 1] += 1;
+    }
+    for i in 1..counts.len() {
+        counts[i] += counts[i - 1];
+    }
+    let mut out = vec![(0u128, 0u32); v.len()];
+    let mut at = counts.clone();
+    for s in v.iter() {
+        let b = bucket(s);
+        out[at[b]] = *s;
+        at[b] += 1;
+    }
+    for w in counts.windows(2) {
+        out[w[0]..w[1]].sort_unstable_by_key(|s| s.0);
+    }
+    *v = out;
+}
+
+/// Two lists sorted by fingerprint, as one.
+fn merge(a: Vec<(u128, u32)>, b: Vec<(u128, u32)>) -> Vec<(u128, u32)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].0 <= b[j].0 {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// The stable location ids a record's set holds for a state (for tests and tools).

@@ -97,13 +97,20 @@ impl Names for Side<'_> {
         let l = self.labels.get(&(proc, label.to_string()))?;
         self.stable(*l)
     }
+
+    fn start(&self, proc: usize) -> Option<u32> {
+        self.stable(self.prog.procs.get(proc)?.automaton.initial)
+    }
 }
 
 /// Compares an old version (its locations carrying stable ids, `next_free` the first unused
 /// id) with a new one (numbered by position, as `program::build` leaves it).
 pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     let old_side = Side::new(old, None);
+    // Shapes leave every stable id out (targets, labels read remotely, where `run` starts),
+    // on both sides alike.
     let empty = HashMap::new();
+    let old_shape_side = Side::new(old, Some(&empty));
     let shape_side = Side::new(new, Some(&empty));
     // Shapes (labels without targets) of every location.
     let shapes = |side: &Side, p: &Proc| -> HashMap<u32, Parts> {
@@ -119,12 +126,25 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         let Some(op) = old.procs.iter().find(|p| p.name == np.name) else {
             continue;
         };
-        let os = shapes(&old_side, op);
+        let os = shapes(&old_shape_side, op);
         let ns = shapes(&shape_side, np);
         // Phase 1: walk both automata together from the initial locations.
         let mut queue = VecDeque::new();
         let (oi, ni) = (op.automaton.initial.0, np.automaton.initial.0);
-        if !o2n.contains_key(&oi) && !n2o.contains_key(&ni) {
+        // The initial locations pair when they look alike (a changed guard keeps its place,
+        // unless the old one is found unchanged further on); a statement inserted at the
+        // top is left to the sequence diff, which pairs what follows it.
+        let alike = |o: u32, n: u32| {
+            op.automaton
+                .location(LocId(o))
+                .zip(np.automaton.location(LocId(n)))
+                .is_some_and(|(a, b)| kinds(a) == kinds(b))
+        };
+        let moved = ns.values().any(|n| n.same_shape(&os[&oi]));
+        if !o2n.contains_key(&oi)
+            && !n2o.contains_key(&ni)
+            && (os[&oi].same_shape(&ns[&ni]) || (alike(oi, ni) && !moved))
+        {
             o2n.insert(oi, ni);
             n2o.insert(ni, oi);
             queue.push_back((oi, ni));
@@ -136,10 +156,13 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             ) else {
                 continue;
             };
-            if !os[&o].same_shape(&ns[&n]) {
-                continue;
-            }
-            for (oe, ne) in ol.edges.iter().zip(&nl.edges) {
+            // Follow the edges whose statements are identical, even from a pair whose labels
+            // differ elsewhere.
+            let (a, b) = (&os[&o], &ns[&n]);
+            for (k, (oe, ne)) in ol.edges.iter().zip(&nl.edges).enumerate() {
+                if a.edges[k].0 != b.edges[k].0 {
+                    continue;
+                }
                 let (to, tn) = (oe.target.0, ne.target.0);
                 if !o2n.contains_key(&to) && !n2o.contains_key(&tn) {
                     o2n.insert(to, tn);
@@ -163,20 +186,56 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         let nl = order(np, &n2o);
         let ot: Vec<u64> = ol.iter().map(|i| os[i].shape_hash()).collect();
         let nt: Vec<u64> = nl.iter().map(|i| ns[i].shape_hash()).collect();
+        let mut pair = |o: u32, n: u32| {
+            if !o2n.contains_key(&o) && !n2o.contains_key(&n) {
+                o2n.insert(o, n);
+                n2o.insert(n, o);
+            }
+        };
         for op_ in similar::capture_diff_slices(similar::Algorithm::Myers, &ot, &nt) {
-            if let similar::DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } = op_
-            {
-                for k in 0..len {
-                    let (o, n) = (ol[old_index + k], nl[new_index + k]);
-                    if os[&o].same_shape(&ns[&n]) {
-                        o2n.insert(o, n);
-                        n2o.insert(n, o);
+            match op_ {
+                similar::DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => {
+                    for k in 0..len {
+                        let (o, n) = (ol[old_index + k], nl[new_index + k]);
+                        if os[&o].same_shape(&ns[&n]) {
+                            pair(o, n);
+                        }
                     }
                 }
+                // As many changed locations as they were: each one changed in place (it
+                // keeps its id, and is dangerous because its label differs), so that what
+                // leads to it still leads to the same id.
+                similar::DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } if old_len == new_len => {
+                    for k in 0..old_len {
+                        pair(ol[old_index + k], nl[new_index + k]);
+                    }
+                }
+                // Otherwise each old location pairs with the next new one of the same kind.
+                similar::DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
+                    let mut j = 0;
+                    for k in 0..old_len {
+                        let o = ol[old_index + k];
+                        if let Some(d) = (j..new_len).find(|&d| alike(o, nl[new_index + d])) {
+                            pair(o, nl[new_index + d]);
+                            j = d + 1;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -278,9 +337,35 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         new_locations,
         deleted,
         layout_change: layout_change(old, new),
-        notes: initial_notes(old, new),
+        notes: initial_notes(old, new, &map),
         dangerous,
     }
+}
+
+/// What kinds of statement leave a location, and its flags: locations of one kind are the
+/// same place changed, when nothing better pairs them.
+fn kinds(l: &Location) -> Vec<u8> {
+    let mut k = vec![
+        u8::from(l.end)
+            | u8::from(l.progress) << 1
+            | u8::from(l.atomic) << 2
+            | u8::from(l.terminal) << 3,
+    ];
+    k.extend(l.edges.iter().map(|e| match &e.stmt {
+        LStmt::Expr(_) => 1,
+        LStmt::Assign(..) => 2,
+        LStmt::Send { .. } => 3,
+        LStmt::Recv { .. } => 4,
+        LStmt::Else => 5,
+        LStmt::Goto(_) => 6,
+        LStmt::Assert(_) => 7,
+        LStmt::Printf(..) | LStmt::Printm(_) => 8,
+        LStmt::SetPriority(..) => 9,
+        LStmt::DStep(_) => 10,
+        LStmt::ChanInit(..) => 11,
+        LStmt::End => 12,
+    }));
+    k
 }
 
 /// The first part in which two labels differ, as a one-line reason.
@@ -293,11 +378,6 @@ fn difference(a: &Parts, b: &Parts, ol: &Location, nl: &Location) -> Option<Stri
     }
     if a.context != b.context {
         return Some("the proctype's provided clause or priority changed".into());
-    }
-    if a.init != b.init {
-        return Some(
-            "the proctype's parameters or local declarations (initial values) changed".into(),
-        );
     }
     if a.edges.len() != b.edges.len() {
         return Some(format!(
@@ -485,10 +565,16 @@ pub fn layout_change(old: &Program, new: &Program) -> Option<String> {
 }
 
 /// Changes that alter only the initial state: process counts and initial global values.
-fn initial_notes(old: &Program, new: &Program) -> Vec<String> {
+fn initial_notes(old: &Program, new: &Program, map: &HashMap<u32, u32>) -> Vec<String> {
     let mut notes = Vec::new();
     for np in &new.procs {
         if let Some(op) = old.procs.iter().find(|p| p.name == np.name) {
+            if Some(&op.automaton.initial.0) != map.get(&np.automaton.initial.0) {
+                notes.push(format!(
+                    "proctype {} starts at another location: the states that create it change",
+                    np.name
+                ));
+            }
             if op.active != np.active {
                 notes.push(format!(
                     "active [{}] instead of [{}] for proctype {}: the initial state changed",

@@ -6,9 +6,11 @@
 //! changes nothing while changing what it does changes the label.
 //!
 //! The label holds the location's flags, its ordered outgoing edges (statement, target, the
-//! atomic and escape structure), the proctype's `provided` clause and priority (they govern
-//! every transition of the proctype) and, for the initial location, the parameters and the
-//! local declarations with their initialisers (evaluated when a process is created).
+//! atomic and escape structure), and the proctype's `provided` clause and priority (they
+//! govern every transition of the proctype). A `run P()` statement also holds what the new
+//! process starts as: P's first location, parameters, local declarations with their initial
+//! values and priority, so that a change to how P starts makes every `run P()` dangerous
+//! (an `active` process only changes the initial state, which is then not in the record).
 
 use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar, Slot};
 use crate::program::types::{ChanType, Type, Var, VarInit};
@@ -20,6 +22,8 @@ pub trait Names {
     fn target(&self, id: crate::program::LocId) -> Option<u32>;
     /// The stable id of the location labelled `label` in proctype `proc` (for `P@L`).
     fn remote_label(&self, proc: usize, label: &str) -> Option<u32>;
+    /// The stable id of proctype `proc`'s initial location (for `run`).
+    fn start(&self, proc: usize) -> Option<u32>;
 }
 
 /// Writes canonical bytes.
@@ -129,6 +133,27 @@ impl<'a, N: Names> Canon<'a, N> {
             } => {
                 self.tag(6);
                 self.proc_name(*proc);
+                // What the new process starts as: its first location, its parameters and
+                // local declarations with their initial values, its priority. A change to
+                // any of them changes what `run` creates.
+                match self.names.start(*proc) {
+                    Some(id) => {
+                        self.tag(1);
+                        self.u32(id);
+                    }
+                    None => self.tag(0),
+                }
+                if let Some(p) = self.prog.procs.get(*proc) {
+                    self.u32(p.params.len() as u32);
+                    for &i in &p.params {
+                        self.u32(i as u32);
+                    }
+                    self.u32(p.locals.len() as u32);
+                    for v in &p.locals {
+                        self.var_decl(v);
+                    }
+                    self.i64(p.priority);
+                }
                 self.exprs(args);
                 match priority {
                     Some(p) => {
@@ -257,8 +282,12 @@ impl<'a, N: Names> Canon<'a, N> {
                 self.tag(u8::from(*random) | u8::from(*copy) << 1);
             }
             LStmt::Else => self.tag(5),
-            // A kept `goto`, `break` or `.` is a move with no effect: its target says where.
-            LStmt::Goto(_) => self.tag(6),
+            // A kept `goto`, `break` or `.` is a move with no effect; its label is kept so
+            // that the walk never pairs the targets of two different jumps.
+            LStmt::Goto(l) => {
+                self.tag(6);
+                self.str(l);
+            }
             LStmt::Assert(e) => {
                 self.tag(7);
                 self.expr(e);
@@ -376,19 +405,6 @@ impl<'a, N: Names> Canon<'a, N> {
         self.i64(p.priority);
         self.tag(u8::from(p.deterministic));
         let context = self.take();
-        let init = if l.id == p.automaton.initial {
-            self.u32(p.params.len() as u32);
-            for &i in &p.params {
-                self.u32(i as u32);
-            }
-            self.u32(p.locals.len() as u32);
-            for v in &p.locals {
-                self.var_decl(v);
-            }
-            Some(self.take())
-        } else {
-            None
-        };
         // Escape groups are numbered by the lowering; only which edges share one matters.
         let mut groups: Vec<u32> = Vec::new();
         let mut edges = Vec::with_capacity(l.edges.len());
@@ -413,20 +429,18 @@ impl<'a, N: Names> Canon<'a, N> {
         Parts {
             flags,
             context,
-            init,
             edges,
         }
     }
 }
 
-/// A location's label in parts: its flags, its proctype's context (`provided`, priority),
-/// for the initial location the parameters and local declarations, and per outgoing edge
-/// the statement (with its atomic and escape structure) and the target's stable id.
+/// A location's label in parts: its flags, its proctype's context (`provided`, priority,
+/// determinism), and per outgoing edge the statement (with its atomic and escape structure)
+/// and the target's stable id.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Parts {
     pub flags: Vec<u8>,
     pub context: Vec<u8>,
-    pub init: Option<Vec<u8>>,
     pub edges: Vec<(Vec<u8>, Option<u32>)>,
 }
 
@@ -437,10 +451,6 @@ impl Parts {
         use std::hash::Hasher;
         h.write(&self.flags);
         h.write(&self.context);
-        if let Some(i) = &self.init {
-            h.write(&[1]);
-            h.write(i);
-        }
         h.write(&(self.edges.len() as u32).to_le_bytes());
         for (s, _) in &self.edges {
             h.write(&(s.len() as u32).to_le_bytes());
@@ -453,7 +463,6 @@ impl Parts {
     pub fn same_shape(&self, o: &Parts) -> bool {
         self.flags == o.flags
             && self.context == o.context
-            && self.init == o.init
             && self.edges.len() == o.edges.len()
             && self.edges.iter().zip(&o.edges).all(|(a, b)| a.0 == b.0)
     }

@@ -308,6 +308,27 @@ impl Record {
         if b.len() < 24 {
             return Err(RecordError::Truncated);
         }
+        // The table of contents says how long the file must be: shorter is truncated (a
+        // more useful diagnosis than the checksum's).
+        let sections = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as usize;
+        let toc_end = sections.saturating_mul(20).saturating_add(16);
+        if toc_end > b.len() {
+            return Err(RecordError::Truncated);
+        }
+        let end = (0..sections)
+            .map(|i| {
+                let e = &b[16 + i * 20 + 4..16 + i * 20 + 20];
+                let mut o = [0u8; 8];
+                let mut l = [0u8; 8];
+                o.copy_from_slice(&e[..8]);
+                l.copy_from_slice(&e[8..]);
+                u64::from_le_bytes(o).saturating_add(u64::from_le_bytes(l))
+            })
+            .max()
+            .unwrap_or(0);
+        if end.saturating_add(8) > b.len() as u64 {
+            return Err(RecordError::Truncated);
+        }
         let (body, sum) = b.split_at(b.len() - 8);
         let mut s = [0u8; 8];
         s.copy_from_slice(sum);

@@ -63,6 +63,11 @@ pub struct Recorder {
     oom: bool,
     canon: Vec<u8>,
     scratch: Vec<u32>,
+    /// Element id per (proctype, location index), filled as met.
+    loc_elements: Vec<Vec<u32>>,
+    /// Interned sets by their bitset words (trailing zero words cut), so that a component
+    /// whose set is known costs one hash lookup.
+    by_bits: std::collections::HashMap<Vec<u64>, u32>,
 }
 
 impl Recorder {
@@ -83,6 +88,8 @@ impl Recorder {
             oom: false,
             canon: Vec::new(),
             scratch: Vec::new(),
+            loc_elements: Vec::new(),
+            by_bits: Default::default(),
         }
     }
 
@@ -139,7 +146,29 @@ impl Recorder {
 
     fn add_locations(&mut self, m: &Machine, st: &State) {
         for pid in 0..st.nr_pr() {
-            let e = self.elements.location(m.loc_id(st, pid));
+            let (t, l) = (st.ptype(pid), st.loc(pid) as usize);
+            // The element of a (proctype, location index), looked up once.
+            let cached = self
+                .loc_elements
+                .get(t)
+                .and_then(|v| v.get(l))
+                .copied()
+                .filter(|&e| e != u32::MAX);
+            let e = match cached {
+                Some(e) => e,
+                None => {
+                    let e = self.elements.location(m.loc_id(st, pid));
+                    if self.loc_elements.len() <= t {
+                        self.loc_elements.resize(t + 1, Vec::new());
+                    }
+                    let row = &mut self.loc_elements[t];
+                    if row.len() <= l {
+                        row.resize(l + 1, u32::MAX);
+                    }
+                    row[l] = e;
+                    e
+                }
+            };
             self.add(e);
         }
     }
@@ -261,20 +290,26 @@ impl Rider for Recorder {
             return;
         };
         if root {
-            self.scratch.clear();
-            for (w, &word) in a.iter().enumerate() {
-                let mut x = word;
-                while x != 0 {
-                    let b = x.trailing_zeros();
-                    self.scratch.push(w as u32 * 64 + b);
-                    x &= x - 1;
+            let used = a.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1);
+            if let Some(&s) = self.by_bits.get(&a[..used]) {
+                self.root_set = s;
+            } else {
+                self.scratch.clear();
+                for (w, &word) in a.iter().enumerate() {
+                    let mut x = word;
+                    while x != 0 {
+                        let b = x.trailing_zeros();
+                        self.scratch.push(w as u32 * 64 + b);
+                        x &= x - 1;
+                    }
                 }
-            }
-            let before = self.sets.memory();
-            self.root_set = self.sets.intern(&self.scratch);
-            let grew = self.sets.memory() - before;
-            if grew > 0 && self.budget.take(grew).is_err() {
-                self.oom = true;
+                let before = self.sets.memory();
+                self.root_set = self.sets.intern(&self.scratch);
+                self.by_bits.insert(a[..used].to_vec(), self.root_set);
+                let grew = self.sets.memory() - before + used as u64 * 8 + 48;
+                if self.budget.take(grew).is_err() {
+                    self.oom = true;
+                }
             }
         }
         // The parent reaches everything this state reaches, whether or not it was the root

@@ -1,0 +1,337 @@
+//! Regression checking against full checks, measured side by side in one run (`cargo bench
+//! --bench rmc`; not part of CI).
+//!
+//! Per model: a plain full check, the recording run (the same check that also writes its
+//! record) and their ratio, the record's bytes per state and its load time, the share of
+//! states in the largest strongly connected component. Then per single-statement mutant
+//! (one guard, operator or constant changed in one proctype; declarations untouched): the
+//! full check of the mutant against the pruning run that reuses the original's record, end
+//! to end (record load and parse, impact analysis, search, trails, record write), states
+//! explored by each, and their time ratio. Every pruning run's violations and verdict are
+//! compared with the full check's; a difference is printed as DISAGREEMENT.
+//!
+//! `cargo bench --bench rmc -- NAME` runs only the models whose name contains NAME.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use git_rmc::explore::{Machine, Options};
+use git_rmc::promela::preprocess::PpOptions;
+use git_rmc::promela::source::MemoryProvider;
+use git_rmc::rmc::check::{self, Algorithm};
+use git_rmc::rmc::{Base, Record};
+
+struct Model {
+    name: String,
+    /// Files by name, the entry first.
+    files: Vec<(String, String)>,
+    defines: Vec<String>,
+}
+
+fn load(
+    m: &Model,
+    entry_text: &str,
+) -> Option<(
+    git_rmc::program::Program,
+    check::Plan,
+    git_rmc::rmc::record::Sources,
+)> {
+    let mut p = MemoryProvider::new();
+    p = p.with(m.files[0].0.clone(), entry_text.to_string());
+    for (n, t) in &m.files[1..] {
+        p = p.with(n.clone(), t.clone());
+    }
+    let opts = PpOptions {
+        defines: m.defines.clone(),
+        include_dirs: Vec::new(),
+    };
+    let loaded = git_rmc::load(Path::new(&m.files[0].0), &p, &opts);
+    let program = loaded.program?;
+    let sources = check::sources_of(Path::new(&m.files[0].0), &loaded.files, &opts);
+    let plan = check::plan(
+        program.clone(),
+        None,
+        check::checks_of(&Options::default()),
+        Algorithm::Full,
+    );
+    Some((program, plan, sources))
+}
+
+/// (states stored, states explored, violations, verdict, record, elapsed)
+struct Checked {
+    stored: u64,
+    explored: u64,
+    violations: Vec<(String, Vec<u32>, Option<u32>)>,
+    verdict: &'static str,
+    record: Option<Record>,
+    time: Duration,
+    largest_scc: u64,
+}
+
+/// A check of `text` (the entry file's text), with a base record when given (a pruning
+/// run), recording when `record` is set; the plain check is neither.
+fn run(
+    m: &Model,
+    text: &str,
+    base: Option<&Path>,
+    record: bool,
+    alg: Algorithm,
+) -> Option<Checked> {
+    let t = Instant::now();
+    let opts = Options::default();
+    let base =
+        base.map(|p| Base::from_record(Record::read(p).expect("record reads")).expect("base"));
+    let (program, _, sources) = load(m, text)?;
+    if !record && base.is_none() {
+        let mach = Machine::new(&program).ok()?;
+        let out = git_rmc::explore::explore(&mach, &opts, &mut |_| {});
+        return Some(Checked {
+            stored: out.stats.states_stored,
+            explored: out.stats.states_stored,
+            violations: Vec::new(),
+            verdict: out.verdict().as_str(),
+            record: None,
+            time: t.elapsed(),
+            largest_scc: out.stats.largest_scc,
+        });
+    }
+    let plan = check::plan(program, base.as_ref(), check::checks_of(&opts), alg);
+    let check::Plan {
+        program,
+        ids,
+        prune,
+        ..
+    } = plan;
+    let mach = Machine::new(&program).ok()?;
+    let mut r = check::run(&mach, prune, &opts, &mut |_| {});
+    check::complete_trails(&mach, &mut r.outcome, &opts).expect("trails complete");
+    for v in &r.outcome.violations {
+        assert!(
+            mach.reproduces(&r.outcome.initial, v, &opts),
+            "trail replays"
+        );
+    }
+    let rec = check::record(&mach, &ids, &r, base.as_ref(), sources, &opts);
+    if let Some(rec) = &rec {
+        let tmp = std::env::temp_dir().join(format!("git-rmc-bench-{}.rec", std::process::id()));
+        rec.write(&tmp).expect("record writes");
+        let _ = std::fs::remove_file(&tmp);
+    }
+    let mut violations: Vec<_> = r
+        .outcome
+        .violations
+        .iter()
+        .map(|v| {
+            let x = check::rec_violation(&mach, v);
+            (x.kind, x.at, x.edge)
+        })
+        .collect();
+    violations.sort();
+    let s = &r.outcome.stats;
+    Some(Checked {
+        stored: s.states_stored,
+        explored: s.states_stored - s.states_pruned,
+        violations,
+        verdict: r.outcome.verdict().as_str(),
+        record: rec,
+        time: t.elapsed(),
+        largest_scc: s.largest_scc,
+    })
+}
+
+/// Single-statement mutants: in lines inside proctype bodies, one operator flipped or one
+/// constant changed; mutants whose state layout changes (declarations) are left out.
+fn mutants(text: &str, want: usize) -> Vec<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut in_body = false;
+    let flips = [
+        (" < ", " <= "),
+        (" <= ", " < "),
+        (" > ", " >= "),
+        (" >= ", " > "),
+        (" == ", " != "),
+        (" != ", " == "),
+        ("+ 1", "+ 2"),
+        ("- 1", "- 2"),
+        ("&&", "||"),
+    ];
+    let mut candidates = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        if t.contains("proctype") || t.starts_with("init") {
+            in_body = true;
+            continue;
+        }
+        let decl = [
+            "byte ", "short ", "int ", "bit ", "bool ", "chan ", "mtype ", "#",
+        ]
+        .iter()
+        .any(|d| t.starts_with(d));
+        if !in_body || decl || t.starts_with("/*") || t.starts_with('*') {
+            continue;
+        }
+        for (a, b) in flips {
+            if l.contains(a) {
+                candidates.push((
+                    i,
+                    l.replacen(a, b, 1),
+                    format!("line {}: '{}' -> '{}'", i + 1, a.trim(), b.trim()),
+                ));
+            }
+        }
+    }
+    // Spread over the model: every k-th candidate.
+    let step = (candidates.len() / want.max(1)).max(1);
+    for (i, new_line, what) in candidates.into_iter().step_by(step).take(want) {
+        let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        ls[i] = new_line;
+        out.push((what, ls.join("\n") + "\n"));
+    }
+    out
+}
+
+fn models() -> Vec<Model> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bench = |name: &str, file: &str, defines: &[&str]| Model {
+        name: name.to_string(),
+        files: vec![(
+            file.to_string(),
+            std::fs::read_to_string(root.join("benches/models").join(file)).expect("bench model"),
+        )],
+        defines: defines.iter().map(|d| d.to_string()).collect(),
+    };
+    let mut v = vec![
+        bench("ring_election N=9", "ring_election.pml", &["N=9"]),
+        bench(
+            "rendezvous_pipeline 8/8",
+            "rendezvous_pipeline.pml",
+            &["N=8", "M=8"],
+        ),
+        bench("philosophers N=5 (cyclic)", "philosophers.pml", &["N=5"]),
+        bench("filter_lock N=3 (cyclic)", "filter_lock.pml", &["N=3"]),
+    ];
+    for ver in [
+        "04-door-operator",
+        "12-park-when-idle",
+        "16-fix-stairs-trip-count",
+    ] {
+        let dir: PathBuf = root.join("sample-repo/versions").join(ver);
+        let mut files = vec![(
+            "model.pml".to_string(),
+            std::fs::read_to_string(dir.join("model.pml")).expect("sample model"),
+        )];
+        for e in std::fs::read_dir(&dir).expect("sample dir").flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n != "model.pml" {
+                files.push((n, std::fs::read_to_string(e.path()).unwrap_or_default()));
+            }
+        }
+        v.push(Model {
+            name: format!("elevator {ver}"),
+            files,
+            defines: Vec::new(),
+        });
+    }
+    v
+}
+
+fn main() {
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let mut ratios_acyclic = Vec::new();
+    let mut all_rows = Vec::new();
+    println!("regression checking vs full checks; times end to end in seconds (library calls)");
+    println!();
+    println!(
+        "{:<34} {:>9} {:>6} {:>7} {:>7} {:>6} {:>8} {:>8}",
+        "model", "states", "SCC%", "full s", "rec s", "rec/f", "B/state", "load s"
+    );
+    for m in models() {
+        if filter
+            .as_ref()
+            .is_some_and(|f| !m.name.contains(f.as_str()))
+        {
+            continue;
+        }
+        let text = m.files[0].1.clone();
+        let Some(plain) = run(&m, &text, None, false, Algorithm::Full) else {
+            println!("{:<34} does not load", m.name);
+            continue;
+        };
+        let Some(rec) = run(&m, &text, None, true, Algorithm::Full) else {
+            continue;
+        };
+        let record = rec.record.as_ref().expect("complete run");
+        let path =
+            std::env::temp_dir().join(format!("git-rmc-bench-base-{}.rec", std::process::id()));
+        let bytes = record.write(&path).expect("record writes");
+        let t = Instant::now();
+        let back = Record::read(&path).expect("record reads");
+        let load = t.elapsed();
+        let scc = plain.largest_scc as f64 / plain.stored.max(1) as f64;
+        println!(
+            "{:<34} {:>9} {:>5.0}% {:>7.3} {:>7.3} {:>6.2} {:>8.1} {:>8.4}",
+            m.name,
+            plain.stored,
+            scc * 100.0,
+            plain.time.as_secs_f64(),
+            rec.time.as_secs_f64(),
+            rec.time.as_secs_f64() / plain.time.as_secs_f64().max(1e-9),
+            bytes as f64 / back.fingerprints.len().max(1) as f64,
+            load.as_secs_f64()
+        );
+        for (what, mutant) in mutants(&text, 8) {
+            // The mutant's plain full check (timed), its recording run (for the violations
+            // by stable location), and the pruning run with the original's record.
+            let (Some(full), Some(full_rec), Some(inc)) = (
+                run(&m, &mutant, None, false, Algorithm::Full),
+                run(&m, &mutant, Some(&path), true, Algorithm::Full),
+                run(&m, &mutant, Some(&path), true, Algorithm::Prune),
+            ) else {
+                continue;
+            };
+            let agree = full_rec.violations == inc.violations && full_rec.verdict == inc.verdict;
+            let ratio = full.time.as_secs_f64() / inc.time.as_secs_f64().max(1e-9);
+            println!(
+                "    {:<40} full {:>8} st {:>7.3}s | prune {:>8} explored {:>7.3}s  x{:<6.2} {}",
+                what,
+                full.stored,
+                full.time.as_secs_f64(),
+                inc.explored,
+                inc.time.as_secs_f64(),
+                ratio,
+                if agree { "" } else { "DISAGREEMENT" }
+            );
+            all_rows.push(ratio);
+            if plain.stored >= 100_000 && scc < 0.5 {
+                ratios_acyclic.push(ratio);
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+    println!();
+    let dist = |v: &[f64]| {
+        let mut s = v.to_vec();
+        s.sort_by(|a, b| a.total_cmp(b));
+        let q = |p: f64| {
+            s.get(((s.len() as f64 - 1.0) * p) as usize)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
+        format!(
+            "n={} min {:.2} q1 {:.2} median {:.2} q3 {:.2} max {:.2}",
+            s.len(),
+            q(0.0),
+            q(0.25),
+            q(0.5),
+            q(0.75),
+            q(1.0)
+        )
+    };
+    println!(
+        "full / pruning time, models >= 10^5 states with largest SCC < 50%: {}",
+        dist(&ratios_acyclic)
+    );
+    println!("full / pruning time, every mutant: {}", dist(&all_rows));
+    println!("target: median >= 3 on the first set; recording <= 1.3x a plain check");
+}
