@@ -114,7 +114,7 @@ fn run(
     let rec = check::record(&mach, &ids, &r, base.as_ref(), sources, &opts);
     if let Some(rec) = &rec {
         let tmp = std::env::temp_dir().join(format!("git-rmc-bench-{}.rec", std::process::id()));
-        rec.write(&tmp).expect("record writes");
+        git_rmc::cache::write_atomic(&tmp, &rec.to_bytes()).expect("record writes");
         let _ = std::fs::remove_file(&tmp);
     }
     let mut violations: Vec<_> = r
@@ -264,7 +264,7 @@ fn main() {
         let record = rec.record.as_ref().expect("complete run");
         let path =
             std::env::temp_dir().join(format!("git-rmc-bench-base-{}.rec", std::process::id()));
-        let bytes = record.write(&path).expect("record writes");
+        let bytes = git_rmc::cache::write_atomic(&path, &record.to_bytes()).expect("record writes");
         let t = Instant::now();
         let back = Record::read(&path).expect("record reads");
         let load = t.elapsed();

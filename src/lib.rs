@@ -3,10 +3,12 @@
 //! The pipeline: `promela` preprocesses, lexes and parses a model into an AST with spans;
 //! `program` resolves names, checks types and lowers each proctype to an automaton with
 //! location ids unique across the model. The explorer, the regression engine and the git
-//! layer build on these (see ARCHITECTURE.md). `cli` and `report` sit on top and are the only
-//! modules that talk to a terminal.
+//! layer build on these (see ARCHITECTURE.md). `config` reads `.rmc.toml` and `cache` owns
+//! `.rmc/`; `cli` and `report` sit on top and are the only modules that talk to a terminal.
 
+pub mod cache;
 pub mod cli;
+pub mod config;
 pub mod explore;
 pub mod program;
 pub mod promela;

@@ -2,46 +2,11 @@
 //! the memory the machine has available now, what the process's cgroup still allows, and the
 //! address space left under `ulimit -v`; `GIT_RMC_MEMORY_LIMIT` (a size) replaces `auto`.
 //! Read from /proc and /sys on Linux; elsewhere `auto` falls back to no limit it can see.
+//! Sizes are parsed in `config::memory`, which `.rmc.toml` shares; re-exported here.
 
 use std::path::Path;
 
-/// What the user asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemoryLimit {
-    Auto,
-    Bytes(u64),
-}
-
-/// Parses `auto` or a size such as `512M`, `4G`, `1000`.
-pub fn parse_limit(s: &str) -> Result<MemoryLimit, String> {
-    if s.trim().eq_ignore_ascii_case("auto") {
-        return Ok(MemoryLimit::Auto);
-    }
-    parse_size(s).map(MemoryLimit::Bytes)
-}
-
-/// A size in bytes with an optional K, M, G or T suffix (powers of 1024).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let s = s.trim();
-    let (num, mult) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let m = match c.to_ascii_uppercase() {
-                'K' => 1u64 << 10,
-                'M' => 1 << 20,
-                'G' => 1 << 30,
-                'T' => 1 << 40,
-                'B' => 1,
-                _ => return Err(format!("unknown size unit '{c}' (use K, M, G or T)")),
-            };
-            (&s[..i], m)
-        }
-        _ => (s, 1),
-    };
-    num.trim()
-        .parse::<u64>()
-        .map(|n| n.saturating_mul(mult))
-        .map_err(|_| format!("'{s}' is not a size (e.g. 512M, 4G, or auto)"))
-}
+pub use crate::config::memory::{parse_limit, parse_size, MemoryLimit};
 
 /// The limit in bytes, and where it came from (for the output).
 pub fn resolve(limit: MemoryLimit) -> Result<(Option<u64>, String), String> {
@@ -156,17 +121,6 @@ fn address_space_room() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_and_auto() {
-        assert_eq!(parse_size("512M"), Ok(512 << 20));
-        assert_eq!(parse_size("4g"), Ok(4 << 30));
-        assert_eq!(parse_size("1000"), Ok(1000));
-        assert!(parse_size("12Q").is_err());
-        assert!(parse_size("M").is_err());
-        assert_eq!(parse_limit("auto"), Ok(MemoryLimit::Auto));
-        assert_eq!(parse_limit("2K"), Ok(MemoryLimit::Bytes(2048)));
-    }
 
     #[test]
     fn meminfo_fields_are_read_in_kib() {

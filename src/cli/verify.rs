@@ -138,7 +138,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = &args.record {
         match &done.record {
             Some(r) => {
-                let bytes = r.write(path).map_err(|e| {
+                let bytes = crate::cache::write_atomic(path, &r.to_bytes()).map_err(|e| {
                     anyhow::anyhow!("cannot write the record {}: {e}", path.display())
                 })?;
                 let states = r.fingerprints.len() as u64;

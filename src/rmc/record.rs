@@ -13,7 +13,6 @@
 //! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted,
 //! and each state's set), `VIOL` (JSON: the violations found). Integers are little-endian.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -491,38 +490,6 @@ impl Record {
         })?;
         Record::from_bytes(&b)
     }
-
-    /// Writes the record atomically: a temporary file beside it, synced, then renamed.
-    pub fn write(&self, path: &Path) -> std::io::Result<u64> {
-        write_atomic(path, &self.to_bytes())
-    }
-}
-
-/// Writes `bytes` to `path` atomically (temporary file in the same folder, fsync, rename,
-/// then the folder synced). Returns the bytes written.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<u64> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "record".into());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(bytes.len() as u64)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    // Writing is the cache's (`Cache::put_record` with `to_bytes`): the only writer under
+    // .rmc/, and atomically.
 }

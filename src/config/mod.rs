@@ -1,0 +1,231 @@
+//! `.rmc.toml`, the repository's settings: which models `git rmc check` checks, with which
+//! preprocessor options, checks and limits, which violations fail a check, and where the
+//! cache lives. Owns the settings' types and defaults, parsing with errors that point at a
+//! line and column (`parse`), and the commented file `git rmc init` writes (`template`).
+//!
+//! **Invariant:** takes text and returns values; never reads files, knows nothing of git
+//! (the caller reads `.rmc.toml` from the work tree or a commit and names it in `origin`),
+//! and prints nothing.
+//!
+//! ```toml
+//! fail_on = "new"              # or "any"
+//! cache_dir = ".rmc"           # relative to the work tree root
+//!
+//! [[model]]
+//! name = "elevator"            # default: the entry's file stem
+//! entry = "models/elevator.pml"
+//! defines = ["FLOORS=3"]       # cpp -D
+//! include = ["models/include"] # cpp -I
+//! algorithm = "auto"           # auto | prune | replay | full
+//! [model.checks]               # end_states, assertions, empty_channels, max_trails
+//! [model.limits]               # max_depth, max_states, max_errors, memory
+//! ```
+
+mod error;
+pub mod memory;
+mod parse;
+mod template;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use error::{ConfigError, ConfigErrorKind};
+pub use memory::MemoryLimit;
+
+use crate::explore;
+
+/// The file's name at the repository root.
+pub const FILE_NAME: &str = ".rmc.toml";
+
+/// Everything `.rmc.toml` says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    pub fail_on: FailOn,
+    /// As written: relative paths are relative to the work tree root (see
+    /// `cache::location`, which also applies `GIT_RMC_CACHE_DIR`).
+    pub cache_dir: Option<PathBuf>,
+    /// In the file's order; names are unique.
+    pub models: Vec<ModelConfig>,
+}
+
+/// Which violations make a check fail.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Only violations not present at the base commit.
+    #[default]
+    New,
+    /// Every violation.
+    Any,
+}
+
+/// One model to check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelConfig {
+    /// Unique within the file: the model's name in output and its key in the cache.
+    pub name: String,
+    /// The main file, relative to the repository root, normalised (no `.` or `..`).
+    pub entry: PathBuf,
+    /// `NAME` or `NAME=VALUE`, as `cpp -D`.
+    pub defines: Vec<String>,
+    /// Folders relative to the repository root, normalised, as `cpp -I`.
+    pub include: Vec<PathBuf>,
+    pub algorithm: Algorithm,
+    pub checks: Checks,
+    pub limits: Limits,
+}
+
+/// How a check reuses the base commit's record (DESIGN.md 5.5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Algorithm {
+    /// Predict the work of prune and replay from the record and run the cheaper.
+    #[default]
+    Auto,
+    /// Skip every recorded state whose reachable set misses the change.
+    Prune,
+    /// Walk the recorded state graph, executing only where the change is.
+    Replay,
+    /// Explore everything (still writing a record).
+    Full,
+}
+
+/// What a check reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checks {
+    /// Invalid end states (pan without `-E`).
+    pub end_states: bool,
+    /// Assertion violations (pan without `-A`).
+    pub assertions: bool,
+    /// A valid end state also needs every channel empty (pan `-q`).
+    pub empty_channels: bool,
+    /// Trails built and kept per kind of violation.
+    pub max_trails: usize,
+}
+
+/// Where a check stops; a search a limit cuts is incomplete.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub max_depth: Option<u64>,
+    pub max_states: Option<u64>,
+    /// `max_errors = 0` in the file means no limit and is `None` here.
+    pub max_errors: Option<u64>,
+    pub memory: MemoryLimit,
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        Checks {
+            end_states: true,
+            assertions: true,
+            empty_channels: false,
+            max_trails: explore::outcome::DEFAULT_MAX_TRAILS,
+        }
+    }
+}
+
+impl Config {
+    /// Parses the text of a `.rmc.toml`; `origin` names it in errors (a path, or
+    /// ".rmc.toml at 3f2a1bc").
+    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        parse::parse(text, origin)
+    }
+
+    /// The commented file `git rmc init` writes: one `[[model]]` per entry (relative paths),
+    /// every option shown commented out with its default and a one-line explanation. Parses
+    /// back to the same models; entries whose file stems clash get a `name` that tells them
+    /// apart.
+    pub fn template(entries: &[PathBuf]) -> String {
+        template::template(entries)
+    }
+
+    /// One model with every default: what a repository without `.rmc.toml` checks.
+    pub fn single(entry: &Path) -> Config {
+        Config {
+            models: vec![ModelConfig::new(entry.to_path_buf())],
+            ..Config::default()
+        }
+    }
+}
+
+impl ModelConfig {
+    /// A model with every default, named after its entry's file stem.
+    pub fn new(entry: PathBuf) -> ModelConfig {
+        ModelConfig {
+            name: default_name(&entry),
+            entry,
+            defines: Vec::new(),
+            include: Vec::new(),
+            algorithm: Algorithm::default(),
+            checks: Checks::default(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// The explorer's options for this model. `memory_limit` is `limits.memory` resolved to
+    /// bytes by the caller (`auto` depends on the machine, see `cli::memory::resolve`).
+    pub fn search_options(&self, memory_limit: Option<u64>) -> explore::Options {
+        explore::Options {
+            end_states: self.checks.end_states,
+            assertions: self.checks.assertions,
+            empty_channels: self.checks.empty_channels,
+            max_depth: self.limits.max_depth,
+            max_states: self.limits.max_states,
+            max_errors: self.limits.max_errors,
+            memory_limit,
+            max_trails: self.checks.max_trails,
+        }
+    }
+}
+
+/// The entry's file stem (`models/elevator.pml` → `elevator`), or the whole path when it has
+/// none.
+fn default_name(entry: &Path) -> String {
+    entry
+        .file_stem()
+        .unwrap_or(entry.as_os_str())
+        .to_string_lossy()
+        .into_owned()
+}
+
+impl FailOn {
+    pub const ALL: [FailOn; 2] = [FailOn::New, FailOn::Any];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::New => "new",
+            FailOn::Any => "any",
+        }
+    }
+}
+
+impl Algorithm {
+    pub const ALL: [Algorithm; 4] = [
+        Algorithm::Auto,
+        Algorithm::Prune,
+        Algorithm::Replay,
+        Algorithm::Full,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::Prune => "prune",
+            Algorithm::Replay => "replay",
+            Algorithm::Full => "full",
+        }
+    }
+}
+
+impl fmt::Display for FailOn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests;
