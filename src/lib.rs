@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod explore;
+pub mod git;
 pub mod program;
 pub mod promela;
 pub mod report;
