@@ -10,6 +10,7 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod explore;
+pub mod git;
 pub mod program;
 pub mod promela;
 pub mod report;
