@@ -142,16 +142,23 @@ fn fixed_docs(base: &Base, done: &Done) -> Vec<FixedDoc> {
     fixed
         .into_iter()
         .map(|f| {
-            let location =
-                f.at.first()
-                    .and_then(|&l| {
-                        base.program.procs.iter().find_map(|p| {
-                            p.automaton
-                                .location(crate::program::LocId(l))
-                                .map(|loc| base.files.location(loc.span))
-                        })
+            // Where it was: the violating statement (as a violation is located), or the
+            // blocked locations of an invalid end state.
+            let location = f
+                .at
+                .iter()
+                .filter_map(|&l| {
+                    base.program.procs.iter().find_map(|p| {
+                        let loc = p.automaton.location(crate::program::LocId(l))?;
+                        let span = match f.edge {
+                            Some(k) => loc.edges.get(k as usize).map_or(loc.span, |e| e.span),
+                            None => loc.span,
+                        };
+                        Some(base.files.location(span))
                     })
-                    .unwrap_or_default();
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
             FixedDoc {
                 kind: f.kind,
                 location,

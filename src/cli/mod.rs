@@ -1,11 +1,13 @@
 //! The command line: argument parsing (clap), one file per command, and the single place that
 //! maps outcomes to exit codes (`error.rs`). Glue only: the engine computes, `report` renders.
 
+pub mod check;
 pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod memory;
 pub mod progress;
+pub mod walk;
 pub mod show;
 pub mod verify;
 
@@ -20,6 +22,58 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// When to colour the output (NO_COLOR in the environment means never, for auto).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Print only what fails and errors.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Say more about what is reused and why.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+static COLOR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether diagnostics and tables use colour: --color, else NO_COLOR, else a terminal.
+pub fn color() -> bool {
+    use std::io::IsTerminal;
+    match COLOR.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal(),
+    }
+}
+
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+pub fn verbose() -> bool {
+    VERBOSE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Paths given on the command line (relative to `cwd`) as paths relative to the work tree
+/// root, normalised.
+pub fn relative_paths(root: &std::path::Path, cwd: &std::path::Path, paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    paths
+        .iter()
+        .map(|p| {
+            let abs = if p.is_absolute() { p.clone() } else { cwd.join(p) };
+            let abs = crate::promela::source::normalize(&abs);
+            let root = crate::promela::source::normalize(root);
+            abs.strip_prefix(&root).map(|r| r.to_path_buf()).unwrap_or(abs)
+        })
+        .collect()
 }
 
 #[derive(Subcommand, Debug)]
@@ -27,6 +81,7 @@ pub enum Command {
     Show(show::ShowArgs),
     Verify(verify::VerifyArgs),
     Diff(diff::DiffArgs),
+    Check(check::CheckArgs),
 }
 
 /// The model a command reads, with the preprocessor options spin passes to cpp.
@@ -101,9 +156,18 @@ pub fn out(text: &str) -> anyhow::Result<()> {
 
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
+    let c = match cli.color {
+        ColorChoice::Auto => 0,
+        ColorChoice::Always => 1,
+        ColorChoice::Never => 2,
+    };
+    COLOR.store(c, std::sync::atomic::Ordering::Relaxed);
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Show(args) => error::exit_code(show::cmd_show(&args)),
         Command::Verify(args) => error::exit_code(verify::cmd_verify(&args)),
         Command::Diff(args) => error::exit_code(diff::cmd_diff(&args)),
+        Command::Check(args) => error::exit_code(check::cmd_check(&args)),
     }
 }

@@ -1,0 +1,577 @@
+//! Checking models at commits, as `check` and `history` walk a history: the configuration
+//! of a commit (its `.rmc.toml`, else the work tree's, else its one model file), each model
+//! read from the commit's tree, a result reused when the model's content hash is unchanged,
+//! else a check against the record of the nearest first-parent ancestor that has one, and
+//! the record and result stored in the cache. Glue between `git`, `config`, `cache` and the
+//! engine; nothing here prints but diagnostics of models that do not load.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use serde_json::{json, Value};
+
+use super::engine::{self, Job};
+use crate::cache::Cache;
+use crate::config::{self, Config, ModelConfig};
+use crate::git::{CommitId, Repo};
+use crate::promela::preprocess::PpOptions;
+use crate::promela::source::FileProvider;
+use crate::rmc::check::{self, Algorithm, Base};
+use crate::rmc::record::{RecViolation, Record};
+
+/// How long a run waits for another one holding the cache.
+const CACHE_WAIT: Duration = Duration::from_secs(120);
+/// How far back the search for a base record goes.
+const MAX_ANCESTORS: usize = 100_000;
+/// The model files `init` and the one-model default look for.
+pub const MODEL_EXTENSIONS: [&str; 3] = ["pml", "prom", "pr"];
+
+/// What is checked: a commit, or the files in the work tree (uncommitted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    Commit(CommitId),
+    WorkTree,
+}
+
+/// A repository, its cache and what the command line asked for.
+pub struct Session {
+    pub repo: Repo,
+    pub root: PathBuf,
+    pub cache: Cache,
+    /// `-- PATHS`, relative to the work tree root.
+    pub paths: Vec<PathBuf>,
+    /// `--algorithm` (overrides the configuration).
+    pub algorithm: Option<config::Algorithm>,
+    /// Also run a full check of every commit and compare.
+    pub audit: bool,
+}
+
+/// The configuration that applies at a commit, and a note when it was not its own file.
+pub struct Models {
+    pub config: Config,
+    pub origin: String,
+    pub note: Option<String>,
+}
+
+/// One model checked at one commit: the stored result (what `check --format json` prints
+/// for it) and what the command needs to decide its exit status.
+pub struct Checked {
+    pub model: String,
+    pub verdict: String,
+    /// The result as stored in the cache.
+    pub result: Value,
+    /// Reused without checking anything (unchanged content, or already in the cache).
+    pub reused: bool,
+    /// Violations that are new (not at the base, or not at `--compare-with`).
+    pub new_violations: usize,
+    pub elapsed: Duration,
+    /// A full check of the same commit disagreed (with --audit): what differed.
+    pub audit_failure: Option<String>,
+}
+
+impl Session {
+    /// Opens the repository containing `cwd` and its cache (taking the cache's lock).
+    pub fn open(cwd: &Path) -> anyhow::Result<Session> {
+        let repo = Repo::discover(cwd)?;
+        let root = repo
+            .workdir()
+            .context("a bare repository has no work tree: run git rmc inside a clone")?;
+        let configured = std::fs::read_to_string(root.join(config::FILE_NAME))
+            .ok()
+            .and_then(|t| Config::parse(&t, config::FILE_NAME).ok())
+            .and_then(|c| c.cache_dir);
+        let dir = crate::cache::location(&root, configured.as_deref());
+        let (cache, note) = Cache::open(&dir, CACHE_WAIT)
+            .with_context(|| format!("cannot use the cache at {}", dir.display()))?;
+        if let Some(n) = note {
+            eprintln!("note: {n}");
+        }
+        Ok(Session {
+            repo,
+            root,
+            cache,
+            paths: Vec::new(),
+            algorithm: None,
+            audit: false,
+        })
+    }
+
+    fn read(&self, at: At, path: &Path) -> std::io::Result<String> {
+        match at {
+            At::Commit(c) => self
+                .repo
+                .tree_files(c)
+                .map_err(std::io::Error::other)?
+                .read(path),
+            At::WorkTree => std::fs::read_to_string(self.root.join(path)),
+        }
+    }
+
+    fn files(&self, at: At) -> anyhow::Result<Vec<PathBuf>> {
+        match at {
+            At::Commit(c) => Ok(self.repo.list_files(c)?),
+            At::WorkTree => {
+                let mut out = Vec::new();
+                walk_dir(&self.root, &self.root, &mut out);
+                Ok(out)
+            }
+        }
+    }
+
+    /// The models checked at `at`: its `.rmc.toml`, else the work tree's, else its one model
+    /// file; `-- PATHS` restrict them, and a path naming a model file the configuration
+    /// does not list is checked with default options.
+    pub fn models(&self, at: At) -> anyhow::Result<Models> {
+        let name = config::FILE_NAME;
+        let (config, origin, mut note) = match self.read(at, Path::new(name)) {
+            Ok(text) => {
+                let origin = match at {
+                    At::Commit(c) => format!("{name} at {}", c.short()),
+                    At::WorkTree => name.to_string(),
+                };
+                (Config::parse(&text, &origin)?, origin, None)
+            }
+            Err(_) => match std::fs::read_to_string(self.root.join(name)) {
+                Ok(text) => (
+                    Config::parse(&text, name)?,
+                    name.to_string(),
+                    Some(format!("{name} read from the work tree")),
+                ),
+                Err(_) => {
+                    let found = self.entries(at)?;
+                    match (found.as_slice(), self.paths.is_empty()) {
+                        (_, false) => (Config::default(), "the command line".into(), None),
+                        ([one], true) => (
+                            Config::single(one),
+                            "the only model file".into(),
+                            Some(format!(
+                                "no {name}: checking {}, the only model file (git rmc init writes a configuration)",
+                                one.display()
+                            )),
+                        ),
+                        ([], true) => anyhow::bail!(
+                            "no {name} and no model file (*.pml, *.prom, *.pr) to check"
+                        ),
+                        (many, true) => anyhow::bail!(
+                            "no {name}, and {} model files: run `git rmc init` to list the ones to check, or name them after --",
+                            many.len()
+                        ),
+                    }
+                }
+            },
+        };
+        let mut config = config;
+        if !self.paths.is_empty() {
+            let mut chosen: Vec<ModelConfig> = config
+                .models
+                .iter()
+                .filter(|m| {
+                    self.paths
+                        .iter()
+                        .any(|p| m.entry.starts_with(p) || p == &m.entry)
+                })
+                .cloned()
+                .collect();
+            for p in &self.paths {
+                let listed = config.models.iter().any(|m| m.entry.starts_with(p));
+                if !listed && is_model_file(p) {
+                    chosen.push(ModelConfig::new(p.clone()));
+                }
+            }
+            if chosen.is_empty() {
+                anyhow::bail!(
+                    "no model matches {}",
+                    self.paths
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            config.models = chosen;
+            note = None;
+        }
+        Ok(Models {
+            config,
+            origin,
+            note,
+        })
+    }
+
+    /// The model files at `at` that no other model file includes: the entry files.
+    pub fn entries(&self, at: At) -> anyhow::Result<Vec<PathBuf>> {
+        let models: Vec<PathBuf> = self
+            .files(at)?
+            .into_iter()
+            .filter(|p| is_model_file(p))
+            .collect();
+        let tree;
+        let disk;
+        let provider: &dyn FileProvider = match at {
+            At::Commit(c) => {
+                tree = self.repo.tree_files(c)?;
+                &tree
+            }
+            At::WorkTree => {
+                disk = RootedDisk(self.root.clone());
+                &disk
+            }
+        };
+        Ok(entry_files(&models, provider))
+    }
+
+    /// The cache key of a model: its name (so a renamed entry file keeps its records).
+    fn key(model: &ModelConfig) -> String {
+        model.name.clone()
+    }
+
+    /// The nearest first-parent ancestor of `from` (not `from` itself) with a complete
+    /// result for the model: (commit, its stored result).
+    fn base_result(&self, from: CommitId, key: &str) -> Option<(CommitId, Value)> {
+        let mut c = from;
+        for _ in 0..MAX_ANCESTORS {
+            let info = self.repo.commit(c).ok()?;
+            c = *info.parents.first()?;
+            if let Ok(Some(r)) = self.cache.get_result(&c.hex(), key) {
+                if r["complete"] == true && r["hash"].is_string() {
+                    return Some((c, r));
+                }
+            }
+        }
+        None
+    }
+
+    /// The base for a check at `at`: the record of the nearest first-parent ancestor that has
+    /// one (for the work tree, HEAD counts too).
+    fn base(&self, at: At, key: &str) -> Option<(CommitId, Value)> {
+        match at {
+            At::Commit(c) => self.base_result(c, key),
+            At::WorkTree => {
+                let head = self.repo.head().ok()??;
+                match self.cache.get_result(&head.hex(), key) {
+                    Ok(Some(r)) if r["complete"] == true && r["hash"].is_string() => {
+                        Some((head, r))
+                    }
+                    _ => self.base_result(head, key),
+                }
+            }
+        }
+    }
+
+    fn load_base(&self, key: &str, hash: &str) -> Option<Base> {
+        let bytes = self.cache.get_record(key, hash).ok()??;
+        match Record::from_bytes(&bytes).map_err(|e| e.to_string()).and_then(|r| {
+            Base::from_record(r).map_err(|e| e.to_string())
+        }) {
+            Ok(b) => Some(b),
+            Err(why) => {
+                eprintln!("warning: the cached record of {key} ({hash}) is not reused ({why}); checking in full");
+                None
+            }
+        }
+    }
+
+    /// Checks one model at `at`. `compare` names a commit whose violations decide which
+    /// ones are new (the pre-push hook's remote tip); otherwise the base's do.
+    pub fn check(
+        &self,
+        at: At,
+        model: &ModelConfig,
+        compare: Option<CommitId>,
+        bar: &mut super::progress::Bar,
+    ) -> anyhow::Result<Checked> {
+        let started = Instant::now();
+        let key = Self::key(model);
+        let pp = PpOptions {
+            defines: model.defines.clone(),
+            include_dirs: model.include.clone(),
+        };
+        let stored = |verdict: &str, result: Value| -> anyhow::Result<()> {
+            if let At::Commit(c) = at {
+                let mut r = result;
+                r["verdict"] = json!(verdict);
+                self.cache.put_result(&c.hex(), &key, &r)?;
+            }
+            Ok(())
+        };
+        let done = |verdict: &str, result: Value, reused: bool, new: usize| Checked {
+            model: model.name.clone(),
+            verdict: verdict.to_string(),
+            result,
+            reused,
+            new_violations: new,
+            elapsed: started.elapsed(),
+            audit_failure: None,
+        };
+        // The model's files, from the commit's tree (never the work tree) or the work tree.
+        let tree;
+        let disk;
+        let provider: &dyn FileProvider = match at {
+            At::Commit(c) => {
+                tree = self.repo.tree_files(c)?;
+                &tree
+            }
+            At::WorkTree => {
+                disk = RootedDisk(self.root.clone());
+                &disk
+            }
+        };
+        if provider.read(&model.entry).is_err() {
+            let r = json!({"model": model.name, "entry": model.entry, "verdict": "absent", "complete": false});
+            stored("absent", r.clone())?;
+            return Ok(done("absent", r, false, 0));
+        }
+        let loaded = crate::load(&model.entry, provider, &pp);
+        let Some(program) = loaded.program else {
+            crate::report::diagnostics::emit(&loaded.files, &loaded.diags, super::color());
+            let first = loaded
+                .diags
+                .iter()
+                .find(|d| d.is_error())
+                .map(|d| d.short(&loaded.files))
+                .unwrap_or_default();
+            let r = json!({"model": model.name, "entry": model.entry, "verdict": "error", "complete": false, "error": first});
+            stored("error", r.clone())?;
+            return Ok(done("error", r, false, 0));
+        };
+        let (memory, _) = super::memory::resolve(model.limits.memory).map_err(anyhow::Error::msg)?;
+        let opts = model.search_options(memory);
+        let checks = check::checks_of(&opts);
+        let sources = check::sources_of(&model.entry, &loaded.files, &pp);
+        let hash = sources.content_hash(&checks);
+        let compare_keys = match compare {
+            Some(c) => Some(self.keys_at(c, &key)),
+            None => None,
+        };
+        let count_new = |keys: &[RecViolation], base_keys: &[RecViolation]| {
+            keys.iter()
+                .filter(|k| !base_keys.iter().any(|b| same(k, b)))
+                .count()
+        };
+        // Already checked at this commit, with the same content.
+        if let At::Commit(c) = at {
+            if let Ok(Some(r)) = self.cache.get_result(&c.hex(), &key) {
+                if r["hash"] == hash.as_str() && r["complete"] == true && !self.audit {
+                    let keys = keys_of(&r);
+                    let new = match &compare_keys {
+                        Some(b) => count_new(&keys, b),
+                        None => r["new_violations"].as_u64().unwrap_or(0) as usize,
+                    };
+                    let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
+                    return Ok(done(&verdict, r, true, new));
+                }
+            }
+        }
+        let base = self.base(at, &key);
+        // The content did not change since the base: its result is this commit's.
+        if let Some((bc, r)) = &base {
+            if r["hash"] == hash.as_str() && !self.audit {
+                let mut r = r.clone();
+                r["mode"] = json!("reused");
+                r["reused_from"] = json!(bc.hex());
+                let keys = keys_of(&r);
+                let new = match &compare_keys {
+                    Some(b) => count_new(&keys, b),
+                    None => 0,
+                };
+                r["new_violations"] = json!(new);
+                let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
+                stored(&verdict, r.clone())?;
+                return Ok(done(&verdict, r, true, new));
+            }
+        }
+        let base_rec = base.as_ref().and_then(|(_, r)| {
+            r["hash"]
+                .as_str()
+                .and_then(|h| self.load_base(&key, h))
+        });
+        let algorithm = match self.algorithm.unwrap_or(model.algorithm) {
+            config::Algorithm::Full => Algorithm::Full,
+            _ => Algorithm::Prune,
+        };
+        let job = Job {
+            name: model.entry.display().to_string(),
+            files: &loaded.files,
+            program: program.clone(),
+            sources: sources.clone(),
+            opts: opts.clone(),
+            algorithm: Some(algorithm),
+            base: base_rec,
+            short_trails: false,
+            window: None,
+        };
+        bar.prefix = match at {
+            At::Commit(c) => format!("{} {}: ", c.short(), model.name),
+            At::WorkTree => format!("work tree {}: ", model.name),
+        };
+        let done_run = engine::run(job, &mut |s| bar.update(s))?;
+        bar.finish();
+        let mut doc = serde_json::to_value(&done_run.doc)?;
+        let keys: Vec<RecViolation> = match &done_run.record {
+            Some(r) => r.violations.clone(),
+            None => Vec::new(),
+        };
+        let complete = done_run.doc.complete;
+        if let Some(rec) = &done_run.record {
+            self.cache.put_record(&key, &hash, &rec.to_bytes())?;
+        }
+        let new = match &compare_keys {
+            Some(b) => count_new(&keys, b),
+            None => done_run.doc.violations.iter().filter(|v| v.new).count(),
+        };
+        let verdict = done_run.verdict.as_str().to_string();
+        doc["hash"] = json!(hash);
+        doc["complete"] = json!(complete);
+        doc["keys"] = serde_json::to_value(&keys)?;
+        doc["new_violations"] = json!(new);
+        doc["elapsed_ms"] = json!(started.elapsed().as_millis() as u64);
+        if let Some((bc, _)) = &base {
+            doc["base_commit"] = json!(bc.hex());
+        }
+        let mut audit_failure = None;
+        if self.audit {
+            audit_failure = self.audit_one(&loaded.files, &program, &sources, &opts, &key, &base, &done_run)?;
+            doc["audit"] = json!(audit_failure.clone().unwrap_or_else(|| "agrees with a full check".into()));
+        }
+        stored(&verdict, doc.clone())?;
+        let mut c = done(&verdict, doc, false, new);
+        c.audit_failure = audit_failure;
+        Ok(c)
+    }
+
+    /// A full check of the same version with the same base (so that locations compare),
+    /// against the check that ran: verdicts and violations must agree, and for a full run
+    /// every SPIN figure.
+    #[allow(clippy::too_many_arguments)]
+    fn audit_one(
+        &self,
+        files: &crate::promela::source::SourceFiles,
+        program: &crate::program::Program,
+        sources: &crate::rmc::record::Sources,
+        opts: &crate::explore::Options,
+        key: &str,
+        base: &Option<(CommitId, Value)>,
+        ran: &engine::Done,
+    ) -> anyhow::Result<Option<String>> {
+        let base_rec = base.as_ref().and_then(|(_, r)| {
+            r["hash"].as_str().and_then(|h| self.load_base(key, h))
+        });
+        let full = engine::run(
+            Job {
+                name: String::new(),
+                files,
+                program: program.clone(),
+                sources: sources.clone(),
+                opts: opts.clone(),
+                algorithm: Some(Algorithm::Full),
+                base: base_rec,
+                short_trails: false,
+                window: None,
+            },
+            &mut |_| {},
+        )?;
+        let keys = |d: &engine::Done| -> Vec<RecViolation> {
+            d.record.as_ref().map(|r| r.violations.clone()).unwrap_or_default()
+        };
+        let (a, b) = (keys(ran), keys(&full));
+        let same_set = a.len() == b.len() && a.iter().all(|x| b.iter().any(|y| same(x, y)));
+        if ran.verdict != full.verdict {
+            return Ok(Some(format!(
+                "verdict {} but a full check says {}",
+                ran.verdict.as_str(),
+                full.verdict.as_str()
+            )));
+        }
+        if !same_set {
+            return Ok(Some(format!(
+                "{} violations but a full check finds {} (or others)",
+                a.len(),
+                b.len()
+            )));
+        }
+        if ran.doc.mode == "full" {
+            let (x, y) = (&ran.doc.stats, &full.doc.stats);
+            let fig = |s: &crate::explore::Stats| {
+                [s.states_stored, s.states_matched, s.transitions, s.atomic_steps, s.depth_reached]
+            };
+            if fig(x) != fig(y) {
+                return Ok(Some(format!(
+                    "figures {:?} but a full check gives {:?}",
+                    fig(x),
+                    fig(y)
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The violations of a model at a commit (checking it when the cache does not know).
+    fn keys_at(&self, c: CommitId, key: &str) -> Vec<RecViolation> {
+        match self.cache.get_result(&c.hex(), key) {
+            Ok(Some(r)) => keys_of(&r),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The violations of a stored result, as the record names them.
+pub fn keys_of(r: &Value) -> Vec<RecViolation> {
+    serde_json::from_value(r["keys"].clone()).unwrap_or_default()
+}
+
+fn same(a: &RecViolation, b: &RecViolation) -> bool {
+    a.kind == b.kind && a.at == b.at && a.edge == b.edge
+}
+
+/// Of `models`, those no other one includes (through the preprocessor, from `provider`).
+pub fn entry_files(models: &[PathBuf], provider: &dyn FileProvider) -> Vec<PathBuf> {
+    let mut included = std::collections::HashSet::new();
+    for m in models {
+        let mut files = crate::promela::source::SourceFiles::default();
+        let _ = crate::promela::preprocess::preprocess(m, provider, &PpOptions::default(), &mut files);
+        for f in files.files.iter().skip(1) {
+            included.insert(crate::promela::source::normalize(Path::new(&f.name)));
+        }
+    }
+    models
+        .iter()
+        .filter(|m| !included.contains(&crate::promela::source::normalize(m)))
+        .cloned()
+        .collect()
+}
+
+pub fn is_model_file(p: &Path) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| MODEL_EXTENSIONS.contains(&e))
+}
+
+/// Files under `dir` relative to `root`, skipping `.git` and the cache.
+fn walk_dir(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        if name == ".git" || name == ".rmc" || name == "target" {
+            continue;
+        }
+        if p.is_dir() {
+            walk_dir(root, &p, out);
+        } else if let Ok(rel) = p.strip_prefix(root) {
+            out.push(rel.to_path_buf());
+        }
+    }
+    out.sort();
+}
+
+/// The work tree's files, by paths relative to its root.
+struct RootedDisk(PathBuf);
+
+impl FileProvider for RootedDisk {
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        crate::promela::source::DiskProvider.read(&self.0.join(path))
+    }
+}
