@@ -14,20 +14,33 @@ use crate::rmc::{self, Base, Record, StableIds};
 /// lines do not count), deleted code, labels read by remote references that moved. States
 /// whose reachable part of the state space misses them are what a later check can skip.
 ///
-/// OLD is a model file or a record written by `verify --record` (which holds its sources);
-/// NEW is a model file. -D and -I apply to both model files.
+/// With two files: OLD is a model file or a record written by `verify --record` (which
+/// holds its sources), NEW a model file; -D and -I apply to both model files. Otherwise OLD
+/// and NEW are commits, and every model of NEW's configuration (or those named after --)
+/// is compared.
 ///
 ///   git rmc diff v1.pml v2.pml
 ///   git rmc diff v1.rec v2.pml --format json
+///   git rmc diff HEAD~1 HEAD
+///   git rmc diff main feature -- models/mesi.pml
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// The old version: a model file, or a record (.rec).
-    pub old: PathBuf,
-    #[command(flatten)]
-    pub new: super::ModelArgs,
+    /// The old version: a model file, a record (.rec), or a commit.
+    pub old: String,
+    /// The new version: a model file or a commit.
+    pub new: String,
+    /// Define a preprocessor macro for both model files, as `cpp -D`.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub defines: Vec<String>,
+    /// Add a folder to the #include search path of both model files, as `cpp -I`.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// With commits: only the models whose entry file is one of these paths.
+    #[arg(last = true, value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
 }
 
 fn is_record(p: &Path) -> bool {
@@ -37,14 +50,23 @@ fn is_record(p: &Path) -> bool {
 }
 
 pub fn cmd_diff(args: &DiffArgs) -> anyhow::Result<Outcome> {
-    let old = if is_record(&args.old) {
-        let rec = Record::read(&args.old)?;
+    let (old_p, new_p) = (Path::new(&args.old), Path::new(&args.new));
+    if !(old_p.is_file() && new_p.is_file()) {
+        return diff_commits(args);
+    }
+    let new_args = super::ModelArgs {
+        file: new_p.to_path_buf(),
+        defines: args.defines.clone(),
+        include: args.include.clone(),
+    };
+    let old = if is_record(old_p) {
+        let rec = Record::read(old_p)?;
         Base::from_record(rec)?
     } else {
         let old_args = super::ModelArgs {
-            file: args.old.clone(),
-            defines: args.new.defines.clone(),
-            include: args.new.include.clone(),
+            file: old_p.to_path_buf(),
+            defines: args.defines.clone(),
+            include: args.include.clone(),
         };
         let Some((loaded, program)) = super::load_model(&old_args)? else {
             return Ok(Outcome::ModelError);
@@ -58,22 +80,67 @@ pub fn cmd_diff(args: &DiffArgs) -> anyhow::Result<Outcome> {
             files: loaded.files,
         }
     };
-    let Some((loaded, mut program)) = super::load_model(&args.new)? else {
+    let Some((_, mut program)) = super::load_model(&new_args)? else {
         return Ok(Outcome::ModelError);
     };
     let impact = rmc::analyze(&old.program, &program, old.record.ids.next_free);
     impact.ids.apply(&mut program)?;
     let doc = report::diff::document(
-        &args.old.display().to_string(),
-        &args.new.file.display().to_string(),
+        &args.old,
+        &args.new,
         (&old.program, &old.files),
         &program,
         &impact,
     );
-    let _ = loaded;
     match args.format {
         Format::Text => super::out(&report::diff::text(&doc))?,
         Format::Json => super::out(&(serde_json::to_string_pretty(&doc)? + "\n"))?,
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The impact analysis of every model between two commits.
+fn diff_commits(args: &DiffArgs) -> anyhow::Result<Outcome> {
+    use super::walk::{At, Session};
+    let cwd = std::env::current_dir()?;
+    let mut s = Session::open(&cwd)?;
+    s.paths = super::relative_paths(&s.root, &cwd, &args.paths);
+    let a = s.repo.resolve(&args.old)?;
+    let b = s.repo.resolve(&args.new)?;
+    let models = s.models(At::Commit(b))?;
+    let mut docs = Vec::new();
+    let mut text = String::new();
+    for m in &models.config.models {
+        let pp = crate::promela::preprocess::PpOptions {
+            defines: m.defines.clone(),
+            include_dirs: m.include.clone(),
+        };
+        let (ta, tb) = (s.repo.tree_files(a)?, s.repo.tree_files(b)?);
+        let la = crate::load(&m.entry, &ta, &pp);
+        let lb = crate::load(&m.entry, &tb, &pp);
+        let which = if la.program.is_none() { &args.old } else { &args.new };
+        let (Some(mut pa), Some(mut pb)) = (la.program, lb.program) else {
+            crate::report::diagnostics::emit(&la.files, &la.diags, super::color());
+            crate::report::diagnostics::emit(&lb.files, &lb.diags, super::color());
+            anyhow::bail!("{}: the model does not load at {which}", m.name);
+        };
+        let ids = StableIds::identity(&pa);
+        ids.apply(&mut pa)?;
+        let impact = rmc::analyze(&pa, &pb, ids.next_free);
+        impact.ids.apply(&mut pb)?;
+        let doc = report::diff::document(
+            &format!("{}:{}", a.short(), m.entry.display()),
+            &format!("{}:{}", b.short(), m.entry.display()),
+            (&pa, &la.files),
+            &pb,
+            &impact,
+        );
+        text.push_str(&report::diff::text(&doc));
+        docs.push(doc);
+    }
+    match args.format {
+        Format::Text => super::out(&text)?,
+        Format::Json => super::out(&(serde_json::to_string_pretty(&docs)? + "\n"))?,
     }
     Ok(Outcome::Ok)
 }

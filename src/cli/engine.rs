@@ -81,11 +81,10 @@ pub fn run(job: Job, progress: &mut dyn FnMut(&Stats)) -> anyhow::Result<Done> {
         record,
         job.base.as_ref().map(|b| &b.record),
     )?;
-    done.doc.mode = if incremental && done.doc.stats.states_pruned > 0 {
-        "incremental"
-    } else {
-        "full"
-    };
+    // Incremental: the base record was used to skip what the change cannot affect (how
+    // much was skipped, the figures say); full when there was none or it could not be used
+    // (the reason says why).
+    done.doc.mode = if incremental { "incremental" } else { "full" };
     done.doc.base = base_hash;
     done.doc.algorithm = algorithm;
     done.doc.algorithm_reason = reason;

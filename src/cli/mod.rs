@@ -1,10 +1,14 @@
 //! The command line: argument parsing (clap), one file per command, and the single place that
 //! maps outcomes to exit codes (`error.rs`). Glue only: the engine computes, `report` renders.
 
+pub mod cache;
 pub mod check;
+pub mod demo;
 pub mod diff;
 pub mod engine;
 pub mod error;
+pub mod history;
+pub mod init;
 pub mod memory;
 pub mod progress;
 pub mod walk;
@@ -82,6 +86,10 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     Diff(diff::DiffArgs),
     Check(check::CheckArgs),
+    History(history::HistoryArgs),
+    Init(init::InitArgs),
+    Cache(cache::CacheArgs),
+    Demo(demo::DemoArgs),
 }
 
 /// The model a command reads, with the preprocessor options spin passes to cpp.
@@ -169,5 +177,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Verify(args) => error::exit_code(verify::cmd_verify(&args)),
         Command::Diff(args) => error::exit_code(diff::cmd_diff(&args)),
         Command::Check(args) => error::exit_code(check::cmd_check(&args)),
+        Command::History(args) => error::exit_code(history::cmd_history(&args)),
+        Command::Init(args) => error::exit_code(init::cmd_init(&args)),
+        Command::Demo(args) => error::exit_code(demo::cmd_demo(&args)),
+        Command::Cache(args) => error::exit_code(cache::cmd_cache(&args)),
     }
 }

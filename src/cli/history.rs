@@ -1,0 +1,217 @@
+//! `git rmc history`: a report over a history from the cache, checking what is missing.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use super::error::Outcome;
+use super::walk::{At, Session};
+use crate::report::history::{CommitRow, HistoryDoc, ModelCell, ViolationLife, ViolationRef};
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum HistoryFormat {
+    Text,
+    Json,
+    Markdown,
+    /// One self-contained HTML page (a chart of time and states per commit, the violations
+    /// with their trails).
+    Html,
+}
+
+/// Report on a history: per commit and model, the verdict, the states explored and
+/// reused, the time and the speed-up over a full check, and when each violation first
+/// appeared and was fixed. Results come from the cache; what is missing is checked (as
+/// `git rmc check` does, reusing records).
+///
+///   git rmc history                     HEAD's whole history
+///   git rmc history v1.0..HEAD --format markdown
+///   git rmc history --format html > report.html
+///
+/// The speed-up of an incremental check is the time a full check of that commit would take
+/// (the model's full checks in the history, per state) over the time it took. Exit status
+/// 0 once the report is made (the verdicts are in it), 2 when it cannot be made.
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// A range A..B (default: HEAD's whole history, oldest first).
+    pub range: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = HistoryFormat::Text)]
+    pub format: HistoryFormat,
+    /// Write the report to FILE instead of the standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Only the models whose entry file is one of these paths.
+    #[arg(last = true, value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+}
+
+pub fn cmd_history(args: &HistoryArgs) -> anyhow::Result<Outcome> {
+    history_in(&std::env::current_dir()?, args)
+}
+
+/// The report for the repository at `cwd`.
+pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
+    let mut s = Session::open(cwd)?;
+    s.paths = super::relative_paths(&s.root, cwd, &args.paths);
+    let commits = match &args.range {
+        Some(r) => s.repo.range(r)?,
+        None => s.repo.all()?,
+    };
+    let mut bar = super::progress::Bar::new();
+    let mut rows = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut lives: Vec<ViolationLife> = Vec::new();
+    // Per model: milliseconds per state stored of its full checks, for speed-ups.
+    let mut full_rate: std::collections::HashMap<String, (f64, f64)> = Default::default();
+    let mut noted = std::collections::HashSet::new();
+    for c in &commits {
+        let info = s.repo.commit(*c)?;
+        let models = s.models(At::Commit(*c))?;
+        if let Some(n) = &models.note {
+            if !super::quiet() && noted.insert(n.clone()) {
+                eprintln!("note: {n}");
+            }
+        }
+        let mut cells = Vec::new();
+        for m in &models.config.models {
+            if !names.contains(&m.name) {
+                names.push(m.name.clone());
+            }
+            let checked = s.check(At::Commit(*c), m, None, &mut bar)?;
+            let r = &checked.result;
+            let cell = cell(&m.name, &checked.verdict, r, &mut full_rate);
+            track(&mut lives, &m.name, &c.short(), r);
+            cells.push(cell);
+        }
+        rows.push(CommitRow {
+            commit: c.hex(),
+            short: c.short(),
+            subject: info.subject,
+            time: info.time,
+            models: cells,
+        });
+    }
+    // Speed-ups need the full-check rate, known once the history is walked.
+    for row in &mut rows {
+        for cell in &mut row.models {
+            if let Some((ms, st)) = full_rate.get(&cell.model) {
+                if *st > 0.0 && cell.mode != "full" && cell.verdict != "error" && cell.verdict != "absent" {
+                    let full_ms = cell.states_stored as f64 * ms / st;
+                    cell.speedup = Some(full_ms / (cell.elapsed_ms.max(1) as f64));
+                }
+            }
+        }
+    }
+    let doc = HistoryDoc {
+        repository: s
+            .root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        models: names,
+        commits: rows,
+        violations: lives,
+    };
+    let text = match args.format {
+        HistoryFormat::Text => crate::report::history::text(&doc, super::color()),
+        HistoryFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
+        HistoryFormat::Markdown => crate::report::history::markdown(&doc),
+        HistoryFormat::Html => crate::report::history::html(&doc),
+    };
+    match &args.output {
+        Some(p) => {
+            crate::cache::write_atomic(p, text.as_bytes())?;
+            if !super::quiet() {
+                eprintln!("wrote {}", p.display());
+            }
+        }
+        None => super::out(&text)?,
+    }
+    Ok(Outcome::Ok)
+}
+
+fn cell(
+    model: &str,
+    verdict: &str,
+    r: &Value,
+    full_rate: &mut std::collections::HashMap<String, (f64, f64)>,
+) -> ModelCell {
+    let st = &r["stats"];
+    let stored = st["states_stored"].as_u64().unwrap_or(0);
+    let pruned = st["states_pruned"].as_u64().unwrap_or(0);
+    let mode = r["mode"].as_str().unwrap_or("").to_string();
+    let elapsed = r["elapsed_ms"].as_u64().unwrap_or(0);
+    if mode == "full" && stored > 0 {
+        let e = full_rate.entry(model.to_string()).or_insert((0.0, 0.0));
+        e.0 += elapsed as f64;
+        e.1 += stored as f64;
+    }
+    let reused = mode == "reused";
+    ModelCell {
+        model: model.to_string(),
+        verdict: verdict.to_string(),
+        algorithm: r["algorithm"].as_str().unwrap_or("").to_string(),
+        states_stored: stored,
+        states_explored: if reused { 0 } else { stored - pruned },
+        states_pruned: pruned,
+        elapsed_ms: if reused { 0 } else { elapsed },
+        full_states: (mode == "full").then_some(stored),
+        speedup: None,
+        violations: r["violations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|v| ViolationRef {
+                kind: v["kind"].as_str().unwrap_or("").to_string(),
+                location: v["location"].as_str().unwrap_or("").to_string(),
+                message: v["message"].as_str().unwrap_or("").to_string(),
+                status: if v["new"] == true { "new" } else { "still" }.to_string(),
+            })
+            .collect(),
+        error: r["error"].as_str().map(str::to_string),
+        mode,
+    }
+}
+
+/// Follows violations across commits: when each first appeared, when it was fixed.
+fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &Value) {
+    let verdict = r["verdict"].as_str().unwrap_or("");
+    if verdict == "error" || verdict == "absent" {
+        return;
+    }
+    let keys = super::walk::keys_of(r);
+    let violations: Vec<&Value> = r["violations"].as_array().into_iter().flatten().collect();
+    let key_of = |k: &crate::rmc::record::RecViolation| format!("{}@{:?}#{:?}", k.kind, k.at, k.edge);
+    let present: Vec<String> = keys.iter().map(key_of).collect();
+    // Open violations that are gone are fixed here.
+    for l in lives.iter_mut().filter(|l| l.model == model && l.fixed_in.is_none()) {
+        if !present.iter().any(|k| Some(k.as_str()) == l_key(l)) {
+            l.fixed_in = Some(short.to_string());
+        }
+    }
+    for (i, k) in keys.iter().enumerate() {
+        let key = key_of(k);
+        let open = lives
+            .iter()
+            .any(|l| l.model == model && l.fixed_in.is_none() && l_key(l) == Some(key.as_str()));
+        if open {
+            continue;
+        }
+        let v = violations.get(i).copied();
+        lives.push(ViolationLife {
+            model: model.to_string(),
+            kind: k.kind.clone(),
+            location: v.and_then(|v| v["location"].as_str()).unwrap_or("").to_string(),
+            message: k.message.clone(),
+            first_seen: short.to_string(),
+            fixed_in: None,
+            trail: v.and_then(|v| serde_json::from_value(v["trail"].clone()).ok()),
+            key: Some(key),
+        });
+    }
+}
+
+fn l_key(l: &ViolationLife) -> Option<&str> {
+    l.key.as_deref()
+}

@@ -1,0 +1,485 @@
+//! `git rmc check`, `history`, `diff`, `init`, `cache` and the pre-push hook in temporary
+//! git repositories built by the tests (fixed authors and dates, so commit ids are stable):
+//! ranges, root commits, merges, a detached HEAD, a deleted model, a model that does not
+//! parse, a renamed model file, a change only in an included file, a define changed in the
+//! configuration, a corrupt record, two runs at once, a shallow clone, a linked worktree,
+//! core.hooksPath, and the hook with each kind of pre-push line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temporary repository driven through the git command.
+struct Repo {
+    dir: tempfile::TempDir,
+    time: u64,
+}
+
+const MODEL: &str = "byte x, y;
+active proctype P() { do :: x < 4 -> x++ :: x == 4 -> break od; assert(x == 4) }
+active proctype Q() { y = 1; y = 2; assert(y == 2) }
+";
+
+/// MODEL with the assertion in Q failing.
+fn broken() -> String {
+    MODEL.replace("y = 2; assert", "y = 3; assert")
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let r = Repo {
+            dir: tempfile::tempdir().expect("tempdir"),
+            time: 1_700_000_000,
+        };
+        r.git(&["init", "-q", "-b", "main"]);
+        r
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        git_in(self.path(), args, self.time)
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        let p = self.path().join(name);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        std::fs::write(p, text).expect("write");
+    }
+
+    /// Commits everything in the work tree; returns the commit id.
+    fn commit(&mut self, msg: &str) -> String {
+        self.time += 60;
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", msg]);
+        self.git(&["rev-parse", "HEAD"]).trim().to_string()
+    }
+
+    fn rmc(&self, args: &[&str]) -> Output {
+        rmc_in(self.path(), args)
+    }
+
+    /// `git rmc check --format json ARGS`: (exit code, per commit the first model's result).
+    fn check(&self, args: &[&str]) -> (Option<i32>, Vec<serde_json::Value>, String) {
+        let mut a = vec!["check", "--format", "json"];
+        a.extend_from_slice(args);
+        let out = self.rmc(&a);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let results = doc["commits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| c["models"][0].clone())
+            .collect();
+        (
+            out.status.code(),
+            results,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+fn git_in(dir: &Path, args: &[&str], time: u64) -> String {
+    let date = format!("{time} +0000");
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn rmc_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(assert_cmd::cargo::cargo_bin("git-rmc"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_RMC_CACHE_DIR")
+        .env("GIT_RMC_MEMORY_LIMIT", "2G")
+        .output()
+        .expect("git-rmc runs")
+}
+
+#[test]
+fn the_first_commit_records_and_the_next_ones_reuse() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    let root = r.commit("first");
+    r.write("README", "docs\n");
+    r.commit("docs only");
+    r.write("model.pml", &broken());
+    r.commit("break Q");
+    r.write("model.pml", MODEL);
+    r.commit("fix Q");
+    let (code, res, err) = r.check(&["--all"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("only model file"), "{err}");
+    assert_eq!(res.len(), 4);
+    // The root commit: a full check that records.
+    assert_eq!(res[0]["mode"], "full");
+    assert_eq!(res[0]["verdict"], "pass");
+    // Nothing changed in the model: the result is reused at once.
+    assert_eq!(res[1]["mode"], "reused");
+    // The break: pruned against its parent's record, the violation is new.
+    assert_eq!(res[2]["mode"], "incremental");
+    assert_eq!(res[2]["verdict"], "fail");
+    assert_eq!(res[2]["violations"][0]["new"], true);
+    assert!(res[2]["stats"]["states_pruned"].as_u64() > Some(0), "{}", res[2]);
+    // The fix: the violation is reported fixed.
+    assert_eq!(res[3]["verdict"], "pass");
+    assert_eq!(res[3]["fixed"][0]["kind"], "assertion");
+    // A single commit and a range; already checked commits come from the cache.
+    let (code, res, _) = r.check(&[&root]);
+    assert_eq!((code, res.len()), (Some(0), 1));
+    let (code, res, _) = r.check(&["HEAD~2..HEAD"]);
+    assert_eq!((code, res.len()), (Some(0), 2));
+    // The exit status is the newest commit's: HEAD~1 fails with a new violation.
+    let (code, _, _) = r.check(&["HEAD~1"]);
+    assert_eq!(code, Some(1));
+    let text = r.rmc(&["check", "HEAD~1"]);
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(out.contains("FAIL") && out.contains("new: assertion violated"), "{out}");
+}
+
+#[test]
+fn fail_on_new_passes_a_known_violation_and_any_fails_it() {
+    let mut r = Repo::new();
+    r.write("model.pml", &broken());
+    r.commit("broken from the start");
+    r.write("other.txt", "x");
+    r.write("model.pml", &format!("{}\n/* comment */\n", broken()));
+    r.commit("a comment");
+    let (code, res, _) = r.check(&["--all"]);
+    // The second commit still has the violation, not a new one.
+    assert_eq!(res[1]["violations"][0]["new"], false, "{}", res[1]);
+    assert_eq!(code, Some(0));
+    let (code, _, _) = r.check(&["--fail-on", "any"]);
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn merges_detached_heads_deleted_and_broken_models() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    r.git(&["checkout", "-q", "-b", "side"]);
+    r.write("model.pml", &MODEL.replace("x < 4", "x < 3").replace("x == 4", "x == 3").replace("assert(x == 4)", "assert(x == 3)"));
+    r.commit("side change");
+    r.git(&["checkout", "-q", "main"]);
+    r.write("notes.txt", "n");
+    r.commit("main change");
+    r.time += 60;
+    r.git(&["merge", "-q", "--no-ff", "-m", "merge side", "side"]);
+    let (code, res, err) = r.check(&["--all"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res.len(), 4);
+    // The merge reuses its first parent's record (main's side did not change the model).
+    assert_eq!(res[3]["mode"], "incremental", "{}", res[3]);
+    assert_eq!(res[3]["base_commit"], r.git(&["rev-parse", "HEAD~1"]).trim());
+    // A detached HEAD.
+    r.git(&["checkout", "-q", "--detach", "HEAD~1"]);
+    let (code, res, _) = r.check(&[]);
+    assert_eq!((code, res.len()), (Some(0), 1));
+    r.git(&["checkout", "-q", "main"]);
+    // A commit that does not parse, then one without the model, then a good one again.
+    r.write("model.pml", "active proctype P() { x = }");
+    r.commit("broken syntax");
+    std::fs::remove_file(r.path().join("model.pml")).expect("rm");
+    r.write("other.pml.txt", "");
+    r.commit("model removed");
+    r.write("model.pml", MODEL);
+    r.commit("model back");
+    let (code, res, err) = r.check(&["--format", "json", "HEAD~3..HEAD", "--", "model.pml"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res[0]["verdict"], "error");
+    assert!(res[0]["error"].as_str().is_some_and(|e| e.contains("model.pml:1:")), "{}", res[0]);
+    assert_eq!(res[1]["verdict"], "absent");
+    // The good commit reuses the last good record (the merge's): nothing changed.
+    assert_eq!(res[2]["mode"], "reused", "{}", res[2]);
+    // The exit status of a model that does not parse at the newest commit is 2.
+    r.write("model.pml", "active proctype P() { x = }");
+    r.commit("broken again");
+    let (code, _, _) = r.check(&["--", "model.pml"]);
+    assert_eq!(code, Some(2));
+}
+
+#[test]
+fn renames_includes_defines_and_corrupt_records() {
+    let mut r = Repo::new();
+    let cfg = "[[model]]\nname = \"m\"\nentry = \"models/a.pml\"\ndefines = [\"N=4\"]\n";
+    let model = "#include \"bound.h\"\nbyte x;\nactive proctype P() { do :: x < LIMIT -> x++ :: x >= LIMIT -> break od; assert(x <= N) }\n";
+    r.write(".rmc.toml", cfg);
+    r.write("models/a.pml", model);
+    r.write("models/bound.h", "#define LIMIT 4\n");
+    r.commit("first");
+    // A change only in the included file.
+    r.write("models/bound.h", "#define LIMIT 5\n");
+    r.commit("raise the limit");
+    // A define changed in the configuration.
+    r.write(".rmc.toml", &cfg.replace("N=4", "N=5"));
+    r.commit("N=5");
+    // The model file renamed (its name in the configuration stays).
+    r.git(&["mv", "models/a.pml", "models/b.pml"]);
+    r.write(".rmc.toml", &cfg.replace("N=4", "N=5").replace("a.pml", "b.pml"));
+    r.commit("rename");
+    let (code, res, err) = r.check(&["--all"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res[1]["verdict"], "fail", "the include's change is seen: {}", res[1]);
+    assert_eq!(res[2]["verdict"], "pass", "the define's change is seen: {}", res[2]);
+    // The rename keeps the records: pruned down to the initial state.
+    assert_eq!(res[3]["mode"], "incremental", "{}", res[3]);
+    assert_eq!(res[3]["stats"]["states_stored"], 1, "{}", res[3]);
+    // A corrupt record costs a full check, never the verdict.
+    for e in walk(&r.path().join(".rmc/records")) {
+        std::fs::write(&e, b"garbage").expect("corrupt");
+    }
+    r.write("models/b.pml", &model.replace("x <= N", "x <= N - 1"));
+    r.commit("tighten");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("not reused"), "{err}");
+    assert_eq!(res[0]["verdict"], "fail");
+    assert_eq!(res[0]["mode"], "full");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn two_runs_at_once_share_the_cache_safely() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    r.write("model.pml", &broken());
+    r.commit("second");
+    let exe = assert_cmd::cargo::cargo_bin("git-rmc");
+    let spawn = || {
+        Command::new(&exe)
+            .args(["check", "--all", "--format", "json"])
+            .current_dir(r.path())
+            .env("GIT_RMC_MEMORY_LIMIT", "1G")
+            .output()
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(spawn);
+        let b = s.spawn(spawn);
+        (a.join(), b.join())
+    });
+    for o in [a, b] {
+        let o = o.expect("thread").expect("runs");
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let (code, res, _) = r.check(&["--all"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(res[1]["verdict"], "fail");
+}
+
+#[test]
+fn shallow_clones_and_linked_worktrees() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    r.write("model.pml", &broken());
+    r.commit("second");
+    r.write("model.pml", MODEL);
+    r.commit("third");
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", r.path().display());
+    git_in(clone.path(), &["clone", "-q", "--depth", "1", &url, "c"], 0);
+    let c = clone.path().join("c");
+    let out = rmc_in(&c, &["check", "--all"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shallow"));
+    // A linked worktree.
+    let wt = clone.path().join("wt");
+    r.git(&["worktree", "add", "-q", wt.to_str().expect("utf8"), "HEAD~1"]);
+    let out = rmc_in(&wt, &["check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    // The uncommitted work tree against HEAD's record.
+    std::fs::write(wt.join("model.pml"), MODEL).expect("write");
+    let out = rmc_in(&wt, &["check", "--worktree", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["commits"][0]["models"][0]["mode"], "incremental");
+}
+
+#[test]
+fn init_writes_the_config_the_exclude_and_the_hook() {
+    let mut r = Repo::new();
+    r.write("models/main.pml", "#include \"part.pml\"\nactive proctype P() { skip }\n");
+    r.write("models/part.pml", "byte shared;\n");
+    r.write("other.prom", "active proctype Q() { skip }\n");
+    r.commit("models");
+    let out = r.rmc(&["init"]);
+    assert_eq!(out.status.code(), Some(0));
+    let cfg = std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config");
+    assert!(cfg.contains("entry = \"models/main.pml\""), "{cfg}");
+    assert!(cfg.contains("entry = \"other.prom\""), "{cfg}");
+    assert!(!cfg.contains("part.pml"), "an included file is not an entry: {cfg}");
+    let exclude = std::fs::read_to_string(r.path().join(".git/info/exclude")).expect("exclude");
+    assert!(exclude.contains(".rmc/"));
+    // An existing config is kept; the exclude line is not repeated.
+    std::fs::write(r.path().join(".rmc.toml"), "fail_on = \"any\"\n").expect("write");
+    r.rmc(&["init"]);
+    assert_eq!(std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config"), "fail_on = \"any\"\n");
+    let exclude = std::fs::read_to_string(r.path().join(".git/info/exclude")).expect("exclude");
+    assert_eq!(exclude.matches(".rmc/").count(), 1);
+    // The hook goes where core.hooksPath says; another hook is kept unless --force.
+    r.git(&["config", "core.hooksPath", "my-hooks"]);
+    let out = r.rmc(&["init", "--hook"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(r.path().join("my-hooks/pre-push").exists());
+    std::fs::write(r.path().join("my-hooks/pre-push"), "#!/bin/sh\nexit 0\n").expect("write");
+    let out = r.rmc(&["init", "--hook"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    let out = r.rmc(&["init", "--hook", "--force"]);
+    assert_eq!(out.status.code(), Some(0));
+    let hook = std::fs::read_to_string(r.path().join("my-hooks/pre-push")).expect("hook");
+    assert!(hook.contains("git-rmc check"));
+}
+
+/// Runs the pre-push hook as git would: `remote url` arguments and lines on stdin, with
+/// git-rmc on PATH (or not).
+fn run_hook(r: &Repo, lines: &str, with_rmc: bool) -> (Option<i32>, String) {
+    use std::io::Write;
+    let hook = r.path().join(".git/hooks/pre-push");
+    let bin_dir = assert_cmd::cargo::cargo_bin("git-rmc")
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let path = if with_rmc {
+        format!("{}:/usr/bin:/bin:/usr/local/bin", bin_dir.display())
+    } else {
+        "/usr/bin:/bin".to_string()
+    };
+    let mut child = Command::new("sh")
+        .arg(&hook)
+        .args(["origin", "file:///dev/null"])
+        .current_dir(r.path())
+        .env("PATH", path)
+        .env("GIT_RMC_MEMORY_LIMIT", "1G")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("hook runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(lines.as_bytes())
+        .expect("write lines");
+    let out = child.wait_with_output().expect("hook ends");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_pre_push_hook_judges_each_pushed_tip() {
+    let zero = "0000000000000000000000000000000000000000";
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    let base = r.commit("first");
+    r.rmc(&["init", "--hook"]);
+    r.write("model.pml", &broken());
+    let bad = r.commit("break");
+    r.write("model.pml", MODEL);
+    let good = r.commit("fix");
+    // An update whose tip passes: pushed (the broken commit between is only reported).
+    let (code, err) = run_hook(&r, &format!("refs/heads/main {good} refs/heads/main {base}\n"), true);
+    assert_eq!(code, Some(0), "{err}");
+    // An update whose tip has a new violation: refused, with how to bypass.
+    let (code, err) = run_hook(&r, &format!("refs/heads/main {bad} refs/heads/main {base}\n"), true);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("not pushing refs/heads/main") && err.contains("--no-verify"), "{err}");
+    // A new branch: every violation of its tip is new.
+    let (code, err) = run_hook(&r, &format!("refs/heads/topic {bad} refs/heads/topic {zero}\n"), true);
+    assert_eq!(code, Some(1), "{err}");
+    // A deletion pushes nothing.
+    let (code, err) = run_hook(&r, &format!("(delete) {zero} refs/heads/old {base}\n"), true);
+    assert_eq!(code, Some(0), "{err}");
+    // Several refs: one bad tip refuses the push.
+    let lines = format!("refs/heads/main {good} refs/heads/main {base}\nrefs/heads/x {bad} refs/heads/x {base}\n");
+    let (code, _) = run_hook(&r, &lines, true);
+    assert_eq!(code, Some(1));
+    // Without git-rmc on PATH the hook says so.
+    let (code, err) = run_hook(&r, &format!("refs/heads/main {good} refs/heads/main {base}\n"), false);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("not on PATH"), "{err}");
+}
+
+#[test]
+fn history_and_diff_between_commits() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    r.write("model.pml", &broken());
+    r.commit("break");
+    r.write("model.pml", MODEL);
+    r.commit("fix");
+    let out = r.rmc(&["history", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["commits"].as_array().map(|c| c.len()), Some(3));
+    let v = &doc["violations"][0];
+    assert_eq!(v["kind"], "assertion");
+    assert_eq!(v["first_seen"], r.git(&["rev-parse", "--short=7", "HEAD~1"]).trim());
+    assert_eq!(v["fixed_in"], r.git(&["rev-parse", "--short=7", "HEAD"]).trim());
+    for f in ["text", "markdown", "html"] {
+        let out = r.rmc(&["history", "--format", f]);
+        assert_eq!(out.status.code(), Some(0), "{f}");
+        assert!(!out.stdout.is_empty(), "{f}");
+    }
+    let out = r.rmc(&["diff", "HEAD~2", "HEAD~1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("- y = 2") && text.contains("+ y = 3"), "{text}");
+    // The cache: listed, collected for the branch tips, cleared.
+    let out = r.rmc(&["cache", "ls"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("record"));
+    let out = r.rmc(&["cache", "gc"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = r.rmc(&["cache", "clear"]);
+    assert_eq!(out.status.code(), Some(0));
+    let (code, res, _) = r.check(&[]);
+    assert_eq!((code, res[0]["mode"].as_str()), (Some(0), Some("full")));
+}
+
+#[test]
+fn outside_a_repository_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = rmc_in(dir.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a git repository"));
+}
