@@ -24,12 +24,20 @@ fn main() {
     println!("cargo:rerun-if-changed=sample-repo");
     let mut list = Vec::new();
     files(&sample, &mut list);
-    let mut code = String::from("/// (path inside sample-repo/, contents) of every file of the sample.\n");
+    let mut code =
+        String::from("/// (path inside sample-repo/, contents) of every file of the sample.\n");
     code.push_str("pub const SAMPLE: &[(&str, &str)] = &[\n");
     for p in &list {
         println!("cargo:rerun-if-changed={}", p.display());
-        let rel = p.strip_prefix(&sample).unwrap_or(p).to_string_lossy().replace('\\', "/");
-        code.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", p.display().to_string()));
+        let rel = p
+            .strip_prefix(&sample)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .replace('\\', "/");
+        code.push_str(&format!(
+            "    ({rel:?}, include_str!({:?})),\n",
+            p.display().to_string()
+        ));
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default()).join("sample.rs");

@@ -19,9 +19,10 @@ active proctype P() { do :: x < 4 -> x++ :: x == 4 -> break od; assert(x == 4) }
 active proctype Q() { y = 1; y = 2; assert(y == 2) }
 ";
 
-/// MODEL with the assertion in Q failing.
+/// MODEL with the assertion in Q failing (the states Q reaches after it are unchanged, so
+/// a pruning run skips them).
 fn broken() -> String {
-    MODEL.replace("y = 2; assert", "y = 3; assert")
+    MODEL.replace("assert(y == 2)", "assert(y == 3)")
 }
 
 impl Repo {
@@ -140,7 +141,11 @@ fn the_first_commit_records_and_the_next_ones_reuse() {
     assert_eq!(res[2]["mode"], "incremental");
     assert_eq!(res[2]["verdict"], "fail");
     assert_eq!(res[2]["violations"][0]["new"], true);
-    assert!(res[2]["stats"]["states_pruned"].as_u64() > Some(0), "{}", res[2]);
+    assert!(
+        res[2]["stats"]["states_pruned"].as_u64() > Some(0),
+        "{}",
+        res[2]
+    );
     // The fix: the violation is reported fixed.
     assert_eq!(res[3]["verdict"], "pass");
     assert_eq!(res[3]["fixed"][0]["kind"], "assertion");
@@ -154,7 +159,10 @@ fn the_first_commit_records_and_the_next_ones_reuse() {
     assert_eq!(code, Some(1));
     let text = r.rmc(&["check", "HEAD~1"]);
     let out = String::from_utf8_lossy(&text.stdout);
-    assert!(out.contains("FAIL") && out.contains("new: assertion violated"), "{out}");
+    assert!(
+        out.contains("FAIL") && out.contains("new: assertion violated"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -179,7 +187,13 @@ fn merges_detached_heads_deleted_and_broken_models() {
     r.write("model.pml", MODEL);
     r.commit("first");
     r.git(&["checkout", "-q", "-b", "side"]);
-    r.write("model.pml", &MODEL.replace("x < 4", "x < 3").replace("x == 4", "x == 3").replace("assert(x == 4)", "assert(x == 3)"));
+    r.write(
+        "model.pml",
+        &MODEL
+            .replace("x < 4", "x < 3")
+            .replace("x == 4", "x == 3")
+            .replace("assert(x == 4)", "assert(x == 3)"),
+    );
     r.commit("side change");
     r.git(&["checkout", "-q", "main"]);
     r.write("notes.txt", "n");
@@ -191,12 +205,16 @@ fn merges_detached_heads_deleted_and_broken_models() {
     assert_eq!(res.len(), 4);
     // The merge reuses its first parent's record (main's side did not change the model).
     assert_eq!(res[3]["mode"], "incremental", "{}", res[3]);
-    assert_eq!(res[3]["base_commit"], r.git(&["rev-parse", "HEAD~1"]).trim());
+    assert_eq!(
+        res[3]["base_commit"],
+        r.git(&["rev-parse", "HEAD~1"]).trim()
+    );
     // A detached HEAD.
     r.git(&["checkout", "-q", "--detach", "HEAD~1"]);
     let (code, res, _) = r.check(&[]);
     assert_eq!((code, res.len()), (Some(0), 1));
     r.git(&["checkout", "-q", "main"]);
+    let merge = r.git(&["rev-parse", "HEAD"]).trim().to_string();
     // A commit that does not parse, then one without the model, then a good one again.
     r.write("model.pml", "active proctype P() { x = }");
     r.commit("broken syntax");
@@ -205,13 +223,21 @@ fn merges_detached_heads_deleted_and_broken_models() {
     r.commit("model removed");
     r.write("model.pml", MODEL);
     r.commit("model back");
-    let (code, res, err) = r.check(&["--format", "json", "HEAD~3..HEAD", "--", "model.pml"]);
+    let (code, res, err) = r.check(&["HEAD~3..HEAD", "--", "model.pml"]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(res[0]["verdict"], "error");
-    assert!(res[0]["error"].as_str().is_some_and(|e| e.contains("model.pml:1:")), "{}", res[0]);
+    assert!(
+        res[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("model.pml:1:")),
+        "{}",
+        res[0]
+    );
     assert_eq!(res[1]["verdict"], "absent");
-    // The good commit reuses the last good record (the merge's): nothing changed.
-    assert_eq!(res[2]["mode"], "reused", "{}", res[2]);
+    // The good commit is checked against the last good record, the merge's (skipping the
+    // commits that did not parse or had no model).
+    assert_eq!(res[2]["mode"], "incremental", "{}", res[2]);
+    assert_eq!(res[2]["base_commit"], merge.as_str());
     // The exit status of a model that does not parse at the newest commit is 2.
     r.write("model.pml", "active proctype P() { x = }");
     r.commit("broken again");
@@ -236,12 +262,23 @@ fn renames_includes_defines_and_corrupt_records() {
     r.commit("N=5");
     // The model file renamed (its name in the configuration stays).
     r.git(&["mv", "models/a.pml", "models/b.pml"]);
-    r.write(".rmc.toml", &cfg.replace("N=4", "N=5").replace("a.pml", "b.pml"));
+    r.write(
+        ".rmc.toml",
+        &cfg.replace("N=4", "N=5").replace("a.pml", "b.pml"),
+    );
     r.commit("rename");
     let (code, res, err) = r.check(&["--all"]);
     assert_eq!(code, Some(0), "{err}");
-    assert_eq!(res[1]["verdict"], "fail", "the include's change is seen: {}", res[1]);
-    assert_eq!(res[2]["verdict"], "pass", "the define's change is seen: {}", res[2]);
+    assert_eq!(
+        res[1]["verdict"], "fail",
+        "the include's change is seen: {}",
+        res[1]
+    );
+    assert_eq!(
+        res[2]["verdict"], "pass",
+        "the define's change is seen: {}",
+        res[2]
+    );
     // The rename keeps the records: pruned down to the initial state.
     assert_eq!(res[3]["mode"], "incremental", "{}", res[3]);
     assert_eq!(res[3]["stats"]["states_stored"], 1, "{}", res[3]);
@@ -295,7 +332,12 @@ fn two_runs_at_once_share_the_cache_safely() {
     });
     for o in [a, b] {
         let o = o.expect("thread").expect("runs");
-        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     let (code, res, _) = r.check(&["--all"]);
     assert_eq!(code, Some(1));
@@ -313,20 +355,40 @@ fn shallow_clones_and_linked_worktrees() {
     r.commit("third");
     let clone = tempfile::tempdir().expect("tempdir");
     let url = format!("file://{}", r.path().display());
-    git_in(clone.path(), &["clone", "-q", "--depth", "1", &url, "c"], 0);
+    git_in(
+        clone.path(),
+        &["clone", "-q", "--depth", "1", &url, "c"],
+        r.time,
+    );
     let c = clone.path().join("c");
     let out = rmc_in(&c, &["check", "--all"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("shallow"));
     // A linked worktree.
     let wt = clone.path().join("wt");
-    r.git(&["worktree", "add", "-q", wt.to_str().expect("utf8"), "HEAD~1"]);
+    r.git(&[
+        "worktree",
+        "add",
+        "-q",
+        wt.to_str().expect("utf8"),
+        "HEAD~1",
+    ]);
     let out = rmc_in(&wt, &["check"]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The uncommitted work tree against HEAD's record.
     std::fs::write(wt.join("model.pml"), MODEL).expect("write");
     let out = rmc_in(&wt, &["check", "--worktree", "--format", "json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(doc["commits"][0]["models"][0]["mode"], "incremental");
 }
@@ -334,7 +396,10 @@ fn shallow_clones_and_linked_worktrees() {
 #[test]
 fn init_writes_the_config_the_exclude_and_the_hook() {
     let mut r = Repo::new();
-    r.write("models/main.pml", "#include \"part.pml\"\nactive proctype P() { skip }\n");
+    r.write(
+        "models/main.pml",
+        "#include \"part.pml\"\nactive proctype P() { skip }\n",
+    );
     r.write("models/part.pml", "byte shared;\n");
     r.write("other.prom", "active proctype Q() { skip }\n");
     r.commit("models");
@@ -343,19 +408,30 @@ fn init_writes_the_config_the_exclude_and_the_hook() {
     let cfg = std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config");
     assert!(cfg.contains("entry = \"models/main.pml\""), "{cfg}");
     assert!(cfg.contains("entry = \"other.prom\""), "{cfg}");
-    assert!(!cfg.contains("part.pml"), "an included file is not an entry: {cfg}");
+    assert!(
+        !cfg.contains("part.pml"),
+        "an included file is not an entry: {cfg}"
+    );
     let exclude = std::fs::read_to_string(r.path().join(".git/info/exclude")).expect("exclude");
     assert!(exclude.contains(".rmc/"));
     // An existing config is kept; the exclude line is not repeated.
     std::fs::write(r.path().join(".rmc.toml"), "fail_on = \"any\"\n").expect("write");
     r.rmc(&["init"]);
-    assert_eq!(std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config"), "fail_on = \"any\"\n");
+    assert_eq!(
+        std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config"),
+        "fail_on = \"any\"\n"
+    );
     let exclude = std::fs::read_to_string(r.path().join(".git/info/exclude")).expect("exclude");
     assert_eq!(exclude.matches(".rmc/").count(), 1);
     // The hook goes where core.hooksPath says; another hook is kept unless --force.
     r.git(&["config", "core.hooksPath", "my-hooks"]);
     let out = r.rmc(&["init", "--hook"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(r.path().join("my-hooks/pre-push").exists());
     std::fs::write(r.path().join("my-hooks/pre-push"), "#!/bin/sh\nexit 0\n").expect("write");
     let out = r.rmc(&["init", "--hook"]);
@@ -417,24 +493,49 @@ fn the_pre_push_hook_judges_each_pushed_tip() {
     r.write("model.pml", MODEL);
     let good = r.commit("fix");
     // An update whose tip passes: pushed (the broken commit between is only reported).
-    let (code, err) = run_hook(&r, &format!("refs/heads/main {good} refs/heads/main {base}\n"), true);
+    let (code, err) = run_hook(
+        &r,
+        &format!("refs/heads/main {good} refs/heads/main {base}\n"),
+        true,
+    );
     assert_eq!(code, Some(0), "{err}");
     // An update whose tip has a new violation: refused, with how to bypass.
-    let (code, err) = run_hook(&r, &format!("refs/heads/main {bad} refs/heads/main {base}\n"), true);
+    let (code, err) = run_hook(
+        &r,
+        &format!("refs/heads/main {bad} refs/heads/main {base}\n"),
+        true,
+    );
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("not pushing refs/heads/main") && err.contains("--no-verify"), "{err}");
+    assert!(
+        err.contains("not pushing refs/heads/main") && err.contains("--no-verify"),
+        "{err}"
+    );
     // A new branch: every violation of its tip is new.
-    let (code, err) = run_hook(&r, &format!("refs/heads/topic {bad} refs/heads/topic {zero}\n"), true);
+    let (code, err) = run_hook(
+        &r,
+        &format!("refs/heads/topic {bad} refs/heads/topic {zero}\n"),
+        true,
+    );
     assert_eq!(code, Some(1), "{err}");
     // A deletion pushes nothing.
-    let (code, err) = run_hook(&r, &format!("(delete) {zero} refs/heads/old {base}\n"), true);
+    let (code, err) = run_hook(
+        &r,
+        &format!("(delete) {zero} refs/heads/old {base}\n"),
+        true,
+    );
     assert_eq!(code, Some(0), "{err}");
     // Several refs: one bad tip refuses the push.
-    let lines = format!("refs/heads/main {good} refs/heads/main {base}\nrefs/heads/x {bad} refs/heads/x {base}\n");
+    let lines = format!(
+        "refs/heads/main {good} refs/heads/main {base}\nrefs/heads/x {bad} refs/heads/x {base}\n"
+    );
     let (code, _) = run_hook(&r, &lines, true);
     assert_eq!(code, Some(1));
     // Without git-rmc on PATH the hook says so.
-    let (code, err) = run_hook(&r, &format!("refs/heads/main {good} refs/heads/main {base}\n"), false);
+    let (code, err) = run_hook(
+        &r,
+        &format!("refs/heads/main {good} refs/heads/main {base}\n"),
+        false,
+    );
     assert_eq!(code, Some(1));
     assert!(err.contains("not on PATH"), "{err}");
 }
@@ -449,22 +550,41 @@ fn history_and_diff_between_commits() {
     r.write("model.pml", MODEL);
     r.commit("fix");
     let out = r.rmc(&["history", "--format", "json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(doc["commits"].as_array().map(|c| c.len()), Some(3));
     let v = &doc["violations"][0];
     assert_eq!(v["kind"], "assertion");
-    assert_eq!(v["first_seen"], r.git(&["rev-parse", "--short=7", "HEAD~1"]).trim());
-    assert_eq!(v["fixed_in"], r.git(&["rev-parse", "--short=7", "HEAD"]).trim());
+    assert_eq!(
+        v["first_seen"],
+        r.git(&["rev-parse", "--short=7", "HEAD~1"]).trim()
+    );
+    assert_eq!(
+        v["fixed_in"],
+        r.git(&["rev-parse", "--short=7", "HEAD"]).trim()
+    );
     for f in ["text", "markdown", "html"] {
         let out = r.rmc(&["history", "--format", f]);
         assert_eq!(out.status.code(), Some(0), "{f}");
         assert!(!out.stdout.is_empty(), "{f}");
     }
     let out = r.rmc(&["diff", "HEAD~2", "HEAD~1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("- y = 2") && text.contains("+ y = 3"), "{text}");
+    assert!(
+        text.contains("- assert(y == 2)") && text.contains("+ assert(y == 3)"),
+        "{text}"
+    );
     // The cache: listed, collected for the branch tips, cleared.
     let out = r.rmc(&["cache", "ls"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("record"));
@@ -482,4 +602,63 @@ fn outside_a_repository_is_a_usage_error() {
     let out = rmc_in(dir.path(), &["check"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a git repository"));
+}
+
+#[test]
+fn the_sample_history_checks_incrementally_and_agrees_with_full_checks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("sample");
+    let out = rmc_in(dir.path(), &["demo", repo.to_str().expect("utf8")]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("violations:"), "{report}");
+    // Every commit again, each with a full check beside it (exit 4 on any disagreement).
+    let out = rmc_in(
+        &repo,
+        &[
+            "check",
+            "--all",
+            "--audit",
+            "--algorithm",
+            "prune",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let commits = doc["commits"].as_array().expect("commits");
+    assert!(commits.len() >= 12);
+    let mut incremental = 0;
+    for (i, c) in commits.iter().enumerate() {
+        let m = &c["models"][0];
+        assert_eq!(m["audit"], "agrees with a full check", "{}", c["subject"]);
+        if i == 0 {
+            continue;
+        }
+        // After the first commit every check reuses its parent's record, unless the
+        // declarations changed (then no recorded state can be reused, and it says so).
+        let reason = m["algorithm_reason"].as_str().unwrap_or("");
+        assert!(
+            m["mode"] == "incremental" || reason.contains("layout changed"),
+            "{}: {m}",
+            c["subject"]
+        );
+        incremental += usize::from(m["mode"] == "incremental");
+    }
+    assert!(
+        incremental * 3 >= commits.len() * 2,
+        "{incremental} of {}",
+        commits.len()
+    );
 }

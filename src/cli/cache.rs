@@ -39,7 +39,11 @@ pub fn cmd_cache(args: &CacheArgs) -> anyhow::Result<Outcome> {
             let l = s.cache.ls()?;
             let mut out = format!("cache: {}\n", s.cache.root().display());
             for m in &l.models {
-                out.push_str(&format!("model {}: {} record(s)\n", m.model, m.records.len()));
+                out.push_str(&format!(
+                    "model {}: {} record(s)\n",
+                    m.model,
+                    m.records.len()
+                ));
                 for r in &m.records {
                     out.push_str(&format!("  {}  {} bytes\n", r.hash, r.bytes));
                 }
@@ -65,7 +69,10 @@ pub fn cmd_cache(args: &CacheArgs) -> anyhow::Result<Outcome> {
                 }
                 // The records a tip's next check reuses: its own results' records, or the
                 // nearest ancestor's.
-                let models = s.models(At::Commit(*t)).map(|m| m.config.models).unwrap_or_default();
+                let models = s
+                    .models(At::Commit(*t))
+                    .map(|m| m.config.models)
+                    .unwrap_or_default();
                 for m in models {
                     let mut c = *t;
                     loop {
@@ -77,7 +84,12 @@ pub fn cmd_cache(args: &CacheArgs) -> anyhow::Result<Outcome> {
                                 }
                             }
                         }
-                        match s.repo.commit(c).ok().and_then(|i| i.parents.first().copied()) {
+                        match s
+                            .repo
+                            .commit(c)
+                            .ok()
+                            .and_then(|i| i.parents.first().copied())
+                        {
                             Some(p) => c = p,
                             None => break,
                         }

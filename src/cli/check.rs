@@ -143,7 +143,11 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                 let info = s.repo.commit(*c)?;
                 (c.hex(), c.short(), info.subject)
             }
-            At::WorkTree => ("worktree".into(), "worktree".into(), "(uncommitted changes)".into()),
+            At::WorkTree => (
+                "worktree".into(),
+                "worktree".into(),
+                "(uncommitted changes)".into(),
+            ),
         };
         let mut results = Vec::new();
         let mut lines = Vec::new();
@@ -160,7 +164,11 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
             newest.insert(model.name.clone(), (c, fail_on));
         }
         if args.format == CheckFormat::Text && !super::quiet() {
-            super::out(&format!("{short} {}\n{}", truncate(&subject, 72), lines.join("")))?;
+            super::out(&format!(
+                "{short} {}\n{}",
+                truncate(&subject, 72),
+                lines.join("")
+            ))?;
         }
         out_commits.push(json!({"commit": hex, "subject": subject, "models": results}));
     }
@@ -185,19 +193,23 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
     Ok(exit_of(newest.values()))
 }
 
-/// Prints the results as SARIF 2.1.0 (one result per violation).
+/// Prints the results as SARIF 2.1.0 (one result per violation; models that did not load
+/// or were absent have none).
 fn sarif(commits: &[Value]) -> anyhow::Result<()> {
-    let runs: Vec<(String, Vec<Value>)> = commits
+    let runs: Vec<(String, Vec<crate::report::verify::CheckDoc>)> = commits
         .iter()
         .map(|c| {
-            (
-                c["commit"].as_str().unwrap_or_default().to_string(),
-                c["models"].as_array().cloned().unwrap_or_default(),
-            )
+            let docs = c["models"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|m| serde_json::from_value(m.clone()).ok())
+                .collect();
+            (c["commit"].as_str().unwrap_or_default().to_string(), docs)
         })
         .collect();
-    let _ = runs;
-    anyhow::bail!("--format sarif is not available in this build")
+    let log = crate::report::sarif::sarif(&runs, env!("CARGO_PKG_VERSION"));
+    super::out(&(serde_json::to_string_pretty(&log)? + "\n"))
 }
 
 /// The exit status from the newest commit of each model: an error beats a failure, which
@@ -261,7 +273,11 @@ fn line(c: &Checked, named: bool, fail_on: FailOn) -> String {
     };
     let mut s = format!("    {name}{verdict:<10} {what}\n");
     for v in r["violations"].as_array().into_iter().flatten() {
-        let status = if v["new"] == true { "new" } else { "still present" };
+        let status = if v["new"] == true {
+            "new"
+        } else {
+            "still present"
+        };
         // An invalid end state is told apart by where each blocked process is.
         let at = match v["locations"].as_array() {
             Some(ls) if !ls.is_empty() => ls

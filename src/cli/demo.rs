@@ -39,7 +39,10 @@ pub fn cmd_demo(args: &DemoArgs) -> anyhow::Result<Outcome> {
         }
     };
     if dir.exists() && std::fs::read_dir(&dir)?.next().is_some() {
-        anyhow::bail!("{} exists and is not empty: choose another folder", dir.display());
+        anyhow::bail!(
+            "{} exists and is not empty: choose another folder",
+            dir.display()
+        );
     }
     std::fs::create_dir_all(&dir)?;
     let snapshots = snapshots()?;
@@ -70,7 +73,8 @@ pub fn cmd_demo(args: &DemoArgs) -> anyhow::Result<Outcome> {
 /// The sample's commits from the embedded history.toml and snapshots.
 fn snapshots() -> anyhow::Result<Vec<Snapshot>> {
     let file = |p: &str| SAMPLE.iter().find(|(n, _)| *n == p).map(|(_, t)| *t);
-    let history = file("history.toml").ok_or_else(|| anyhow::anyhow!("the sample's history.toml is missing from this build"))?;
+    let history = file("history.toml")
+        .ok_or_else(|| anyhow::anyhow!("the sample's history.toml is missing from this build"))?;
     let doc: toml_edit::DocumentMut = history.parse()?;
     let commits = doc["commit"]
         .as_array_of_tables()
@@ -81,7 +85,10 @@ fn snapshots() -> anyhow::Result<Vec<Snapshot>> {
         let prefix = format!("versions/{dir}/");
         let mut files: Vec<(PathBuf, String)> = SAMPLE
             .iter()
-            .filter_map(|(n, t)| n.strip_prefix(&prefix).map(|rel| (PathBuf::from(rel), t.to_string())))
+            .filter_map(|(n, t)| {
+                n.strip_prefix(&prefix)
+                    .map(|rel| (PathBuf::from(rel), t.to_string()))
+            })
             .collect();
         files.push((PathBuf::from(crate::config::FILE_NAME), CONFIG.to_string()));
         out.push(Snapshot {
@@ -115,7 +122,10 @@ mod tests {
     #[test]
     fn dates() {
         assert_eq!(super::parse_date("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(super::parse_date("2026-01-05T10:00:00Z"), Some(1_767_607_200));
+        assert_eq!(
+            super::parse_date("2026-01-05T10:00:00Z"),
+            Some(1_767_607_200)
+        );
         assert_eq!(super::parse_date("nonsense"), None);
     }
 
@@ -123,6 +133,9 @@ mod tests {
     fn the_sample_is_embedded() {
         let s = super::snapshots().expect("sample");
         assert!(s.len() >= 12);
-        assert!(s[0].files.iter().any(|(p, _)| p == std::path::Path::new("model.pml")));
+        assert!(s[0]
+            .files
+            .iter()
+            .any(|(p, _)| p == std::path::Path::new("model.pml")));
     }
 }

@@ -118,7 +118,11 @@ fn diff_commits(args: &DiffArgs) -> anyhow::Result<Outcome> {
         let (ta, tb) = (s.repo.tree_files(a)?, s.repo.tree_files(b)?);
         let la = crate::load(&m.entry, &ta, &pp);
         let lb = crate::load(&m.entry, &tb, &pp);
-        let which = if la.program.is_none() { &args.old } else { &args.new };
+        let which = if la.program.is_none() {
+            &args.old
+        } else {
+            &args.new
+        };
         let (Some(mut pa), Some(mut pb)) = (la.program, lb.program) else {
             crate::report::diagnostics::emit(&la.files, &la.diags, super::color());
             crate::report::diagnostics::emit(&lb.files, &lb.diags, super::color());

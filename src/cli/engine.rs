@@ -84,9 +84,9 @@ pub fn run(job: Job, progress: &mut dyn FnMut(&Stats)) -> anyhow::Result<Done> {
     // Incremental: the base record was used to skip what the change cannot affect (how
     // much was skipped, the figures say); full when there was none or it could not be used
     // (the reason says why).
-    done.doc.mode = if incremental { "incremental" } else { "full" };
+    done.doc.mode = if incremental { "incremental" } else { "full" }.into();
     done.doc.base = base_hash;
-    done.doc.algorithm = algorithm;
+    done.doc.algorithm = algorithm.into();
     done.doc.algorithm_reason = reason;
     done.doc.dangerous_locations = dangerous;
     if let Some(b) = &job.base {
@@ -143,21 +143,20 @@ fn fixed_docs(base: &Base, done: &Done) -> Vec<FixedDoc> {
         .map(|f| {
             // Where it was: the violating statement (as a violation is located), or the
             // blocked locations of an invalid end state.
-            let location = f
-                .at
-                .iter()
-                .filter_map(|&l| {
-                    base.program.procs.iter().find_map(|p| {
-                        let loc = p.automaton.location(crate::program::LocId(l))?;
-                        let span = match f.edge {
-                            Some(k) => loc.edges.get(k as usize).map_or(loc.span, |e| e.span),
-                            None => loc.span,
-                        };
-                        Some(base.files.location(span))
+            let location =
+                f.at.iter()
+                    .filter_map(|&l| {
+                        base.program.procs.iter().find_map(|p| {
+                            let loc = p.automaton.location(crate::program::LocId(l))?;
+                            let span = match f.edge {
+                                Some(k) => loc.edges.get(k as usize).map_or(loc.span, |e| e.span),
+                                None => loc.span,
+                            };
+                            Some(base.files.location(span))
+                        })
                     })
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
+                    .collect::<Vec<_>>()
+                    .join(", ");
             FixedDoc {
                 kind: f.kind,
                 location,

@@ -28,8 +28,9 @@ pub enum HistoryFormat {
 ///   git rmc history v1.0..HEAD --format markdown
 ///   git rmc history --format html > report.html
 ///
-/// The speed-up of an incremental check is the time a full check of that commit would take
-/// (the model's full checks in the history, per state) over the time it took. Exit status
+/// The speed-up of an incremental check is the time of the model's nearest full check in the
+/// history (or of the commit's own, measured by `git rmc check --audit`) over the time it
+/// took. Exit status
 /// 0 once the report is made (the verdicts are in it), 2 when it cannot be made.
 #[derive(Args, Debug)]
 pub struct HistoryArgs {
@@ -62,8 +63,9 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
     let mut rows = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut lives: Vec<ViolationLife> = Vec::new();
-    // Per model: milliseconds per state stored of its full checks, for speed-ups.
-    let mut full_rate: std::collections::HashMap<String, (f64, f64)> = Default::default();
+    // Per model, per commit: the time of a full check, when one ran (or was measured by
+    // --audit); speed-ups compare with the nearest one.
+    let mut full_ms: Vec<(usize, String, f64)> = Vec::new();
     let mut noted = std::collections::HashSet::new();
     for c in &commits {
         let info = s.repo.commit(*c)?;
@@ -80,7 +82,13 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
             }
             let checked = s.check(At::Commit(*c), m, None, &mut bar)?;
             let r = &checked.result;
-            let cell = cell(&m.name, &checked.verdict, r, &mut full_rate);
+            let cell = cell(&m.name, &checked.verdict, r);
+            let measured = r["full_ms"].as_f64().or_else(|| {
+                (cell.mode == "full" && cell.states_stored > 0).then_some(cell.elapsed_ms as f64)
+            });
+            if let Some(ms) = measured {
+                full_ms.push((rows.len(), m.name.clone(), ms));
+            }
             track(&mut lives, &m.name, &c.short(), r);
             cells.push(cell);
         }
@@ -92,14 +100,18 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
             models: cells,
         });
     }
-    // Speed-ups need the full-check rate, known once the history is walked.
-    for row in &mut rows {
+    // Speed-ups need the full checks' times, known once the history is walked.
+    for (i, row) in rows.iter_mut().enumerate() {
         for cell in &mut row.models {
-            if let Some((ms, st)) = full_rate.get(&cell.model) {
-                if *st > 0.0 && cell.mode != "full" && cell.verdict != "error" && cell.verdict != "absent" {
-                    let full_ms = cell.states_stored as f64 * ms / st;
-                    cell.speedup = Some(full_ms / (cell.elapsed_ms.max(1) as f64));
-                }
+            if cell.mode == "full" || cell.verdict == "error" || cell.verdict == "absent" {
+                continue;
+            }
+            let nearest = full_ms
+                .iter()
+                .filter(|(_, m, _)| *m == cell.model)
+                .min_by_key(|(j, _, _)| (*j as i64 - i as i64).unsigned_abs());
+            if let Some((_, _, ms)) = nearest {
+                cell.speedup = Some(ms / (cell.elapsed_ms.max(1) as f64));
             }
         }
     }
@@ -131,22 +143,12 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-fn cell(
-    model: &str,
-    verdict: &str,
-    r: &Value,
-    full_rate: &mut std::collections::HashMap<String, (f64, f64)>,
-) -> ModelCell {
+fn cell(model: &str, verdict: &str, r: &Value) -> ModelCell {
     let st = &r["stats"];
     let stored = st["states_stored"].as_u64().unwrap_or(0);
     let pruned = st["states_pruned"].as_u64().unwrap_or(0);
     let mode = r["mode"].as_str().unwrap_or("").to_string();
     let elapsed = r["elapsed_ms"].as_u64().unwrap_or(0);
-    if mode == "full" && stored > 0 {
-        let e = full_rate.entry(model.to_string()).or_insert((0.0, 0.0));
-        e.0 += elapsed as f64;
-        e.1 += stored as f64;
-    }
     let reused = mode == "reused";
     ModelCell {
         model: model.to_string(),
@@ -182,10 +184,14 @@ fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &Value) {
     }
     let keys = super::walk::keys_of(r);
     let violations: Vec<&Value> = r["violations"].as_array().into_iter().flatten().collect();
-    let key_of = |k: &crate::rmc::record::RecViolation| format!("{}@{:?}#{:?}", k.kind, k.at, k.edge);
+    let key_of =
+        |k: &crate::rmc::record::RecViolation| format!("{}@{:?}#{:?}", k.kind, k.at, k.edge);
     let present: Vec<String> = keys.iter().map(key_of).collect();
     // Open violations that are gone are fixed here.
-    for l in lives.iter_mut().filter(|l| l.model == model && l.fixed_in.is_none()) {
+    for l in lives
+        .iter_mut()
+        .filter(|l| l.model == model && l.fixed_in.is_none())
+    {
         if !present.iter().any(|k| Some(k.as_str()) == l_key(l)) {
             l.fixed_in = Some(short.to_string());
         }
@@ -199,10 +205,22 @@ fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &Value) {
             continue;
         }
         let v = violations.get(i).copied();
+        // An invalid end state is told apart by where each blocked process is.
+        let location = match v.and_then(|v| v["locations"].as_array()) {
+            Some(ls) if !ls.is_empty() => ls
+                .iter()
+                .filter_map(|l| l.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => v
+                .and_then(|v| v["location"].as_str())
+                .unwrap_or("")
+                .to_string(),
+        };
         lives.push(ViolationLife {
             model: model.to_string(),
             kind: k.kind.clone(),
-            location: v.and_then(|v| v["location"].as_str()).unwrap_or("").to_string(),
+            location,
             message: k.message.clone(),
             first_seen: short.to_string(),
             fixed_in: None,

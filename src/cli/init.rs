@@ -88,7 +88,10 @@ fn say(s: &str) {
 /// Adds `.rmc/` to the exclude file unless a line already names it.
 fn exclude(path: &Path) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    if text.lines().any(|l| matches!(l.trim(), ".rmc/" | ".rmc" | "/.rmc/" | "/.rmc")) {
+    if text
+        .lines()
+        .any(|l| matches!(l.trim(), ".rmc/" | ".rmc" | "/.rmc/" | "/.rmc"))
+    {
         return Ok(());
     }
     if let Some(d) = path.parent() {

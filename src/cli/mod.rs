@@ -11,9 +11,9 @@ pub mod history;
 pub mod init;
 pub mod memory;
 pub mod progress;
-pub mod walk;
 pub mod show;
 pub mod verify;
+pub mod walk;
 
 use clap::{Parser, Subcommand};
 
@@ -68,14 +68,24 @@ pub fn verbose() -> bool {
 
 /// Paths given on the command line (relative to `cwd`) as paths relative to the work tree
 /// root, normalised.
-pub fn relative_paths(root: &std::path::Path, cwd: &std::path::Path, paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+pub fn relative_paths(
+    root: &std::path::Path,
+    cwd: &std::path::Path,
+    paths: &[std::path::PathBuf],
+) -> Vec<std::path::PathBuf> {
     paths
         .iter()
         .map(|p| {
-            let abs = if p.is_absolute() { p.clone() } else { cwd.join(p) };
+            let abs = if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            };
             let abs = crate::promela::source::normalize(&abs);
             let root = crate::promela::source::normalize(root);
-            abs.strip_prefix(&root).map(|r| r.to_path_buf()).unwrap_or(abs)
+            abs.strip_prefix(&root)
+                .map(|r| r.to_path_buf())
+                .unwrap_or(abs)
         })
         .collect()
 }

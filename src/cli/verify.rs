@@ -126,7 +126,9 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     let mut bar = super::progress::Bar::new();
     let mut done = super::engine::run(job, &mut |s| bar.update(s))?;
     bar.finish();
-    if let (Some(path), Some(_), "full") = (&args.reuse, &done.doc.base, done.doc.algorithm) {
+    if let (Some(path), Some(_), "full") =
+        (&args.reuse, &done.doc.base, done.doc.algorithm.as_str())
+    {
         if args.algorithm != Some(AlgorithmArg::Full) {
             eprintln!(
                 "warning: {}: not used for pruning ({})",

@@ -261,9 +261,10 @@ impl Session {
 
     fn load_base(&self, key: &str, hash: &str) -> Option<Base> {
         let bytes = self.cache.get_record(key, hash).ok()??;
-        match Record::from_bytes(&bytes).map_err(|e| e.to_string()).and_then(|r| {
-            Base::from_record(r).map_err(|e| e.to_string())
-        }) {
+        match Record::from_bytes(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|r| Base::from_record(r).map_err(|e| e.to_string()))
+        {
             Ok(b) => Some(b),
             Err(why) => {
                 eprintln!("warning: the cached record of {key} ({hash}) is not reused ({why}); checking in full");
@@ -335,15 +336,13 @@ impl Session {
             stored("error", r.clone())?;
             return Ok(done("error", r, false, 0));
         };
-        let (memory, _) = super::memory::resolve(model.limits.memory).map_err(anyhow::Error::msg)?;
+        let (memory, _) =
+            super::memory::resolve(model.limits.memory).map_err(anyhow::Error::msg)?;
         let opts = model.search_options(memory);
         let checks = check::checks_of(&opts);
         let sources = check::sources_of(&model.entry, &loaded.files, &pp);
         let hash = sources.content_hash(&checks);
-        let compare_keys = match compare {
-            Some(c) => Some(self.keys_at(c, &key)),
-            None => None,
-        };
+        let compare_keys = compare.map(|c| self.keys_at(c, &key));
         let count_new = |keys: &[RecViolation], base_keys: &[RecViolation]| {
             keys.iter()
                 .filter(|k| !base_keys.iter().any(|b| same(k, b)))
@@ -381,11 +380,9 @@ impl Session {
                 return Ok(done(&verdict, r, true, new));
             }
         }
-        let base_rec = base.as_ref().and_then(|(_, r)| {
-            r["hash"]
-                .as_str()
-                .and_then(|h| self.load_base(&key, h))
-        });
+        let base_rec = base
+            .as_ref()
+            .and_then(|(_, r)| r["hash"].as_str().and_then(|h| self.load_base(&key, h)));
         let algorithm = match self.algorithm.unwrap_or(model.algorithm) {
             config::Algorithm::Full => Algorithm::Full,
             _ => Algorithm::Prune,
@@ -431,8 +428,20 @@ impl Session {
         }
         let mut audit_failure = None;
         if self.audit {
-            audit_failure = self.audit_one(&loaded.files, &program, &sources, &opts, &key, &base, &done_run)?;
-            doc["audit"] = json!(audit_failure.clone().unwrap_or_else(|| "agrees with a full check".into()));
+            let (failure, full_ms) = self.audit_one(
+                &loaded.files,
+                &program,
+                &sources,
+                &opts,
+                &key,
+                &base,
+                &done_run,
+            )?;
+            audit_failure = failure;
+            doc["full_ms"] = json!(full_ms);
+            doc["audit"] = json!(audit_failure
+                .clone()
+                .unwrap_or_else(|| "agrees with a full check".into()));
         }
         stored(&verdict, doc.clone())?;
         let mut c = done(&verdict, doc, false, new);
@@ -453,10 +462,11 @@ impl Session {
         key: &str,
         base: &Option<(CommitId, Value)>,
         ran: &engine::Done,
-    ) -> anyhow::Result<Option<String>> {
-        let base_rec = base.as_ref().and_then(|(_, r)| {
-            r["hash"].as_str().and_then(|h| self.load_base(key, h))
-        });
+    ) -> anyhow::Result<(Option<String>, u64)> {
+        let base_rec = base
+            .as_ref()
+            .and_then(|(_, r)| r["hash"].as_str().and_then(|h| self.load_base(key, h)));
+        let t = Instant::now();
         let full = engine::run(
             Job {
                 name: String::new(),
@@ -471,39 +481,58 @@ impl Session {
             },
             &mut |_| {},
         )?;
+        let full_ms = t.elapsed().as_millis() as u64;
         let keys = |d: &engine::Done| -> Vec<RecViolation> {
-            d.record.as_ref().map(|r| r.violations.clone()).unwrap_or_default()
+            d.record
+                .as_ref()
+                .map(|r| r.violations.clone())
+                .unwrap_or_default()
         };
         let (a, b) = (keys(ran), keys(&full));
         let same_set = a.len() == b.len() && a.iter().all(|x| b.iter().any(|y| same(x, y)));
         if ran.verdict != full.verdict {
-            return Ok(Some(format!(
-                "verdict {} but a full check says {}",
-                ran.verdict.as_str(),
-                full.verdict.as_str()
-            )));
+            return Ok((
+                Some(format!(
+                    "verdict {} but a full check says {}",
+                    ran.verdict.as_str(),
+                    full.verdict.as_str()
+                )),
+                full_ms,
+            ));
         }
         if !same_set {
-            return Ok(Some(format!(
-                "{} violations but a full check finds {} (or others)",
-                a.len(),
-                b.len()
-            )));
+            return Ok((
+                Some(format!(
+                    "{} violations but a full check finds {} (or others)",
+                    a.len(),
+                    b.len()
+                )),
+                full_ms,
+            ));
         }
         if ran.doc.mode == "full" {
             let (x, y) = (&ran.doc.stats, &full.doc.stats);
             let fig = |s: &crate::explore::Stats| {
-                [s.states_stored, s.states_matched, s.transitions, s.atomic_steps, s.depth_reached]
+                [
+                    s.states_stored,
+                    s.states_matched,
+                    s.transitions,
+                    s.atomic_steps,
+                    s.depth_reached,
+                ]
             };
             if fig(x) != fig(y) {
-                return Ok(Some(format!(
-                    "figures {:?} but a full check gives {:?}",
-                    fig(x),
-                    fig(y)
-                )));
+                return Ok((
+                    Some(format!(
+                        "figures {:?} but a full check gives {:?}",
+                        fig(x),
+                        fig(y)
+                    )),
+                    full_ms,
+                ));
             }
         }
-        Ok(None)
+        Ok((None, full_ms))
     }
 
     /// The violations of a model at a commit (checking it when the cache does not know).
@@ -529,7 +558,8 @@ pub fn entry_files(models: &[PathBuf], provider: &dyn FileProvider) -> Vec<PathB
     let mut included = std::collections::HashSet::new();
     for m in models {
         let mut files = crate::promela::source::SourceFiles::default();
-        let _ = crate::promela::preprocess::preprocess(m, provider, &PpOptions::default(), &mut files);
+        let _ =
+            crate::promela::preprocess::preprocess(m, provider, &PpOptions::default(), &mut files);
         for f in files.files.iter().skip(1) {
             included.insert(crate::promela::source::normalize(Path::new(&f.name)));
         }

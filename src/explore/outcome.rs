@@ -45,7 +45,7 @@ impl Default for Options {
     }
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct Stats {
     pub states_stored: u64,
     pub states_matched: u64,
@@ -63,7 +63,11 @@ pub struct Stats {
     /// States in the largest of them.
     pub largest_scc: u64,
     /// Time spent searching.
-    #[serde(rename = "elapsed_ms", serialize_with = "millis")]
+    #[serde(
+        rename = "elapsed_ms",
+        serialize_with = "millis",
+        deserialize_with = "from_millis"
+    )]
     pub elapsed: Duration,
     pub peak_memory_bytes: u64,
     /// Bytes of the visited set (state vectors and hash table), comparable with pan's memory
@@ -73,6 +77,11 @@ pub struct Stats {
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(d.as_millis() as u64)
+}
+
+fn from_millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let ms = <u64 as serde::Deserialize>::deserialize(d)?;
+    Ok(Duration::from_millis(ms))
 }
 
 /// The kinds of violation, with the names the JSON and the README use.

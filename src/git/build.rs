@@ -17,7 +17,11 @@ pub struct Snapshot {
 /// Creates a repository in `dir` (which must not hold one) whose history is `snapshots`,
 /// oldest first, on branch `main`; the work tree holds the last snapshot. Returns the
 /// commits.
-pub fn build(dir: &Path, snapshots: &[Snapshot], author: (&str, &str)) -> Result<Vec<CommitId>, GitError> {
+pub fn build(
+    dir: &Path,
+    snapshots: &[Snapshot],
+    author: (&str, &str),
+) -> Result<Vec<CommitId>, GitError> {
     let mut opts = git2::RepositoryInitOptions::new();
     opts.initial_head("main");
     let repo = git2::Repository::init_opts(dir, &opts)?;
@@ -39,7 +43,8 @@ pub fn build(dir: &Path, snapshots: &[Snapshot], author: (&str, &str)) -> Result
             let old = repo.find_commit(pid)?.tree()?;
             old.walk(git2::TreeWalkMode::PreOrder, |folder, e| {
                 let p = PathBuf::from(format!("{folder}{}", e.name().unwrap_or("")));
-                if e.kind() == Some(git2::ObjectType::Blob) && !s.files.iter().any(|(f, _)| f == &p) {
+                if e.kind() == Some(git2::ObjectType::Blob) && !s.files.iter().any(|(f, _)| f == &p)
+                {
                     let _ = std::fs::remove_file(dir.join(&p));
                 }
                 git2::TreeWalkResult::Ok
@@ -48,7 +53,10 @@ pub fn build(dir: &Path, snapshots: &[Snapshot], author: (&str, &str)) -> Result
         let tree = repo.find_tree(index.write_tree()?)?;
         index.write()?;
         let sig = git2::Signature::new(author.0, author.1, &git2::Time::new(s.time, 0))?;
-        let parents: Vec<git2::Commit> = parent.iter().filter_map(|p| repo.find_commit(*p).ok()).collect();
+        let parents: Vec<git2::Commit> = parent
+            .iter()
+            .filter_map(|p| repo.find_commit(*p).ok())
+            .collect();
         let refs: Vec<&git2::Commit> = parents.iter().collect();
         let id = repo.commit(Some("HEAD"), &sig, &sig, &s.message, &tree, &refs)?;
         parent = Some(id);

@@ -1,28 +1,28 @@
 //! The result of one check as a document (the JSON of DESIGN.md section 7) and as SPIN-style
 //! text: verdict, figures, violations with readable trails, statements never reached.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::explore::{Machine, Outcome, Replayed, Stats};
 use crate::promela::source::SourceFiles;
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Deserialize, Debug)]
 pub struct CheckDoc {
     pub model: String,
     /// "full" or "incremental" (something was pruned or reused from the base).
-    pub mode: &'static str,
+    pub mode: String,
     /// The base's model hash (the record reused), when there is one.
     pub base: Option<String>,
     /// The algorithm that ran ("full" or "prune") and why.
-    pub algorithm: &'static str,
+    pub algorithm: String,
     pub algorithm_reason: String,
-    pub verdict: &'static str,
+    pub verdict: String,
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<&'static str>,
+    pub limit: Option<String>,
     /// The fatal error that ended the whole search (as pan ends it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped_by: Option<&'static str>,
+    pub stopped_by: Option<String>,
     pub stats: Stats,
     pub dangerous_locations: u64,
     pub claims_not_checked: Vec<String>,
@@ -40,7 +40,7 @@ pub struct CheckDoc {
     pub record: Option<RecordDoc>,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Deserialize, Debug)]
 pub struct FixedDoc {
     pub kind: String,
     /// Where it was, in the base version.
@@ -48,7 +48,7 @@ pub struct FixedDoc {
     pub message: String,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Deserialize, Debug)]
 pub struct RecordDoc {
     pub path: String,
     pub bytes: u64,
@@ -56,9 +56,9 @@ pub struct RecordDoc {
     pub bytes_per_state: f64,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Deserialize, Debug)]
 pub struct ViolationDoc {
-    pub kind: &'static str,
+    pub kind: String,
     pub location: String,
     pub message: String,
     pub new: bool,
@@ -73,7 +73,7 @@ pub struct ViolationDoc {
     pub elided: usize,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Deserialize, Debug)]
 pub struct StepDoc {
     pub step: usize,
     pub proc: String,
@@ -85,7 +85,7 @@ pub struct StepDoc {
     pub output: Option<String>,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Deserialize, Debug)]
 pub struct UnreachedDoc {
     pub proc: String,
     pub location: String,
@@ -137,7 +137,7 @@ pub fn document(
                 })
                 .collect();
             ViolationDoc {
-                kind: v.kind.as_str(),
+                kind: v.kind.as_str().to_string(),
                 location,
                 message: v.message.clone(),
                 new: true,
@@ -182,14 +182,14 @@ pub fn document(
     }
     CheckDoc {
         model: model.to_string(),
-        mode: "full",
+        mode: "full".into(),
         base: None,
-        algorithm: "full",
+        algorithm: "full".into(),
         algorithm_reason: String::new(),
-        verdict,
+        verdict: verdict.to_string(),
         complete: out.complete(),
-        limit: out.limit.map(|l| l.as_str()),
-        stopped_by: out.stopped_by.map(|k| k.as_str()),
+        limit: out.limit.map(|l| l.as_str().to_string()),
+        stopped_by: out.stopped_by.map(|k| k.as_str().to_string()),
         stats: out.stats.clone(),
         dangerous_locations: 0,
         claims_not_checked: m
@@ -353,13 +353,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
         let _ = writeln!(o, "\t{}, \"{}\"", u.location, u.statement);
     }
     let _ = writeln!(o);
-    if let Some(k) = doc.stopped_by {
+    if let Some(k) = &doc.stopped_by {
         let _ = writeln!(
             o,
             "the search was ended by a fatal error ({k}), as pan ends it: the figures are those at that point"
         );
     }
-    match (doc.verdict, doc.limit) {
+    match (doc.verdict.as_str(), doc.limit.as_deref()) {
         ("pass", _) => {
             let _ = writeln!(o, "verdict: pass");
         }

@@ -1,0 +1,345 @@
+//! The history as one self-contained HTML page: inline style, an inline SVG chart of time and
+//! states explored per commit, the table of commits, and each violation with its trail in a
+//! `<details>` element. No script, font, image or style sheet is fetched, so the page can be
+//! mailed, attached to a CI run or opened from disk. The markup is also well-formed XML (every
+//! tag closed, attributes quoted, text escaped), so tools can read it as such.
+
+use std::fmt::Write;
+
+use super::cells::{date, duration, fate, grouped, mode, plural, ran, speedup, verdict_label};
+use super::{chart, CommitRow, HistoryDoc, ModelCell, ViolationLife};
+use crate::report::verify::StepDoc;
+
+/// The page's style: light and dark, the table's figures aligned on their digits. It holds no
+/// `<` or `&`, so it is also valid as XML character data.
+const STYLE: &str = r#"
+:root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0;
+  --head: #f6f8fa; --fail: #cf222e; --pass: #1a7f37; --warn: #9a6700; --error: #8250df;
+  --bar: #54aeff; --time: #bc4c00; --bg: #ffffff; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --head: #151b23;
+    --fail: #ff7b72; --pass: #3fb950; --warn: #d29922; --error: #bc8cff;
+    --bar: #1f6feb; --time: #f0883e; --bg: #0d1117; } }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
+  color: var(--fg); background: var(--bg); margin: 2em auto; max-width: 100em; padding: 0 1em; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+h2 { font-size: 1.15em; margin-top: 2em; border-bottom: 1px solid var(--line); }
+code, pre, .hash { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 0.92em; }
+.summary, .note, footer { color: var(--muted); }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.5em 0; }
+th, td { border: 1px solid var(--line); padding: 0.25em 0.6em; vertical-align: top;
+  text-align: left; }
+th { background: var(--head); white-space: nowrap; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.subject { min-width: 16em; max-width: 36em; }
+td.nowrap { white-space: nowrap; }
+td.notes { min-width: 20em; }
+.v { font-weight: 600; }
+.v-fail, .still, .new { color: var(--fail); }
+.v-pass, .fixed { color: var(--pass); }
+.v-incomplete { color: var(--warn); }
+.v-error { color: var(--error); }
+.v-absent { color: var(--muted); font-weight: normal; }
+details.violation { border: 1px solid var(--line); border-radius: 6px; margin: 0.6em 0;
+  padding: 0.4em 0.8em; }
+details.violation summary { cursor: pointer; }
+.kind { font-weight: 600; }
+.life { color: var(--muted); }
+pre.output { margin: 0.3em 0 0; white-space: pre-wrap; }
+svg text { fill: var(--fg); font-size: 11px; }
+svg .axis, svg .grid { stroke: var(--line); }
+svg .bar { fill: var(--bar); }
+svg .bar.fail { fill: var(--fail); }
+svg .time { stroke: var(--time); fill: none; stroke-width: 2; }
+svg .point { fill: var(--time); stroke: var(--bg); stroke-width: 1.5; }
+svg .time { pointer-events: none; }
+svg text.hash.fail { fill: var(--fail); font-weight: 600; }
+svg text.label { fill: var(--muted); }
+"#;
+
+pub fn html(d: &HistoryDoc) -> String {
+    let mut o = String::new();
+    o.push_str("<!DOCTYPE html>\n");
+    o.push_str("<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\" xml:lang=\"en\">\n");
+    o.push_str("<head>\n<meta charset=\"utf-8\"/>\n");
+    o.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n");
+    let _ = writeln!(o, "<title>git rmc history: {}</title>", esc(&d.repository));
+    let _ = writeln!(o, "<style>{STYLE}</style>\n</head>\n<body>");
+    let _ = writeln!(
+        o,
+        "<h1>git rmc history: {}</h1>\n<p class=\"summary\">{}</p>",
+        esc(&d.repository),
+        esc(&summary(d))
+    );
+
+    o.push_str("<section id=\"chart\">\n<h2>Time and states explored</h2>\n");
+    o.push_str("<div class=\"scroll\">\n");
+    o.push_str(&chart::svg(d));
+    o.push_str("</div>\n</section>\n");
+
+    o.push_str("<section id=\"commits\">\n<h2>Commits</h2>\n<div class=\"scroll\">\n");
+    commits(&mut o, d);
+    o.push_str("</div>\n</section>\n");
+
+    o.push_str("<section id=\"violations\">\n<h2>Violations</h2>\n");
+    if d.violations.is_empty() {
+        o.push_str("<p class=\"note\">No violations.</p>\n");
+    }
+    for v in &d.violations {
+        violation(&mut o, d, v);
+    }
+    o.push_str("</section>\n");
+    o.push_str("<footer><p>Written by git rmc.</p></footer>\n</body>\n</html>\n");
+    o
+}
+
+fn summary(d: &HistoryDoc) -> String {
+    let mut s = format!(
+        "{}; models: {}",
+        plural(d.commits.len(), "commit"),
+        if d.models.is_empty() {
+            "none".to_string()
+        } else {
+            d.models.join(", ")
+        }
+    );
+    if let (Some(first), Some(last)) = (d.commits.first(), d.commits.last()) {
+        let _ = write!(
+            s,
+            "; from {} ({}) to {} ({})",
+            first.short,
+            date(first.time),
+            last.short,
+            date(last.time)
+        );
+    }
+    let still = d.violations.iter().filter(|v| v.fixed_in.is_none()).count();
+    let _ = write!(
+        s,
+        "; {}, {still} still present.",
+        plural(d.violations.len(), "violation")
+    );
+    s
+}
+
+fn commits(o: &mut String, d: &HistoryDoc) {
+    let several = d.models.len() > 1;
+    o.push_str("<table class=\"commits\">\n<thead><tr>");
+    let mut head = vec!["commit", "date (UTC)", "subject"];
+    if several {
+        head.push("model");
+    }
+    head.extend(["verdict", "mode"]);
+    for h in head {
+        let _ = write!(o, "<th>{h}</th>");
+    }
+    for h in [
+        "explored",
+        "stored",
+        "pruned",
+        "full check",
+        "time",
+        "speed-up",
+    ] {
+        let _ = write!(o, "<th class=\"n\">{h}</th>");
+    }
+    o.push_str("<th>notes</th></tr></thead>\n<tbody>\n");
+    for c in &d.commits {
+        let span = c.models.len().max(1);
+        let _ = write!(o, "<tr id=\"{}\">", anchor(c));
+        // The commit's own cells span its models' rows.
+        let rowspan = if span > 1 {
+            format!(" rowspan=\"{span}\"")
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            o,
+            "<td{rowspan}><code class=\"hash\" title=\"{}\">{}</code></td>\
+             <td{rowspan} class=\"nowrap\">{}</td><td{rowspan} class=\"subject\">{}</td>",
+            esc(&c.commit),
+            esc(&c.short),
+            esc(&date(c.time)),
+            esc(&c.subject)
+        );
+        if c.models.is_empty() {
+            let columns = if several { 10 } else { 9 };
+            let _ = writeln!(
+                o,
+                "<td colspan=\"{columns}\" class=\"note\">not checked</td></tr>"
+            );
+        }
+        for (i, m) in c.models.iter().enumerate() {
+            if i > 0 {
+                o.push_str("<tr>");
+            }
+            if several {
+                let _ = write!(o, "<td>{}</td>", esc(&m.model));
+            }
+            cell(o, m);
+            o.push_str("</tr>\n");
+        }
+    }
+    o.push_str("</tbody>\n</table>\n");
+}
+
+/// The verdict, mode, figures and notes of one model at one commit.
+fn cell(o: &mut String, m: &ModelCell) {
+    let class = match m.verdict.as_str() {
+        v @ ("pass" | "fail" | "incomplete" | "error" | "absent") => v,
+        _ => "other",
+    };
+    let _ = write!(
+        o,
+        "<td class=\"nowrap\"><span class=\"v v-{class}\">{}</span></td>",
+        esc(verdict_label(&m.verdict))
+    );
+    if ran(m) {
+        let _ = write!(o, "<td class=\"nowrap\">{}</td>", esc(&mode(m)));
+        let full = m.full_states.map(grouped).unwrap_or_default();
+        for n in [
+            grouped(m.states_explored),
+            grouped(m.states_stored),
+            grouped(m.states_pruned),
+            full,
+            duration(m.elapsed_ms),
+            speedup(m.speedup),
+        ] {
+            let _ = write!(o, "<td class=\"n\">{}</td>", esc(&n));
+        }
+    } else {
+        // Not searched: no figures, whatever zeros the cell holds.
+        o.push_str("<td></td>");
+        for _ in 0..6 {
+            o.push_str("<td class=\"n\"></td>");
+        }
+    }
+    o.push_str("<td class=\"notes\">");
+    if let Some(e) = &m.error {
+        let _ = write!(o, "<span class=\"v-error\">{}</span>", esc(e));
+    }
+    let still = m.violations.iter().filter(|v| v.status != "new").count();
+    for v in m.violations.iter().filter(|v| v.status == "new") {
+        let _ = write!(
+            o,
+            "<div><span class=\"new\">new</span> {} at <code>{}</code>: {}</div>",
+            esc(&v.kind),
+            esc(&v.location),
+            esc(&v.message)
+        );
+    }
+    if still > 0 {
+        let _ = write!(o, "<div>{still} still present</div>");
+    }
+    o.push_str("</td>");
+}
+
+fn violation(o: &mut String, d: &HistoryDoc, v: &ViolationLife) {
+    let model = if d.models.len() > 1 {
+        format!("{}: ", esc(&v.model))
+    } else {
+        String::new()
+    };
+    let (fate_class, fate_text) = match &v.fixed_in {
+        Some(c) => ("fixed", format!("fixed in {}", commit_link(d, c))),
+        None => ("still", esc(&fate(v))),
+    };
+    let _ = writeln!(
+        o,
+        "<details class=\"violation\">\n<summary><span class=\"kind\">{}</span> {} at \
+         <code>{}</code> <span class=\"life\">({model}first seen in {}, \
+         <span class=\"{fate_class}\">{fate_text}</span>)</span></summary>",
+        esc(&v.kind),
+        esc(&v.message),
+        esc(&v.location),
+        commit_link(d, &v.first_seen),
+    );
+    match &v.trail {
+        None => o.push_str(
+            "<p class=\"note\">No trail was kept for this violation (see --max-trails).</p>\n",
+        ),
+        Some(steps) => trail(o, &v.first_seen, steps),
+    }
+    o.push_str("</details>\n");
+}
+
+fn trail(o: &mut String, first_seen: &str, steps: &[StepDoc]) {
+    let _ = writeln!(
+        o,
+        "<p class=\"note\">Trail at {}: {} steps.</p>",
+        esc(first_seen),
+        steps.last().map_or(0, |s| s.step)
+    );
+    o.push_str(
+        "<table class=\"trail\">\n<thead><tr><th class=\"n\">step</th><th>process</th>\
+         <th>location</th><th>statement</th><th>changed</th></tr></thead>\n<tbody>\n",
+    );
+    let mut next = 1;
+    for s in steps {
+        // A trail replayed with a window leaves out its middle: say how much.
+        if s.step > next {
+            let _ = writeln!(
+                o,
+                "<tr><td colspan=\"5\" class=\"note\">… {} steps not shown \
+                 (the JSON has them all) …</td></tr>",
+                s.step - next
+            );
+        }
+        next = s.step + 1;
+        let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = write!(
+            o,
+            "<tr><td class=\"n\">{}</td><td>{}({})</td><td><code>{}</code></td><td><code>{}</code>",
+            s.step,
+            esc(&s.proc),
+            s.pid,
+            esc(&s.location),
+            esc(&s.statement)
+        );
+        if let Some(out) = &s.output {
+            let _ = write!(o, "<pre class=\"output\">{}</pre>", esc(out));
+        }
+        let _ = writeln!(
+            o,
+            "</td><td><code>{}</code></td></tr>",
+            esc(&changed.join(", "))
+        );
+    }
+    o.push_str("</tbody>\n</table>\n");
+}
+
+/// The id of a commit's first row, for links from the violations.
+fn anchor(c: &CommitRow) -> String {
+    format!("commit-{}", esc(&c.commit))
+}
+
+/// A short commit as code, linked to its row when the table has it.
+fn commit_link(d: &HistoryDoc, short: &str) -> String {
+    match d.commits.iter().find(|c| c.short == short) {
+        Some(c) => format!("<a href=\"#{}\"><code>{}</code></a>", anchor(c), esc(short)),
+        None => format!("<code>{}</code>", esc(short)),
+    }
+}
+
+/// Text for element content and attribute values alike: the five characters XML reserves as
+/// references, and the control characters that XML 1.0 forbids (and HTML reports as errors) as
+/// U+FFFD, so that no subject or message can end an element, an attribute or the document.
+/// Line breaks and tabs stay: they are whitespace to both.
+pub(super) fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,97 @@
+//! The `git rmc history` report: the document the command builds (one row per commit, one
+//! cell per model checked there, and each violation's life from the commit that introduced
+//! it to the one that fixed it) and its renderings as a terminal table, Markdown and one
+//! self-contained HTML page. The JSON is the document itself, serialized by the command.
+//!
+//! Rendering only: the command computes every figure, speed-up and violation's life; nothing
+//! here reads git, the cache or a model.
+
+mod cells;
+mod chart;
+mod html;
+mod markdown;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+use crate::report::verify::StepDoc;
+
+pub use html::html;
+pub use markdown::markdown;
+pub use text::text;
+
+#[derive(Serialize, Debug)]
+pub struct HistoryDoc {
+    /// The repository's display name (its folder's name).
+    pub repository: String,
+    /// Model names, in the configuration's order.
+    pub models: Vec<String>,
+    /// Oldest first.
+    pub commits: Vec<CommitRow>,
+    pub violations: Vec<ViolationLife>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct CommitRow {
+    /// The full hex id.
+    pub commit: String,
+    /// The first 7 hex digits.
+    pub short: String,
+    pub subject: String,
+    /// Committer time, seconds since the epoch (UTC).
+    pub time: i64,
+    /// One per model of `HistoryDoc::models` checked at this commit.
+    pub models: Vec<ModelCell>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct ModelCell {
+    pub model: String,
+    /// "pass", "fail", "incomplete", "error" (the model does not load) or "absent".
+    pub verdict: String,
+    /// "full", "incremental" or "reused" (the content is unchanged: the result was reused).
+    pub mode: String,
+    /// "full", "prune", "replay", or "" when nothing ran.
+    pub algorithm: String,
+    pub states_stored: u64,
+    /// Stored minus pruned or reused.
+    pub states_explored: u64,
+    pub states_pruned: u64,
+    pub elapsed_ms: u64,
+    /// The states a full check of this commit stores, when known.
+    pub full_states: Option<u64>,
+    /// A full check's time over this run's, when known.
+    pub speedup: Option<f64>,
+    pub violations: Vec<ViolationRef>,
+    /// Verdict "error": the first diagnostic, on one line.
+    pub error: Option<String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct ViolationRef {
+    pub kind: String,
+    pub location: String,
+    pub message: String,
+    /// "new" or "still".
+    pub status: String,
+}
+
+#[derive(Serialize, Debug)]
+pub struct ViolationLife {
+    pub model: String,
+    pub kind: String,
+    pub location: String,
+    pub message: String,
+    /// The short commit where it first appeared.
+    pub first_seen: String,
+    /// The short commit where it disappeared, if it did.
+    pub fixed_in: Option<String>,
+    /// The trail from the commit that introduced it.
+    pub trail: Option<Vec<StepDoc>>,
+    /// What identifies it from commit to commit (kind and stable locations); not shown.
+    #[serde(skip)]
+    pub key: Option<String>,
+}

@@ -1,0 +1,617 @@
+//! The history report's three renderings of small documents: the terminal table's rows, the
+//! Markdown's escaping, and the HTML page read back as XML (well formed, one chart point per
+//! commit, the table, a trail, and user text that stays text).
+
+use quick_xml::events::Event;
+use quick_xml::Reader;
+
+use super::cells::{compact, date, duration, speedup};
+use super::*;
+
+fn cell(verdict: &str, mode: &str, algorithm: &str, figures: [u64; 4]) -> ModelCell {
+    let [stored, explored, pruned, ms] = figures;
+    ModelCell {
+        model: "models/elevator.pml".to_string(),
+        verdict: verdict.to_string(),
+        mode: mode.to_string(),
+        algorithm: algorithm.to_string(),
+        states_stored: stored,
+        states_explored: explored,
+        states_pruned: pruned,
+        elapsed_ms: ms,
+        full_states: Some(stored),
+        speedup: None,
+        violations: Vec::new(),
+        error: None,
+    }
+}
+
+fn commit(n: u8, subject: &str, time: i64, models: Vec<ModelCell>) -> CommitRow {
+    let commit: String = std::iter::repeat_n(char::from(b'a' + n), 40).collect();
+    CommitRow {
+        short: commit[..7].to_string(),
+        commit,
+        subject: subject.to_string(),
+        time,
+        models,
+    }
+}
+
+fn step(step: usize, proc: &str, pid: usize, location: &str, statement: &str) -> StepDoc {
+    StepDoc {
+        step,
+        proc: proc.to_string(),
+        pid,
+        location: location.to_string(),
+        statement: statement.to_string(),
+        changed: serde_json::Map::new(),
+        output: None,
+    }
+}
+
+/// Three commits of one model: a first full check, an incremental one that finds a new
+/// assertion violation, and one that fixes it (with a subject full of markup).
+fn one_model() -> HistoryDoc {
+    let mut failing = cell("fail", "incremental", "prune", [1300, 400, 900, 5]);
+    failing.speedup = Some(2.6);
+    failing.violations.push(ViolationRef {
+        kind: "assertion".to_string(),
+        location: "models/elevator.pml:42:5".to_string(),
+        message: "assertion violated (door == closed)".to_string(),
+        status: "new".to_string(),
+    });
+    let mut fixed = cell(
+        "pass",
+        "incremental",
+        "prune",
+        [25_000, 12_345, 12_655, 1500],
+    );
+    fixed.speedup = Some(1.94);
+    let mut first = step(1, "Door", 1, "models/elevator.pml:17:3", "door = open");
+    first
+        .changed
+        .insert("door".to_string(), serde_json::json!(1));
+    let mut second = step(
+        2,
+        "Car",
+        0,
+        "models/elevator.pml:42:5",
+        "assert(door == closed)",
+    );
+    second.output = Some("moving <up>\n".to_string());
+    HistoryDoc {
+        repository: "lift".to_string(),
+        models: vec!["models/elevator.pml".to_string()],
+        commits: vec![
+            commit(
+                0,
+                "Add the elevator model",
+                1_700_000_000,
+                vec![cell("pass", "full", "full", [1234, 1234, 0, 12])],
+            ),
+            commit(
+                1,
+                "Let the door open while moving",
+                1_700_000_600,
+                vec![failing],
+            ),
+            commit(
+                2,
+                "Close the door first <script>&\"",
+                1_700_001_200,
+                vec![fixed],
+            ),
+        ],
+        violations: vec![ViolationLife {
+            model: "models/elevator.pml".to_string(),
+            kind: "assertion".to_string(),
+            location: "models/elevator.pml:42:5".to_string(),
+            message: "assertion violated (door == closed)".to_string(),
+            first_seen: "bbbbbbb".to_string(),
+            fixed_in: Some("ccccccc".to_string()),
+            trail: Some(vec![first, second]),
+            key: None,
+        }],
+    }
+}
+
+/// Two models over two commits: one that does not load, one absent, a reused result, and a
+/// violation that is still there.
+fn two_models() -> HistoryDoc {
+    let a = |c: ModelCell| ModelCell {
+        model: "a.pml".to_string(),
+        ..c
+    };
+    let b = |c: ModelCell| ModelCell {
+        model: "b.pml".to_string(),
+        ..c
+    };
+    let mut broken = cell("error", "full", "", [0, 0, 0, 0]);
+    broken.error = Some("b.pml:3:1: syntax error\nnear 'od'".to_string());
+    let mut failing = cell("fail", "full", "full", [80, 80, 0, 2]);
+    failing.violations.push(ViolationRef {
+        kind: "invalid-end-state".to_string(),
+        location: "a.pml:9:1".to_string(),
+        message: "invalid end state".to_string(),
+        status: "new".to_string(),
+    });
+    let mut still = cell("fail", "reused", "", [80, 0, 0, 0]);
+    still.violations.push(ViolationRef {
+        kind: "invalid-end-state".to_string(),
+        location: "a.pml:9:1".to_string(),
+        message: "invalid end state".to_string(),
+        status: "still".to_string(),
+    });
+    HistoryDoc {
+        repository: "two".to_string(),
+        models: vec!["a.pml".to_string(), "b.pml".to_string()],
+        commits: vec![
+            commit(3, "Start", 0, vec![a(failing), b(broken)]),
+            commit(
+                4,
+                "Touch the README only",
+                60,
+                vec![a(still), b(cell("absent", "", "", [0, 0, 0, 0]))],
+            ),
+        ],
+        violations: vec![ViolationLife {
+            model: "a.pml".to_string(),
+            kind: "invalid-end-state".to_string(),
+            location: "a.pml:9:1".to_string(),
+            message: "invalid end state".to_string(),
+            first_seen: "ddddddd".to_string(),
+            fixed_in: None,
+            trail: None,
+            key: None,
+        }],
+    }
+}
+
+#[test]
+fn the_text_table_has_a_row_per_commit_and_the_violations_life() {
+    let expected = "\
+lift: 3 commits, 1 model
+commit   subject                    verdict  mode         explored  stored  pruned    time  speed-up
+aaaaaaa  Add the elevator model     pass     full             1234    1234       0   12 ms
+bbbbbbb  Let the door open while …  FAIL     incremental       400    1300     900    5 ms      2.6x
+ccccccc  Close the door first <sc…  pass     incremental     12.3k   25.0k   12.7k  1.50 s      1.9x
+
+violations:
+  assertion violated (door == closed) [assertion] at models/elevator.pml:42:5
+    first seen in bbbbbbb, fixed in ccccccc
+";
+    assert_eq!(text(&one_model(), false), expected);
+}
+
+#[test]
+fn several_models_get_a_column_and_an_error_its_diagnostic() {
+    let expected = "\
+two: 2 commits, 2 models
+commit   subject                model  verdict  mode    explored  stored  pruned  time  speed-up
+ddddddd  Start                  a.pml  FAIL     full          80      80       0  2 ms
+                                b.pml  error
+         error: b.pml:3:1: syntax error near 'od'
+eeeeeee  Touch the README only  a.pml  FAIL     reused         0      80       0  0 ms
+                                b.pml  absent
+
+violations:
+  invalid end state [invalid-end-state] at a.pml:9:1
+    a.pml: first seen in ddddddd, still present
+";
+    assert_eq!(text(&two_models(), false), expected);
+}
+
+#[test]
+fn long_subjects_are_cut_to_the_width_and_colour_is_only_asked_for() {
+    let mut d = one_model();
+    d.commits[0].subject = "word ".repeat(40);
+    let plain = text(&d, false);
+    for line in plain.lines().take(5) {
+        assert!(
+            line.chars().count() <= 100,
+            "{line:?} is wider than 100 columns"
+        );
+    }
+    assert!(
+        plain.contains("aaaaaaa  word word word word word…  pass"),
+        "{plain}"
+    );
+    assert!(!plain.contains('\x1b'));
+
+    let coloured = text(&d, true);
+    assert!(
+        coloured.contains("\x1b[1;31mFAIL\x1b[0m     incremental"),
+        "{coloured}"
+    );
+    assert!(
+        coloured.contains("\x1b[32mfixed in ccccccc\x1b[0m"),
+        "{coloured}"
+    );
+}
+
+#[test]
+fn a_subject_cannot_send_escape_sequences_or_break_rows() {
+    let mut d = one_model();
+    d.commits[0].subject = "evil\x1b[2J\nsecond line".to_string();
+    let t = text(&d, false);
+    assert!(!t.contains('\x1b'));
+    assert!(t.contains("aaaaaaa  evil [2J second line"), "{t}");
+}
+
+#[test]
+fn markdown_escapes_table_breaking_text() {
+    let mut d = one_model();
+    d.commits[0].subject = "a | b <img src=x> *bold* `code` [link](x)".to_string();
+    let m = markdown(&d);
+    assert!(
+        m.contains("| `aaaaaaa` | a \\| b \\<img src=x\\> \\*bold\\* \\`code\\` \\[link\\](x) | pass | full | 1,234 | 1,234 | 0 | 12 ms |  |  |"),
+        "{m}"
+    );
+    assert!(m.contains("| `bbbbbbb` | Let the door open while moving | **FAIL** | incremental (prune) | 400 | 1,300 | 900 | 5 ms | 2.6x | new assertion at models/elevator.pml:42:5 |"), "{m}");
+    assert!(m.contains("Close the door first \\<script\\>\\&\""), "{m}");
+    assert!(m.contains("| assertion | models/elevator.pml:42:5 | assertion violated (door == closed) | `bbbbbbb` | fixed in `ccccccc` |"), "{m}");
+    // Every row of the commits table has the header's number of cells.
+    let cells = |l: &str| l.replace("\\|", "").matches('|').count();
+    let rows: Vec<&str> = m.lines().filter(|l| l.starts_with("| ")).take(5).collect();
+    assert!(rows.iter().all(|r| cells(r) == cells(rows[0])), "{rows:#?}");
+}
+
+#[test]
+fn markdown_of_several_models_names_them_and_counts_old_violations() {
+    let m = markdown(&two_models());
+    assert!(m.contains("| `ddddddd` | Start | a.pml | **FAIL** | full | 80 | 80 | 0 | 2 ms |  | new invalid-end-state at a.pml:9:1 |"), "{m}");
+    assert!(
+        m.contains(
+            "|  |  | b.pml | **error** |  |  |  |  |  |  | b.pml:3:1: syntax error near 'od' |"
+        ),
+        "{m}"
+    );
+    assert!(
+        m.contains("| a.pml | **FAIL** | reused | 0 | 80 | 0 | 0 ms |  | 1 still present |"),
+        "{m}"
+    );
+    assert!(m.contains("| a.pml | invalid-end-state | a.pml:9:1 | invalid end state | `ddddddd` | still present |"), "{m}");
+}
+
+/// An element of the page as read back by an XML parser.
+#[derive(Debug, Default)]
+struct Node {
+    name: String,
+    attrs: Vec<(String, String)>,
+    children: Vec<Node>,
+    /// The text of the element and its descendants, references resolved.
+    text: String,
+}
+
+impl Node {
+    fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn has_class(&self, class: &str) -> bool {
+        self.attr("class")
+            .is_some_and(|c| c.split_whitespace().any(|w| w == class))
+    }
+
+    fn all<'a>(&'a self, name: &str, out: &mut Vec<&'a Node>) {
+        if self.name == name {
+            out.push(self);
+        }
+        for c in &self.children {
+            c.all(name, out);
+        }
+    }
+
+    fn find(&self, name: &str) -> Vec<&Node> {
+        let mut out = Vec::new();
+        self.all(name, &mut out);
+        out
+    }
+}
+
+/// Parses `page` as XML, failing on anything that is not well formed (quick-xml checks that
+/// end tags match; this checks that every element is closed, that references are XML's own,
+/// and that there is one root).
+fn parse_xml(page: &str) -> Node {
+    let mut reader = Reader::from_str(page);
+    let mut stack = vec![Node::default()];
+    let start = |e: &quick_xml::events::BytesStart| Node {
+        name: e.name().as_ref().to_string(),
+        attrs: e
+            .attributes()
+            .map(|a| {
+                let a = a.unwrap_or_else(|err| panic!("bad attribute: {err}"));
+                let v = a
+                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .unwrap_or_else(|err| panic!("bad attribute value: {err}"));
+                (a.key.as_ref().to_string(), v.into_owned())
+            })
+            .collect(),
+        ..Node::default()
+    };
+    let close = |stack: &mut Vec<Node>| {
+        let node = stack.pop().unwrap_or_default();
+        let parent = stack.last_mut().unwrap_or_else(|| panic!("unbalanced"));
+        parent.text.push_str(&node.text);
+        parent.children.push(node);
+    };
+    loop {
+        let event = reader
+            .read_event()
+            .unwrap_or_else(|e| panic!("not well formed at {}: {e}", reader.buffer_position()));
+        match event {
+            Event::Start(e) => stack.push(start(&e)),
+            Event::Empty(e) => {
+                stack.push(start(&e));
+                close(&mut stack);
+            }
+            Event::End(_) => close(&mut stack),
+            Event::Text(t) => {
+                let s = t.xml10_content();
+                assert!(!s.contains('&'), "unescaped & in {s:?}");
+                if let Some(top) = stack.last_mut() {
+                    top.text.push_str(&s);
+                }
+            }
+            Event::GeneralRef(r) => {
+                let c = match r.resolve_char_ref() {
+                    Ok(Some(c)) => c,
+                    _ => match &*r {
+                        "amp" => '&',
+                        "lt" => '<',
+                        "gt" => '>',
+                        "quot" => '"',
+                        "apos" => '\'',
+                        other => panic!("&{other}; is not an XML entity"),
+                    },
+                };
+                if let Some(top) = stack.last_mut() {
+                    top.text.push(c);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(stack.len(), 1, "elements left open");
+    let mut doc = stack.pop().unwrap_or_default();
+    assert_eq!(doc.children.len(), 1, "one root element");
+    doc.children.pop().unwrap_or_default()
+}
+
+#[test]
+fn the_html_page_is_well_formed_xml_with_chart_table_and_trail() {
+    let d = one_model();
+    let page = html(&d);
+    assert!(page.starts_with("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\""));
+    let root = parse_xml(&page);
+    assert_eq!(root.name, "html");
+
+    // Self-contained: nothing fetched, nothing run.
+    for tag in ["script", "link", "img", "iframe", "object"] {
+        assert!(root.find(tag).is_empty(), "a <{tag}> element");
+    }
+    assert!(!page.contains("src=") && !page.contains("url("));
+
+    let svgs = root.find("svg");
+    assert_eq!(svgs.len(), 1);
+    let svg = svgs[0];
+    assert_eq!(svg.attr("xmlns"), Some("http://www.w3.org/2000/svg"));
+    let groups: Vec<&Node> = svg
+        .find("g")
+        .into_iter()
+        .filter(|g| g.has_class("commit"))
+        .collect();
+    assert_eq!(groups.len(), 3, "one group per commit");
+    let labels: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            assert_eq!(g.find("rect").len(), 1, "one bar");
+            assert_eq!(g.find("circle").len(), 1, "one time point");
+            g.find("text")[0].text.clone()
+        })
+        .collect();
+    assert_eq!(labels, ["aaaaaaa", "bbbbbbb", "ccccccc"], "oldest first");
+    let failing: Vec<bool> = groups.iter().map(|g| g.has_class("fail")).collect();
+    assert_eq!(failing, [false, true, false]);
+    // The tallest bar is the commit that explored the most.
+    let heights: Vec<f64> = groups
+        .iter()
+        .map(|g| {
+            g.find("rect")[0]
+                .attr("height")
+                .and_then(|h| h.parse().ok())
+                .unwrap_or(-1.0)
+        })
+        .collect();
+    assert!(
+        heights[2] > heights[0] && heights[0] > heights[1],
+        "{heights:?}"
+    );
+
+    let table = root
+        .find("table")
+        .into_iter()
+        .find(|t| t.has_class("commits"))
+        .unwrap_or_else(|| panic!("no commits table"));
+    let rows: Vec<&Node> = table.find("tbody")[0].find("tr");
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows[0].attr("id"),
+        Some(format!("commit-{}", "a".repeat(40)).as_str())
+    );
+    let cells: Vec<&str> = rows[1].find("td").iter().map(|c| c.text.as_str()).collect();
+    assert_eq!(
+        cells,
+        [
+            "bbbbbbb",
+            "2023-11-14 22:23",
+            "Let the door open while moving",
+            "FAIL",
+            "incremental (prune)",
+            "400",
+            "1,300",
+            "900",
+            "1,300",
+            "5 ms",
+            "2.6x",
+            "new assertion at models/elevator.pml:42:5: assertion violated (door == closed)"
+        ]
+    );
+    // The subject's markup is text, read back as written.
+    assert_eq!(
+        rows[2].find("td")[2].text,
+        "Close the door first <script>&\""
+    );
+
+    let details = root.find("details");
+    assert_eq!(details.len(), 1);
+    let summary = &details[0].find("summary")[0].text;
+    assert!(
+        summary.contains("assertion violated (door == closed)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("first seen in bbbbbbb, fixed in ccccccc"),
+        "{summary}"
+    );
+    let steps: Vec<Vec<String>> = details[0].find("tbody")[0]
+        .find("tr")
+        .iter()
+        .map(|r| r.find("td").iter().map(|c| c.text.clone()).collect())
+        .collect();
+    assert_eq!(
+        steps[0],
+        [
+            "1",
+            "Door(1)",
+            "models/elevator.pml:17:3",
+            "door = open",
+            "door=1"
+        ]
+    );
+    assert_eq!(steps[1][3], "assert(door == closed)moving <up>\n");
+}
+
+#[test]
+fn the_html_page_survives_hostile_text_and_missing_figures() {
+    let mut d = two_models();
+    d.repository = "a<b & 'c'".to_string();
+    d.commits[0].subject = "\u{1}</td></tr><script>alert(1)</script>\"'".to_string();
+    d.violations[0].message = "x < y && z > \"w\"".to_string();
+    let page = html(&d);
+    let root = parse_xml(&page);
+    assert!(root.find("script").is_empty());
+    assert!(!page.contains("<script"));
+    assert_eq!(root.find("title")[0].text, "git rmc history: a<b & 'c'");
+
+    let svg = root.find("svg");
+    let groups: Vec<&Node> = svg[0]
+        .find("g")
+        .into_iter()
+        .filter(|g| g.has_class("commit"))
+        .collect();
+    assert_eq!(groups.len(), 2);
+    // Both commits searched a.pml, so both have a time point; both have a failing model.
+    assert!(groups
+        .iter()
+        .all(|g| g.find("circle").len() == 1 && g.has_class("fail")));
+
+    // Two commits of two models: four rows, the commit's cells spanning its two.
+    let table = root
+        .find("table")
+        .into_iter()
+        .find(|t| t.has_class("commits"));
+    let rows = table.map(|t| t.find("tr")).unwrap_or_default();
+    assert_eq!(rows.len(), 5, "a header and four rows");
+    assert_eq!(rows[1].find("td")[0].attr("rowspan"), Some("2"));
+    assert_eq!(
+        rows[1].find("td")[2].text,
+        "\u{FFFD}</td></tr><script>alert(1)</script>\"'"
+    );
+    let error = rows[2].find("td");
+    assert_eq!(error[0].text, "b.pml");
+    assert_eq!(error[1].text, "error");
+    assert_eq!(
+        error[2].text, "",
+        "no figures for a model that does not load"
+    );
+    assert!(error
+        .last()
+        .is_some_and(|c| c.text.starts_with("b.pml:3:1: syntax error")));
+
+    let details = root.find("details");
+    assert!(details[0].text.contains("x < y && z > \"w\""));
+    assert!(details[0].text.contains("still present"));
+    assert!(details[0].text.contains("No trail was kept"));
+}
+
+#[test]
+fn a_commit_with_nothing_searched_is_a_gap_in_the_time_line() {
+    let mut d = one_model();
+    d.commits[1].models[0] = cell("error", "full", "", [0, 0, 0, 0]);
+    let root = parse_xml(&html(&d));
+    let svg = &root.find("svg")[0];
+    let groups: Vec<&Node> = svg
+        .find("g")
+        .into_iter()
+        .filter(|g| g.has_class("commit"))
+        .collect();
+    let points: Vec<usize> = groups.iter().map(|g| g.find("circle").len()).collect();
+    assert_eq!(points, [1, 0, 1]);
+    let line = svg
+        .find("path")
+        .iter()
+        .find_map(|p| p.attr("d").map(str::to_string));
+    // Two separate pieces: the pen lifts over the commit with no figures.
+    assert_eq!(line.map(|d| d.matches('M').count()), Some(2));
+}
+
+#[test]
+fn figures_read_as_people_write_them() {
+    assert_eq!(compact(9999), "9999");
+    assert_eq!(compact(10_000), "10.0k");
+    assert_eq!(compact(99_960), "100k");
+    assert_eq!(compact(123_456), "123k");
+    assert_eq!(compact(999_700), "1.0M");
+    assert_eq!(compact(1_234_567), "1.2M");
+    assert_eq!(compact(u64::MAX), "18.4E");
+    assert_eq!(duration(999), "999 ms");
+    assert_eq!(duration(1500), "1.50 s");
+    assert_eq!(duration(125_000), "2m05s");
+    assert_eq!(speedup(Some(2.64)), "2.6x");
+    assert_eq!(speedup(Some(250.0)), "250x");
+    assert_eq!(speedup(Some(f64::NAN)), "");
+    assert_eq!(date(0), "1970-01-01 00:00");
+    assert_eq!(date(-1), "1969-12-31 23:59");
+    assert_eq!(date(951_782_400), "2000-02-29 00:00");
+    assert_eq!(date(1_700_000_000), "2023-11-14 22:13");
+    assert_eq!(date(i64::MAX), format!("@{}", i64::MAX));
+}
+
+#[test]
+fn an_empty_history_renders_everywhere() {
+    let d = HistoryDoc {
+        repository: "empty".to_string(),
+        models: Vec::new(),
+        commits: Vec::new(),
+        violations: Vec::new(),
+    };
+    assert_eq!(
+        text(&d, true),
+        "empty: 0 commits, 0 models\n\
+         commit  subject  verdict  mode  explored  stored  pruned  time  speed-up\n\
+         \n\
+         no violations\n"
+    );
+    assert!(markdown(&d).ends_with("\nNo violations.\n"));
+    let root = parse_xml(&html(&d));
+    assert_eq!(root.find("svg").len(), 1);
+    assert!(root.find("svg")[0]
+        .find("g")
+        .iter()
+        .all(|g| !g.has_class("commit")));
+}
