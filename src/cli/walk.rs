@@ -199,6 +199,14 @@ impl Session {
         })
     }
 
+    /// The files at `at`: a commit's tree, or the work tree.
+    fn provider(&self, at: At) -> anyhow::Result<Files<'_>> {
+        Ok(match at {
+            At::Commit(c) => Files::Tree(self.repo.tree_files(c)?),
+            At::WorkTree => Files::Disk(RootedDisk(self.root.clone())),
+        })
+    }
+
     /// The model files at `at` that no other model file includes: the entry files.
     pub fn entries(&self, at: At) -> anyhow::Result<Vec<PathBuf>> {
         let models: Vec<PathBuf> = self
@@ -206,19 +214,8 @@ impl Session {
             .into_iter()
             .filter(|p| is_model_file(p))
             .collect();
-        let tree;
-        let disk;
-        let provider: &dyn FileProvider = match at {
-            At::Commit(c) => {
-                tree = self.repo.tree_files(c)?;
-                &tree
-            }
-            At::WorkTree => {
-                disk = RootedDisk(self.root.clone());
-                &disk
-            }
-        };
-        Ok(entry_files(&models, provider))
+        let provider = self.provider(at)?;
+        Ok(entry_files(&models, &provider))
     }
 
     /// The cache key of a model: its name (so a renamed entry file keeps its records).
@@ -306,24 +303,13 @@ impl Session {
             audit_failure: None,
         };
         // The model's files, from the commit's tree (never the work tree) or the work tree.
-        let tree;
-        let disk;
-        let provider: &dyn FileProvider = match at {
-            At::Commit(c) => {
-                tree = self.repo.tree_files(c)?;
-                &tree
-            }
-            At::WorkTree => {
-                disk = RootedDisk(self.root.clone());
-                &disk
-            }
-        };
+        let provider = self.provider(at)?;
         if provider.read(&model.entry).is_err() {
             let r = json!({"model": model.name, "entry": model.entry, "verdict": "absent", "complete": false});
             stored("absent", r.clone())?;
             return Ok(done("absent", r, false, 0));
         }
-        let loaded = crate::load(&model.entry, provider, &pp);
+        let loaded = crate::load(&model.entry, &provider, &pp);
         let Some(program) = loaded.program else {
             crate::report::diagnostics::emit(&loaded.files, &loaded.diags, super::color());
             let first = loaded
@@ -599,6 +585,21 @@ fn walk_dir(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The work tree's files, by paths relative to its root.
 struct RootedDisk(PathBuf);
+
+/// Where a model's files are read from.
+enum Files<'r> {
+    Tree(crate::git::TreeFiles<'r>),
+    Disk(RootedDisk),
+}
+
+impl FileProvider for Files<'_> {
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        match self {
+            Files::Tree(t) => t.read(path),
+            Files::Disk(d) => d.read(path),
+        }
+    }
+}
 
 impl FileProvider for RootedDisk {
     fn read(&self, path: &Path) -> std::io::Result<String> {
