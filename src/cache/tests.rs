@@ -24,8 +24,11 @@ fn fresh() -> (tempfile::TempDir, Cache) {
     (dir, cache)
 }
 
+/// Opens with a few seconds' patience: a lock released by `drop` can stay held for a moment
+/// by a child that another test thread is spawning (a forked child shares the lock's open
+/// file until it execs), so an immediate retry may fail although nothing here holds it.
 fn open(root: &Path) -> (Cache, Option<String>) {
-    match Cache::open(root, Duration::ZERO) {
+    match Cache::open(root, Duration::from_secs(10)) {
         Ok(c) => c,
         Err(e) => panic!("open {}: {e}", root.display()),
     }
