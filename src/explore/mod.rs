@@ -1,7 +1,8 @@
 //! The explorer: an explicit-state safety check of a program with pan's semantics and figures.
 //! `layout` places variables, processes and channels in a state vector; `eval` and `exec`
 //! interpret expressions and statements; `succ` generates successors in pan's order; `store`
-//! is the exact visited set; `search` is the iterative DFS with Tarjan's SCC bookkeeping;
+//! is the exact visited set; `search` is the iterative DFS with Tarjan's SCC bookkeeping
+//! (`event` is what a rider records of an expansion and hands back to replay it);
 //! `trail` replays and describes counter-examples.
 //!
 //! Architecture invariant: the explorer reads only `program` (never the AST) and knows nothing
@@ -11,6 +12,7 @@
 pub mod budget;
 pub mod chunked;
 pub mod eval;
+pub mod event;
 pub mod exec;
 pub mod layout;
 pub mod machine;

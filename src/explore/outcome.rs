@@ -58,6 +58,18 @@ pub struct Stats {
     pub vector_bytes: u64,
     /// States a regression check did not explore (always 0 in a full check).
     pub states_pruned: u64,
+    /// Stored states whose successors a replay took from the record (nothing executed).
+    #[serde(default)]
+    pub states_walked: u64,
+    /// Recorded states a replay executed because their expansion meets the change.
+    #[serde(default)]
+    pub frontier_states: u64,
+    /// Recorded states the next record keeps unchanged (walked, pruned, or below a pruned
+    /// state), and those it drops (no longer reachable, or invalidated by the change).
+    #[serde(default)]
+    pub states_reused: u64,
+    #[serde(default)]
+    pub states_dropped: u64,
     /// Strongly connected components of the stored state graph.
     pub sccs: u64,
     /// States in the largest of them.
@@ -199,6 +211,9 @@ pub enum Limit {
     States,
     Memory,
     Errors,
+    /// The search could not go on (a rider met a record that contradicts itself): a bug,
+    /// never a verdict.
+    Internal,
 }
 
 impl Limit {
@@ -208,6 +223,7 @@ impl Limit {
             Limit::States => "states",
             Limit::Memory => "memory",
             Limit::Errors => "errors",
+            Limit::Internal => "internal",
         }
     }
 }

@@ -6,14 +6,17 @@
 //! store id, and the Tarjan updates they see go to the nearest stored frame below them. A
 //! rendezvous is one successor (its middle state never exists here), two levels deep.
 //!
-//! What rides along (recording reachable sets, pruning, progress) plugs in through `Rider`;
-//! there is one search loop.
+//! What rides along (recording reachable sets and the state graph, pruning, replaying a
+//! recorded expansion instead of executing it, progress) plugs in through `Rider`; there is
+//! one search loop. A replayed frame takes its events from the rider and makes the same
+//! moves, in the same order, as an executed one, so the figures are the same.
 
 use std::time::Instant;
 
 use super::budget::{Budget, OutOfMemory};
 use super::chunked::{ByteStack, ChunkedVec, Pos};
 use super::eval::Fault;
+use super::event::{End, Event, To};
 use super::exec::Flag;
 use super::machine::{EdgeNo, Machine};
 use super::outcome::{Limit, Options, Outcome, Stats, Violation, ViolationKind};
@@ -26,23 +29,60 @@ use super::trail::TrailStep;
 /// What the search does with a state stored for the first time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visit {
-    /// Explore its successors.
+    /// Explore its successors with the interpreter.
     Expand,
     /// Do not explore it: its sub-state-space is known (a pruned state).
     Skip,
+    /// Explore it with the events the rider gives back (`Rider::replay`): its expansion is
+    /// known, so nothing is executed, and the search's figures are those of `Expand`.
+    Replay,
 }
 
 /// Work that rides along the one search: told about every stored state, every step through
 /// an atomic sequence, every transition to a state already stored, every violation (each
-/// occurrence, not only the first), and every completed strongly connected component.
-/// Every method has a default that does nothing, so a plain check pays nothing.
+/// occurrence, not only the first), every event of an executed expansion and every completed
+/// strongly connected component; and, for a replay, the source of the events of the states
+/// it knows. Every method has a default that does nothing, so a plain check pays nothing.
 pub trait Rider {
     /// The search starts; the rider takes the memory of its own structures from `budget`.
     fn begin(&mut self, _budget: &Budget) {}
-    /// A state stored for the first time, with its store id (its Tarjan index).
-    fn stored(&mut self, _m: &Machine, _id: u32, _st: &State) -> Visit {
+    /// Whether the rider knows states by a key of its own (a record's): then every state the
+    /// interpreter builds is first looked up with `lookup`, and a state known by key is the
+    /// same state however it was reached.
+    fn keyed(&self) -> bool {
+        false
+    }
+    /// The key of a built state, when the rider knows it.
+    fn lookup(&mut self, _m: &Machine, _st: &State) -> Option<u32> {
+        None
+    }
+    /// A state stored for the first time, with its search id (its Tarjan index): its
+    /// vector when the interpreter built it, its key when the rider knows it.
+    fn stored(&mut self, _m: &Machine, _id: u32, _st: Option<&State>, _key: Option<u32>) -> Visit {
         Visit::Expand
     }
+    /// The bytes of a known state's vector and of pan's (for the figures), without its
+    /// vector.
+    fn shape(&self, _key: u32) -> (u64, u64) {
+        (0, 0)
+    }
+    /// Builds a known state (its vector and offsets), to execute it. False: the rider
+    /// cannot.
+    fn load(&mut self, _m: &Machine, _key: u32, _out: &mut State) -> bool {
+        false
+    }
+    /// The next event of the state being replayed (the last one `stored` answered with
+    /// `Replay` whose enumeration is not over). For `End::Invalid` the blocked processes go
+    /// to `blocked`.
+    fn replay(&mut self, _m: &Machine, _blocked: &mut Vec<(usize, usize, u32)>) -> Event {
+        Event::End(End::Leave)
+    }
+    /// An event of an expansion, executed or replayed, in order, with states named by
+    /// search id (`blocked`: for `End::Invalid`).
+    fn event(&mut self, _m: &Machine, _ev: &Event, _blocked: &[(usize, usize, u32)]) {}
+    /// A step of an executed expansion created processes: `st` is the state it built, and
+    /// the processes from `first` on are new.
+    fn created(&mut self, _m: &Machine, _st: &State, _first: usize) {}
     /// A state the search passes inside an atomic sequence (not stored): it belongs to the
     /// stored state the sequence started from.
     fn passed(&mut self, _m: &Machine, _st: &State) {}
@@ -69,6 +109,11 @@ pub trait Rider {
     fn out_of_memory(&self) -> bool {
         false
     }
+    /// The rider met something it cannot go on from (a record that contradicts itself): the
+    /// search stops, and the rider says why.
+    fn failed(&self) -> bool {
+        false
+    }
 }
 
 /// The rider of a plain check.
@@ -80,19 +125,44 @@ const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy)]
 struct Frame {
-    /// Store id; NONE inside an atomic sequence.
+    /// Search id; NONE inside an atomic sequence.
     id: u32,
-    /// In the path: the hidden globals of a stored frame (its stored part is in the
-    /// store), the whole vector of an unstored one.
+    /// The store id of the stored part of its vector; NONE when the path holds the whole
+    /// vector (inside an atomic sequence, or a state a replay knows by key) or none of it
+    /// (a replayed frame).
+    sid: u32,
+    /// In the path: the hidden globals of a frame whose vector is in the store, else the
+    /// whole vector (nothing for a replayed frame).
     at: Pos,
     len: u32,
     depth: u64,
-    /// Where the enumeration of this state's successors stands.
+    /// Where the enumeration of this state's successors stands (executed frames).
     cursor: Cursor,
+    /// Its events come from the rider (`Visit::Replay`, and the atomic states under one).
+    replay: bool,
     lowlink: u32,
     /// Index of the nearest stored frame at or below this one.
     anchor: u32,
     step: Option<TrailStep>,
+}
+
+/// Where a step led, as the search learns it: a state the interpreter built (in `next`), or
+/// what a replayed event says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Built,
+    Replayed(To),
+}
+
+/// Who a state is: stored before (its search id), or new.
+enum Ident {
+    Known(u32),
+    New {
+        id: u32,
+        /// Its store id (NONE when known by key).
+        sid: u32,
+        key: Option<u32>,
+    },
 }
 
 struct Search<'m, 'p, R: Rider> {
@@ -101,6 +171,11 @@ struct Search<'m, 'p, R: Rider> {
     rider: &'m mut R,
     budget: Budget,
     store: Store,
+    /// A replay: states the rider knows are kept by key (`ext`: key → search id), the
+    /// others in the store (`sids`: store id → search id).
+    keyed: bool,
+    ext: ChunkedVec<u32>,
+    sids: ChunkedVec<u32>,
     frames: ChunkedVec<Frame>,
     path: ByteStack,
     /// The state of the frame `loaded` (its index), decoded.
@@ -119,6 +194,8 @@ struct Search<'m, 'p, R: Rider> {
     blocked: Vec<(usize, usize, u32)>,
     keys: Vec<Key>,
     hidden: usize,
+    initial: Vec<u8>,
+    halted: bool,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -167,6 +244,7 @@ pub fn search<R: Rider>(
             return out;
         }
     };
+    let keyed = rider.keyed();
     let mut s = Search {
         m,
         opts,
@@ -175,6 +253,9 @@ pub fn search<R: Rider>(
         path: ByteStack::new(budget.clone(), 1 << 20),
         tarjan: ChunkedVec::new(budget.clone(), 1 << 18),
         assigned: ChunkedVec::new(budget.clone(), 1 << 16),
+        ext: ChunkedVec::new(budget.clone(), 1 << 18),
+        sids: ChunkedVec::new(budget.clone(), 1 << 16),
+        keyed,
         budget,
         store,
         cur: State::default(),
@@ -189,71 +270,156 @@ pub fn search<R: Rider>(
         blocked: Vec::new(),
         keys: Vec::new(),
         hidden: m.layout.hidden_size as usize,
+        initial: initial.v.clone(),
+        halted: false,
     };
     s.rider.begin(&s.budget);
-    let initial_bytes = initial.v.clone();
     s.next = initial;
-    s.visit(0, None, None);
+    s.visit(0, None, None, None, Target::Built);
     let mut tick = 0u32;
     while !s.frames.is_empty() {
-        if s.limit.is_some() || s.stopped_by.is_some() {
+        if s.limit.is_some() || s.stopped_by.is_some() || s.halted {
             break;
         }
         let fi = s.frames.len() - 1;
-        s.load(fi);
         let f = s.frames.get_ref(fi);
-        let (mut c, depth) = (f.cursor, f.depth);
-        let r = s.m.next(&s.cur, &mut c, &mut s.next, &mut s.tmp);
-        if std::mem::take(&mut c.failed_offer) {
-            // A rendezvous offer nobody took still reached the level below.
-            s.reach(depth + 1);
+        let (replay, depth) = (f.replay, f.depth);
+        if replay {
+            let mut blocked = std::mem::take(&mut s.blocked);
+            let ev = s.rider.replay(s.m, &mut blocked);
+            s.blocked = blocked;
+            s.replayed(fi, depth, ev);
+        } else {
+            s.executed(fi, depth);
         }
-        s.frames.get_mut(fi).cursor = c;
-        match r {
-            Next::Succ(it) => {
-                s.mark(it.edge, it.rv);
-                let step = TrailStep {
-                    pid: it.pid,
-                    edge: it.edge,
-                    rv: it.rv,
-                };
-                if let Some(flag) = it.flag {
-                    s.report_flag(flag, step);
-                }
-                let d = depth + if it.rv.is_some() { 2 } else { 1 };
-                s.visit(d, it.atomic.then(|| it.mover()), Some(step));
-                tick += 1;
-                if tick & 0xffff == 0 {
-                    s.stats.elapsed = started.elapsed();
-                    s.stats.peak_memory_bytes = s.budget.peak();
-                    progress(&s.stats);
-                }
-            }
-            Next::Fault(f) => {
-                s.mark(f.edge, f.rv);
-                s.report_fault(&f);
-            }
-            // An error pan reports while the statement simply does not move.
-            Next::Report(f) => s.report_fault(&f),
-            Next::Done => s.exhausted(fi),
+        tick += 1;
+        if tick & 0xffff == 0 {
+            s.stats.elapsed = started.elapsed();
+            s.stats.peak_memory_bytes = s.budget.peak();
+            progress(&s.stats);
+        }
+        if s.rider.failed() {
+            s.halted = true;
         }
     }
-    s.finish(initial_bytes, started)
+    s.finish(started)
 }
 
 impl<R: Rider> Search<'_, '_, R> {
-    fn finish(mut self, initial: Vec<u8>, started: Instant) -> Outcome {
+    fn finish(mut self, started: Instant) -> Outcome {
         self.stats.transitions = self.stats.states_stored + self.stats.states_matched;
         self.stats.elapsed = started.elapsed();
         self.stats.peak_memory_bytes = self.budget.peak();
         self.stats.store_bytes = self.store.memory();
+        if self.halted && self.limit.is_none() {
+            // The rider could not go on: the search is not complete, and the rider says why.
+            self.limit = Some(Limit::Internal);
+        }
         Outcome {
             stats: self.stats,
             violations: self.found.list,
             limit: self.limit,
             stopped_by: self.stopped_by,
             executed: self.executed,
-            initial,
+            initial: self.initial,
+        }
+    }
+
+    /// One step of an executed frame: the interpreter's next successor, fault or end.
+    fn executed(&mut self, fi: usize, depth: u64) {
+        self.load(fi);
+        let mut c = self.frames.get_ref(fi).cursor;
+        let r = self
+            .m
+            .next(&self.cur, &mut c, &mut self.next, &mut self.tmp);
+        if std::mem::take(&mut c.failed_offer) {
+            // A rendezvous offer nobody took still reached the level below.
+            self.reach(depth + 1);
+            self.rider.event(self.m, &Event::Offer, &[]);
+        }
+        self.frames.get_mut(fi).cursor = c;
+        match r {
+            Next::Succ(it) => {
+                let step = TrailStep {
+                    pid: it.pid,
+                    edge: it.edge,
+                    rv: it.rv,
+                };
+                self.mark(step);
+                if let Some(flag) = it.flag {
+                    self.report_flag(flag, step);
+                }
+                let first = self.cur.nr_pr();
+                if self.next.nr_pr() > first {
+                    self.rider.created(self.m, &self.next, first);
+                }
+                let d = depth + if it.rv.is_some() { 2 } else { 1 };
+                self.visit(
+                    d,
+                    it.atomic.then(|| it.mover()),
+                    Some(step),
+                    it.flag,
+                    Target::Built,
+                );
+            }
+            Next::Fault(f) => {
+                self.fault_of(fault_step(&f), fault_kind(&f.fault), true, Some(&f.fault))
+            }
+            // An error pan reports while the statement simply does not move.
+            Next::Report(f) => {
+                self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
+            }
+            Next::Done => self.exhausted(fi),
+        }
+    }
+
+    /// One event of a replayed frame: what the executed frame did, without executing.
+    fn replayed(&mut self, fi: usize, depth: u64, ev: Event) {
+        match ev {
+            Event::Offer => {
+                self.reach(depth + 1);
+                self.rider.event(self.m, &Event::Offer, &[]);
+            }
+            Event::Step { step, flag, to } => {
+                self.mark(step);
+                if let Some(flag) = flag {
+                    self.report_flag(flag, step);
+                }
+                let d = depth + if step.rv.is_some() { 2 } else { 1 };
+                let atomic = matches!(to, To::Atomic | To::Repeat)
+                    .then(|| step.rv.map_or(step.pid, |(q, _)| q));
+                self.visit(d, atomic, Some(step), flag, Target::Replayed(to));
+            }
+            Event::Fault {
+                step,
+                kind,
+                executed,
+            } => self.fault_of(step, kind, executed, None),
+            Event::End(End::Leave) => {
+                self.rider.event(self.m, &ev, &[]);
+                self.pop()
+            }
+            Event::End(End::Invalid) => {
+                let blocked = std::mem::take(&mut self.blocked);
+                self.rider.event(self.m, &ev, &blocked);
+                self.report_end(&blocked);
+                self.blocked = blocked;
+                self.pop();
+            }
+            Event::End(End::Stored(key)) => {
+                let anchor = self.frames.get_ref(fi).anchor;
+                match self.identify_key(key) {
+                    Ident::Known(id) => {
+                        self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                        self.matched(id, (anchor != NONE).then_some(anchor));
+                        self.pop();
+                    }
+                    Ident::New { id, .. } => {
+                        self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                        self.store_blocked(fi, id, NONE, Some(key), false)
+                    }
+                }
+            }
         }
     }
 
@@ -270,8 +436,8 @@ impl<R: Rider> Search<'_, '_, R> {
         let own = self.path.get(f.at, f.len as usize);
         self.cur.v.clear();
         self.cur.v.extend_from_slice(own);
-        if f.id != NONE {
-            self.cur.v.extend_from_slice(self.store.get(f.id));
+        if f.sid != NONE {
+            self.cur.v.extend_from_slice(self.store.get(f.sid));
         }
         self.cur.rescan(&self.m.layout);
         self.loaded = fi;
@@ -303,9 +469,17 @@ impl<R: Rider> Search<'_, '_, R> {
         Some(self.trail(last))
     }
 
-    /// Visits the state in `self.next`, reached at `depth` by `step`; `atomic` names the
-    /// process that keeps exclusive control.
-    fn visit(&mut self, depth: u64, atomic: Option<u8>, step: Option<TrailStep>) {
+    /// Visits the successor reached at `depth` by `step` (`atomic` names the process that
+    /// keeps exclusive control): the state in `self.next` when the interpreter built it,
+    /// else what a replayed event says of it.
+    fn visit(
+        &mut self,
+        depth: u64,
+        atomic: Option<u8>,
+        step: Option<TrailStep>,
+        flag: Option<Flag>,
+        to: Target,
+    ) {
         if let Some(max) = self.opts.max_depth {
             if depth >= max {
                 // pan counts a cut at the depth limit as a match.
@@ -318,10 +492,16 @@ impl<R: Rider> Search<'_, '_, R> {
             // The middle of a rendezvous is a state pan explores without storing.
             self.reach(depth - 1);
         }
+        let built = to == Target::Built;
         let anchor = self.anchor();
         if let Some(p) = atomic {
             self.stats.atomic_steps += 1;
-            if self.repeats_in_atomic_run() {
+            let repeats = match to {
+                Target::Built => self.repeats_in_atomic_run(),
+                Target::Replayed(t) => t == To::Repeat,
+            };
+            self.tell(step, flag, if repeats { To::Repeat } else { To::Atomic });
+            if repeats {
                 let edge = step.map(|s| s.edge).unwrap_or(NONE);
                 let kind = ViolationKind::NonTerminatingAtomic;
                 self.rider.violation(self.m, kind, Some(edge), &[]);
@@ -340,29 +520,153 @@ impl<R: Rider> Search<'_, '_, R> {
                 return;
             }
             self.reach(depth);
-            self.rider.passed(self.m, &self.next);
-            // Stored only if the process blocks inside the sequence (see `exhausted`).
-            self.push(NONE, depth, Some(p), anchor.unwrap_or(NONE), step);
+            let anchor = anchor.unwrap_or(NONE);
+            if built {
+                self.rider.passed(self.m, &self.next);
+                // Stored only if the process blocks inside the sequence (see `exhausted`).
+                self.push(NONE, NONE, depth, Some(p), anchor, step);
+            } else {
+                self.push_replayed(NONE, depth, anchor, step);
+            }
             return;
         }
         // Look the state up before anything else: most successors are already stored.
-        let (id, new) = match self.store.insert(&self.next.v[self.hidden..]) {
-            Ok(x) => x,
-            Err(OutOfMemory) => return self.out_of_memory(),
+        let ident = match to {
+            Target::Built => match self.identify_next() {
+                Ok(i) => i,
+                Err(OutOfMemory) => return self.out_of_memory(),
+            },
+            Target::Replayed(To::State(key)) => self.identify_key(key),
+            Target::Replayed(_) => {
+                // An atomic step without a process in control: a record that contradicts
+                // itself.
+                self.halted = true;
+                return;
+            }
         };
-        if !new {
-            self.matched(id, anchor);
+        match ident {
+            Ident::Known(id) => {
+                self.tell(step, flag, To::State(id));
+                self.matched(id, anchor);
+            }
+            Ident::New { id, sid, key } => {
+                self.tell(step, flag, To::State(id));
+                self.enter(id, sid, key, depth, step, built);
+            }
+        }
+    }
+
+    /// Tells the rider a step, its target named by search id.
+    fn tell(&mut self, step: Option<TrailStep>, flag: Option<Flag>, to: To) {
+        if let Some(step) = step {
+            self.rider
+                .event(self.m, &Event::Step { step, flag, to }, &[]);
+        }
+    }
+
+    /// Stores a new state (search id `id`) reached at `depth` and pushes its frame: its
+    /// vector is in `self.next` when `built`, else the rider knows it by `key`.
+    fn enter(
+        &mut self,
+        id: u32,
+        sid: u32,
+        key: Option<u32>,
+        depth: u64,
+        step: Option<TrailStep>,
+        built: bool,
+    ) {
+        let (len, pan) = match (built, key) {
+            (true, _) => (self.next.v.len() as u64, self.m.pan_vector(&self.next)),
+            (false, Some(k)) => self.rider.shape(k),
+            (false, None) => (0, 0),
+        };
+        self.stored(id, depth, len, pan);
+        let visit = self
+            .rider
+            .stored(self.m, id, built.then_some(&self.next), key);
+        let idx = self.frames.len() as u32;
+        if visit == Visit::Replay {
+            self.stats.states_walked += 1;
+            self.push_replayed(id, depth, idx, step);
             return;
         }
-        let pan = self.m.pan_vector(&self.next);
-        self.stored(id, depth, self.next.v.len(), pan);
-        let visit = self.rider.stored(self.m, id, &self.next);
-        let idx = self.frames.len() as u32;
-        if !self.push(id, depth, None, idx, step) {
+        if !built {
+            let Some(k) = key else {
+                self.halted = true;
+                return;
+            };
+            if !self.rider.load(self.m, k, &mut self.next) {
+                self.halted = true;
+                return;
+            }
+        }
+        if key.is_some() {
+            self.stats.frontier_states += 1;
+        }
+        if !self.push(id, sid, depth, None, idx, step) {
             return;
         }
         if visit == Visit::Skip {
             self.skip();
+        }
+    }
+
+    /// Who the state in `self.next` is.
+    fn identify_next(&mut self) -> Result<Ident, OutOfMemory> {
+        let next = std::mem::take(&mut self.next);
+        let r = self.identify(&next);
+        self.next = next;
+        r
+    }
+
+    /// Who a built state is: in a replay, a state the rider knows by key is that state;
+    /// every other one is looked up in the store (and stored when new).
+    fn identify(&mut self, st: &State) -> Result<Ident, OutOfMemory> {
+        if self.keyed {
+            if let Some(key) = self.rider.lookup(self.m, st) {
+                return Ok(self.identify_key(key));
+            }
+        }
+        let (sid, new) = self.store.insert(&st.v[self.hidden..])?;
+        if !self.keyed {
+            // Store ids are search ids when nothing is known by key.
+            return Ok(if new {
+                Ident::New {
+                    id: sid,
+                    sid,
+                    key: None,
+                }
+            } else {
+                Ident::Known(sid)
+            });
+        }
+        if !new {
+            return Ok(Ident::Known(self.sids.get(sid as usize)));
+        }
+        let id = self.stats.states_stored as u32;
+        self.sids.push(id)?;
+        Ok(Ident::New { id, sid, key: None })
+    }
+
+    /// Who the state the rider knows as `key` is.
+    fn identify_key(&mut self, key: u32) -> Ident {
+        while self.ext.len() <= key as usize {
+            if self.ext.push(NONE).is_err() {
+                self.out_of_memory();
+                // The search stops at its limit; what this state is no longer matters.
+                return Ident::Known(0);
+            }
+        }
+        let id = self.ext.get(key as usize);
+        if id != NONE {
+            return Ident::Known(id);
+        }
+        let id = self.stats.states_stored as u32;
+        *self.ext.get_mut(key as usize) = id;
+        Ident::New {
+            id,
+            sid: NONE,
+            key: Some(key),
         }
     }
 
@@ -382,10 +686,11 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// Counts a newly stored state (vector of `len` bytes, hidden globals included; `pan`
     /// bytes in pan's layout).
-    fn stored(&mut self, id: u32, depth: u64, len: usize, pan: u64) {
+    fn stored(&mut self, id: u32, depth: u64, len: u64, pan: u64) {
+        debug_assert_eq!(id as u64, self.stats.states_stored);
         self.stats.states_stored += 1;
         self.reach(depth);
-        let vec_len = (len - self.hidden) as u64;
+        let vec_len = len.saturating_sub(self.hidden as u64);
         self.stats.vector_bytes = self.stats.vector_bytes.max(vec_len);
         self.stats.state_vector_bytes = self.stats.state_vector_bytes.max(pan);
         if self.tarjan.push(id).is_err() {
@@ -401,17 +706,19 @@ impl<R: Rider> Search<'_, '_, R> {
     }
 
     /// Pushes a frame for the state in `self.next`, which becomes the loaded state. The
-    /// path keeps the whole vector of an unstored frame and only the hidden globals of a
-    /// stored one. Returns false when memory ran out (the search then stops).
+    /// path keeps only the hidden globals of a frame whose stored part is in the store
+    /// (`sid`), else the whole vector. Returns false when memory ran out (the search then
+    /// stops).
     fn push(
         &mut self,
         id: u32,
+        sid: u32,
         depth: u64,
         only: Option<u8>,
         anchor: u32,
         step: Option<TrailStep>,
     ) -> bool {
-        let own = if id == NONE {
+        let own = if sid == NONE {
             &self.next.v[..]
         } else {
             &self.next.v[..self.hidden]
@@ -424,10 +731,12 @@ impl<R: Rider> Search<'_, '_, R> {
         let cursor = Cursor::new(&self.next, only);
         let frame = Frame {
             id,
+            sid,
             at,
             len,
             depth,
             cursor,
+            replay: false,
             lowlink: id,
             anchor,
             step,
@@ -445,47 +754,142 @@ impl<R: Rider> Search<'_, '_, R> {
         true
     }
 
-    /// The frame on top has no successors left.
+    /// Pushes a replayed frame: no vector, its events come from the rider.
+    fn push_replayed(&mut self, id: u32, depth: u64, anchor: u32, step: Option<TrailStep>) {
+        let Ok(at) = self.path.push(&[]) else {
+            return self.out_of_memory();
+        };
+        let frame = Frame {
+            id,
+            sid: NONE,
+            at,
+            len: 0,
+            depth,
+            cursor: Cursor::idle(),
+            replay: true,
+            lowlink: id,
+            anchor,
+            step,
+        };
+        if self.frames.push(frame).is_err() {
+            return self.out_of_memory();
+        }
+        if self.rider.out_of_memory() {
+            self.out_of_memory();
+        }
+    }
+
+    /// The executed frame on top has no successors left.
     fn exhausted(&mut self, fi: usize) {
         let f = self.frames.get(fi);
         if f.cursor.moved == 0 {
             if f.id == NONE {
                 // The process blocked inside its atomic sequence: the state is stored and
                 // every process may move from it.
-                let (id, new) = match self.store.insert(&self.cur.v[self.hidden..]) {
-                    Ok(x) => x,
+                let cur = std::mem::take(&mut self.cur);
+                let ident = self.identify(&cur);
+                self.cur = cur;
+                let ident = match ident {
+                    Ok(i) => i,
                     Err(OutOfMemory) => return self.out_of_memory(),
                 };
-                if !new {
-                    self.matched(id, (f.anchor != NONE).then_some(f.anchor));
-                    self.pop();
-                    return;
-                }
-                let pan = self.m.pan_vector(&self.cur);
-                self.stored(id, f.depth, self.cur.v.len(), pan);
-                let visit = self.rider.stored(self.m, id, &self.cur);
-                // The frame now holds only its hidden globals in the path.
-                self.path.truncate(f.at);
-                let Ok(at) = self.path.push(&self.cur.v[..self.hidden]) else {
-                    return self.out_of_memory();
-                };
-                let fr = self.frames.get_mut(fi);
-                fr.id = id;
-                fr.at = at;
-                fr.len = self.hidden as u32;
-                fr.lowlink = id;
-                fr.anchor = fi as u32;
-                fr.cursor = Cursor::new(&self.cur, None);
-                if visit == Visit::Skip {
-                    self.skip();
+                match ident {
+                    Ident::Known(id) => {
+                        self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                        self.matched(id, (f.anchor != NONE).then_some(f.anchor));
+                        self.pop();
+                    }
+                    Ident::New { id, sid, key } => {
+                        self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                        self.store_blocked(fi, id, sid, key, true);
+                    }
                 }
                 return;
             }
             if self.opts.end_states {
-                self.check_end_state();
+                let mut blocked = std::mem::take(&mut self.blocked);
+                if property::invalid_end(self.m, &self.cur, self.opts, &mut blocked) {
+                    self.rider
+                        .event(self.m, &Event::End(End::Invalid), &blocked);
+                    self.report_end(&blocked);
+                    self.blocked = blocked;
+                    self.pop();
+                    return;
+                }
+                self.blocked = blocked;
             }
         }
+        self.rider.event(self.m, &Event::End(End::Leave), &[]);
         self.pop();
+    }
+
+    /// The atomic frame `fi` blocked: its state is stored as `id` (`built`: its vector is
+    /// in `cur`), and the frame becomes that state's, from which every process may move.
+    fn store_blocked(&mut self, fi: usize, id: u32, sid: u32, key: Option<u32>, built: bool) {
+        let f = self.frames.get(fi);
+        let (len, pan) = match (built, key) {
+            (true, _) => (self.cur.v.len() as u64, self.m.pan_vector(&self.cur)),
+            (false, Some(k)) => self.rider.shape(k),
+            (false, None) => (0, 0),
+        };
+        self.stored(id, f.depth, len, pan);
+        let visit = self
+            .rider
+            .stored(self.m, id, built.then_some(&self.cur), key);
+        self.path.truncate(f.at);
+        let fr = self.frames.get_mut(fi);
+        fr.id = id;
+        fr.lowlink = id;
+        fr.anchor = fi as u32;
+        if visit == Visit::Replay {
+            self.stats.states_walked += 1;
+            let Ok(at) = self.path.push(&[]) else {
+                return self.out_of_memory();
+            };
+            let fr = self.frames.get_mut(fi);
+            fr.sid = NONE;
+            fr.at = at;
+            fr.len = 0;
+            fr.replay = true;
+            fr.cursor = Cursor::idle();
+            if self.loaded == fi {
+                self.loaded = usize::MAX;
+            }
+            return;
+        }
+        if !built {
+            let loaded = match key {
+                Some(k) => self.rider.load(self.m, k, &mut self.cur),
+                None => false,
+            };
+            if !loaded {
+                self.halted = true;
+                return;
+            }
+        }
+        if key.is_some() {
+            self.stats.frontier_states += 1;
+        }
+        // The path keeps what the store does not.
+        let own = if sid == NONE {
+            &self.cur.v[..]
+        } else {
+            &self.cur.v[..self.hidden]
+        };
+        let Ok(at) = self.path.push(own) else {
+            return self.out_of_memory();
+        };
+        let len = own.len() as u32;
+        let fr = self.frames.get_mut(fi);
+        fr.sid = sid;
+        fr.at = at;
+        fr.len = len;
+        fr.replay = false;
+        fr.cursor = Cursor::new(&self.cur, None);
+        self.loaded = fi;
+        if visit == Visit::Skip {
+            self.skip();
+        }
     }
 
     /// The state on top was stored but is not explored (its sub-state-space is known):
@@ -548,12 +952,13 @@ impl<R: Rider> Search<'_, '_, R> {
         for fi in (0..self.frames.len()).rev() {
             let f = self.frames.get(fi);
             let own = self.path.get(f.at, f.len as usize);
-            let same = if f.id == NONE {
+            let same = if f.sid == NONE {
                 own == me
             } else {
-                me.len() == own.len() + self.store.get(f.id).len()
+                let stored = self.store.get(f.sid);
+                me.len() == own.len() + stored.len()
                     && &me[..own.len()] == own
-                    && &me[own.len()..] == self.store.get(f.id)
+                    && &me[own.len()..] == stored
             };
             if same {
                 return true;
@@ -588,42 +993,62 @@ impl<R: Rider> Search<'_, '_, R> {
         });
     }
 
-    fn mark(&mut self, edge: EdgeNo, rv: Option<(u8, EdgeNo)>) {
-        if let Some(x) = self.executed.get_mut(edge as usize) {
+    fn mark(&mut self, step: TrailStep) {
+        if let Some(x) = self.executed.get_mut(step.edge as usize) {
             *x = true;
         }
-        if let Some((_, r)) = rv {
+        if let Some((_, r)) = step.rv {
             if let Some(x) = self.executed.get_mut(r as usize) {
                 *x = true;
             }
         }
     }
 
-    /// A step that could not complete: reported once per (kind, edge); a fatal one ends the
-    /// whole search, as in pan.
-    fn report_fault(&mut self, f: &FaultAt) {
-        let kind = fault_kind(&f.fault);
+    /// A step that could not complete (`executed`), or an error reported where a statement
+    /// did not move, of kind `kind`: reported once per (kind, edge); a fatal one ends the
+    /// whole search, as in pan. A replayed fault (`f` None) gets the message the interpreter gives when its step is
+    /// taken again at the end of the path.
+    fn fault_of(
+        &mut self,
+        step: TrailStep,
+        kind: ViolationKind,
+        executed: bool,
+        f: Option<&Fault>,
+    ) {
+        let ev = Event::Fault {
+            step,
+            kind,
+            executed,
+        };
+        self.rider.event(self.m, &ev, &[]);
+        if executed {
+            self.mark(step);
+        }
         if kind == ViolationKind::IndexOutOfRange && !self.opts.assertions {
             return;
         }
-        self.rider.violation(self.m, kind, Some(f.edge), &[]);
+        self.rider.violation(self.m, kind, Some(step.edge), &[]);
         if kind.is_fatal() {
             self.stopped_by = Some(kind);
         }
-        if self.found.seen_edge(kind, f.edge) {
+        if self.found.seen_edge(kind, step.edge) {
             return;
         }
-        let step = TrailStep {
-            pid: f.pid,
-            edge: f.edge,
-            rv: f.rv,
-        };
         let trail = self.trail_for(kind, Some(step));
+        let message = match f {
+            Some(f) => fault_message(f),
+            None => {
+                let path = self.trail(None);
+                self.m
+                    .fault_after(&self.initial, &path, &step)
+                    .map_or_else(|| kind.as_str().replace('-', " "), |f| fault_message(&f))
+            }
+        };
         self.add(Violation {
             kind,
-            edge: Some(f.edge),
-            pid: Some(f.pid as usize),
-            message: fault_message(&f.fault),
+            edge: Some(step.edge),
+            pid: Some(step.pid as usize),
+            message,
             blocked: Vec::new(),
             trail,
             via: None,
@@ -649,27 +1074,23 @@ impl<R: Rider> Search<'_, '_, R> {
         }
     }
 
-    /// A stored state without successors: every process must be at a valid end (its end or
-    /// an `end` label), and with `-q` every channel empty.
-    fn check_end_state(&mut self) {
-        let mut blocked = std::mem::take(&mut self.blocked);
-        if property::invalid_end(self.m, &self.cur, self.opts, &mut blocked) {
-            let kind = ViolationKind::InvalidEndState;
-            self.rider.violation(self.m, kind, None, &blocked);
-            if !self.found.seen_end(&blocked) {
-                let trail = self.trail_for(kind, None);
-                self.add(Violation {
-                    kind,
-                    edge: None,
-                    pid: None,
-                    message: property::end_message(&blocked),
-                    blocked: blocked.clone(),
-                    trail,
-                    via: None,
-                });
-            }
+    /// The stored state on top has no successors and is an invalid end state (`property`'s
+    /// definition): `blocked` holds the processes that are not at a valid end.
+    fn report_end(&mut self, blocked: &[(usize, usize, u32)]) {
+        let kind = ViolationKind::InvalidEndState;
+        self.rider.violation(self.m, kind, None, blocked);
+        if !self.found.seen_end(blocked) {
+            let trail = self.trail_for(kind, None);
+            self.add(Violation {
+                kind,
+                edge: None,
+                pid: None,
+                message: property::end_message(blocked),
+                blocked: blocked.to_vec(),
+                trail,
+                via: None,
+            });
         }
-        self.blocked = blocked;
     }
 
     fn is_assigned(&self, id: u32) -> bool {
@@ -716,6 +1137,15 @@ impl<R: Rider> Search<'_, '_, R> {
             let p = self.frames.get_mut(a as usize);
             p.lowlink = p.lowlink.min(f.lowlink);
         }
+    }
+}
+
+/// The step a fault happened in.
+fn fault_step(f: &FaultAt) -> TrailStep {
+    TrailStep {
+        pid: f.pid,
+        edge: f.edge,
+        rv: f.rv,
     }
 }
 

@@ -118,6 +118,12 @@ impl Cursor {
         }
     }
 
+    /// A cursor that enumerates nothing: a replayed frame's, whose events come from a
+    /// record.
+    pub fn idle() -> Cursor {
+        Cursor::new(&State::default(), None)
+    }
+
     fn next_proc(&mut self) {
         self.pid -= 1;
         self.edge = 0;

@@ -208,6 +208,23 @@ impl Machine<'_> {
         }
     }
 
+    /// The fault that step `last` ends in when it is taken after `steps` from `initial`
+    /// (None: it does not fail there). A replay knows that a step failed, not the values
+    /// the message names.
+    pub fn fault_after(
+        &self,
+        initial: &[u8],
+        steps: &[TrailStep],
+        last: &TrailStep,
+    ) -> Option<super::eval::Fault> {
+        let end = self.follow(initial, steps, None, None).ok()?;
+        let (mut out, mut tmp) = (State::default(), State::default());
+        match self.take(&end.state, last, &mut out, &mut tmp) {
+            Taken::Fault(f) => Some(f),
+            _ => None,
+        }
+    }
+
     /// Takes every step of a trail from `initial`, describing each into `views` when
     /// given. Returns where the trail ended.
     fn follow(

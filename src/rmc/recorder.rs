@@ -225,7 +225,10 @@ impl Rider for Recorder {
         self.set_of = Some(ChunkedVec::new(budget.clone(), 1 << 18));
     }
 
-    fn stored(&mut self, m: &Machine, id: u32, st: &State) -> Visit {
+    fn stored(&mut self, m: &Machine, id: u32, st: Option<&State>, _key: Option<u32>) -> Visit {
+        let Some(st) = st else {
+            return Visit::Expand;
+        };
         m.canonical(st, &mut self.canon);
         let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
         let r = self

@@ -1,0 +1,58 @@
+//! What the expansion of a stored state did, step by step (DESIGN.md 5.4): the vocabulary in
+//! which the search tells its rider what an executed expansion produced (so that a record can
+//! keep it) and in which a rider hands a recorded expansion back (so that the search replays
+//! it without executing anything). The events of one stored state are its whole expansion in
+//! the search's order, the states passed inside atomic sequences from it included: a step
+//! into such a state is followed by that state's own events, up to its `End`.
+
+use super::exec::Flag;
+use super::outcome::ViolationKind;
+use super::trail::TrailStep;
+
+/// One thing that happened while a state was expanded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A rendezvous offer that no receiver took: pan still reached the level below.
+    Offer,
+    /// A step, what it flagged (a failed assertion, say), and where it led.
+    Step {
+        step: TrailStep,
+        flag: Option<Flag>,
+        to: To,
+    },
+    /// A step that could not complete (`executed`: it counts as executed, as a fault does),
+    /// or an error reported where a statement simply did not move (`executed` false).
+    Fault {
+        step: TrailStep,
+        kind: ViolationKind,
+        executed: bool,
+    },
+    /// The enumeration of the state's successors is over.
+    End(End),
+}
+
+/// Where a step led.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum To {
+    /// A state that is stored: its search id when the search reports, its record key when a
+    /// rider replays.
+    State(u32),
+    /// A state inside an atomic sequence (not stored): its own events follow.
+    Atomic,
+    /// A state inside an atomic sequence that repeats on the path: a non-terminating atomic
+    /// sequence, not explored further.
+    Repeat,
+}
+
+/// How an enumeration ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Nothing more to do.
+    Leave,
+    /// A stored state without successors that is an invalid end state (the blocked
+    /// processes travel beside the event).
+    Invalid,
+    /// A state inside an atomic sequence without successors: it is stored, as this state
+    /// (search id or record key, as in `To::State`), and every process may move from it.
+    Stored(u32),
+}
