@@ -2,13 +2,15 @@
 //! --bench rmc`; not part of CI).
 //!
 //! Per model: a plain full check, the recording run (the same check that also writes its
-//! record) and their ratio, the record's bytes per state and its load time, the share of
-//! states in the largest strongly connected component. Then per single-statement mutant
-//! (one guard, operator or constant changed in one proctype; declarations untouched): the
-//! full check of the mutant against the pruning run that reuses the original's record, end
-//! to end (record load and parse, impact analysis, search, trails, record write), states
-//! explored by each, and their time ratio. Every pruning run's violations and verdict are
-//! compared with the full check's; a difference is printed as DISAGREEMENT.
+//! record, state graph included) and their ratio, the record's bytes per state and its load
+//! time, the share of states in the largest strongly connected component. Then per
+//! single-statement mutant (one guard, operator or constant changed in one proctype;
+//! declarations untouched): the full check of the mutant against prune, replay and auto
+//! runs that reuse the original's record, end to end (record load and parse, impact
+//! analysis, search, trails, record write), the states each executed, their time ratios, and
+//! the cost of an executed and of a walked transition. Every incremental run's violations
+//! and verdict are compared with the full check's, and a replay's figures too; a difference
+//! is printed as DISAGREEMENT.
 //!
 //! `cargo bench --bench rmc -- NAME` runs only the models whose name contains NAME.
 
@@ -48,24 +50,20 @@ fn load(
     let loaded = git_rmc::load(Path::new(&m.files[0].0), &p, &opts);
     let program = loaded.program?;
     let sources = check::sources_of(Path::new(&m.files[0].0), &loaded.files, &opts);
-    let plan = check::plan(
-        program.clone(),
-        None,
-        check::checks_of(&Options::default()),
-        Algorithm::Full,
-    );
+    let plan = check::plan(program.clone(), None, &Options::default(), Algorithm::Full);
     Some((program, plan, sources))
 }
 
-/// (states stored, states explored, violations, verdict, record, elapsed)
+/// (states stored, violations, verdict, record, elapsed, figures, the algorithm that ran)
 struct Checked {
     stored: u64,
-    explored: u64,
     violations: Vec<(String, Vec<u32>, Option<u32>)>,
     verdict: &'static str,
     record: Option<Record>,
     time: Duration,
     largest_scc: u64,
+    stats: git_rmc::explore::Stats,
+    algorithm: Algorithm,
 }
 
 /// A check of `text` (the entry file's text), with a base record when given (a pruning
@@ -79,7 +77,7 @@ fn run(
 ) -> Option<Checked> {
     let t = Instant::now();
     let opts = Options::default();
-    let base =
+    let mut base =
         base.map(|p| Base::from_record(Record::read(p).expect("record reads")).expect("base"));
     let (program, _, sources) = load(m, text)?;
     if !record && base.is_none() {
@@ -87,23 +85,26 @@ fn run(
         let out = git_rmc::explore::explore(&mach, &opts, &mut |_| {});
         return Some(Checked {
             stored: out.stats.states_stored,
-            explored: out.stats.states_stored,
             violations: Vec::new(),
             verdict: out.verdict().as_str(),
             record: None,
             time: t.elapsed(),
             largest_scc: out.stats.largest_scc,
+            stats: out.stats.clone(),
+            algorithm: Algorithm::Full,
         });
     }
-    let plan = check::plan(program, base.as_ref(), check::checks_of(&opts), alg);
+    let plan = check::plan(program, base.as_mut(), &opts, alg);
+    let algorithm = plan.algorithm;
     let check::Plan {
         program,
         ids,
-        prune,
+        reuse,
         ..
     } = plan;
     let mach = Machine::new(&program).ok()?;
-    let mut r = check::run(&mach, prune, &opts, &mut |_| {});
+    let mut r = check::run(&mach, reuse, &opts, &mut |_| {});
+    assert!(r.fell_back.is_none(), "the recorded graph fits");
     check::complete_trails(&mach, &mut r.outcome, &opts).expect("trails complete");
     for v in &r.outcome.violations {
         assert!(
@@ -111,7 +112,7 @@ fn run(
             "trail replays"
         );
     }
-    let rec = check::record(&mach, &ids, &r, base.as_ref(), sources, &opts);
+    let rec = check::record(&mach, &ids, &mut r, base.as_ref(), sources, &opts);
     if let Some(rec) = &rec {
         let tmp = std::env::temp_dir().join(format!("git-rmc-bench-{}.rec", std::process::id()));
         git_rmc::cache::write_atomic(&tmp, &rec.to_bytes()).expect("record writes");
@@ -130,12 +131,13 @@ fn run(
     let s = &r.outcome.stats;
     Some(Checked {
         stored: s.states_stored,
-        explored: s.states_stored - s.states_pruned,
         violations,
         verdict: r.outcome.verdict().as_str(),
         record: rec,
         time: t.elapsed(),
         largest_scc: s.largest_scc,
+        stats: s.clone(),
+        algorithm,
     })
 }
 
@@ -239,6 +241,8 @@ fn models() -> Vec<Model> {
 fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let mut ratios_acyclic = Vec::new();
+    let mut ratios_cyclic = Vec::new();
+    let mut walk_costs = Vec::new();
     let mut all_rows = Vec::new();
     println!("regression checking vs full checks; times end to end in seconds (library calls)");
     println!();
@@ -282,30 +286,61 @@ fn main() {
         );
         for (what, mutant) in mutants(&text, 8) {
             // The mutant's plain full check (timed), its recording run (for the violations
-            // by stable location), and the pruning run with the original's record.
-            let (Some(full), Some(full_rec), Some(inc)) = (
+            // by stable location and the figures), and prune, replay and auto with the
+            // original's record.
+            let (Some(full), Some(full_rec), Some(prune), Some(replay), Some(auto)) = (
                 run(&m, &mutant, None, false, Algorithm::Full),
                 run(&m, &mutant, Some(&path), true, Algorithm::Full),
                 run(&m, &mutant, Some(&path), true, Algorithm::Prune),
+                run(&m, &mutant, Some(&path), true, Algorithm::Replay),
+                run(&m, &mutant, Some(&path), true, Algorithm::Auto),
             ) else {
                 continue;
             };
-            let agree = full_rec.violations == inc.violations && full_rec.verdict == inc.verdict;
-            let ratio = full.time.as_secs_f64() / inc.time.as_secs_f64().max(1e-9);
+            let same = |c: &Checked| {
+                c.violations == full_rec.violations
+                    && c.verdict == full_rec.verdict
+                    && (c.algorithm != Algorithm::Replay
+                        || figures(&c.stats) == figures(&full_rec.stats))
+            };
+            let agree = same(&prune) && same(&replay) && same(&auto);
+            let secs = |c: &Checked| c.time.as_secs_f64().max(1e-9);
+            let ratio = secs(&full) / secs(&auto);
+            // ns per executed transition: the full check's; per walked transition: what
+            // the replay spent beyond its executed states and the record load, per
+            // transition out of a walked state.
+            let per_state = full.stats.transitions as f64 / full.stored.max(1) as f64;
+            let exec_ns = secs(&full) * 1e9 / full.stats.transitions.max(1) as f64;
+            let walked_tr = replay.stats.states_walked as f64 * per_state;
+            let walk_ns = ((secs(&replay) - load.as_secs_f64()) * 1e9
+                - replay.stats.states_executed as f64 * per_state * exec_ns)
+                / walked_tr.max(1.0);
             println!(
-                "    {:<40} full {:>8} st {:>7.3}s | prune {:>8} explored {:>7.3}s  x{:<6.2} {}",
+                "    {:<34} full {:>8} st {:>6.3}s | prune ex {:>8} {:>6.3}s | replay ex {:>8} \
+                 {:>6.3}s | auto {:<6} {:>6.3}s x{:<6.2} | ns/tr exec {:>5.0} walk {:>5.0} {}",
                 what,
                 full.stored,
-                full.time.as_secs_f64(),
-                inc.explored,
-                inc.time.as_secs_f64(),
+                secs(&full),
+                prune.stats.states_executed,
+                secs(&prune),
+                replay.stats.states_executed,
+                secs(&replay),
+                auto.algorithm.as_str(),
+                secs(&auto),
                 ratio,
+                exec_ns,
+                walk_ns,
                 if agree { "" } else { "DISAGREEMENT" }
             );
-            all_rows.push(ratio);
-            if plain.stored >= 100_000 && scc < 0.5 {
-                ratios_acyclic.push(ratio);
+            if plain.stored >= 100_000 {
+                if scc >= 0.5 {
+                    ratios_cyclic.push(ratio);
+                } else {
+                    ratios_acyclic.push(ratio);
+                }
             }
+            all_rows.push(ratio);
+            walk_costs.push(walk_ns);
         }
         let _ = std::fs::remove_file(&path);
     }
@@ -329,9 +364,38 @@ fn main() {
         )
     };
     println!(
-        "full / pruning time, models >= 10^5 states with largest SCC < 50%: {}",
+        "full / auto time, models >= 10^5 states, largest SCC < 50%:  {}",
         dist(&ratios_acyclic)
     );
-    println!("full / pruning time, every mutant: {}", dist(&all_rows));
-    println!("target: median >= 3 on the first set; recording <= 1.3x a plain check");
+    println!(
+        "full / auto time, models >= 10^5 states, largest SCC >= 50%: {}",
+        dist(&ratios_cyclic)
+    );
+    let mut big = ratios_acyclic.clone();
+    big.extend_from_slice(&ratios_cyclic);
+    println!(
+        "full / auto time, models >= 10^5 states:                   {}",
+        dist(&big)
+    );
+    println!("full / auto time, every mutant: {}", dist(&all_rows));
+    println!(
+        "ns per walked transition (estimated): {}",
+        dist(&walk_costs)
+    );
+    println!(
+        "target: median full / auto >= 5 on models >= 10^5 states; recording <= 1.3x a plain check"
+    );
+}
+
+/// SPIN's figures of a check.
+fn figures(s: &git_rmc::explore::Stats) -> [u64; 7] {
+    [
+        s.states_stored,
+        s.states_matched,
+        s.transitions,
+        s.atomic_steps,
+        s.depth_reached,
+        s.state_vector_bytes,
+        s.sccs,
+    ]
 }

@@ -170,5 +170,6 @@ fn placeholder_record(ids: StableIds) -> Record {
         fingerprints: Vec::new(),
         set_of: Vec::new(),
         violations: Vec::new(),
+        graph: None,
     }
 }

@@ -37,39 +37,41 @@ pub struct Done {
     pub any_new: bool,
 }
 
-pub fn run(job: Job, progress: &mut dyn FnMut(&Stats)) -> anyhow::Result<Done> {
+pub fn run(mut job: Job, progress: &mut dyn FnMut(&Stats)) -> anyhow::Result<Done> {
     let Some(alg) = job.algorithm else {
         let m = Machine::new(&job.program)?;
         let mut out = explore::explore(&m, &job.opts, progress);
         return finish(&job, &m, &mut out, None, None);
     };
-    let checks = check::checks_of(&job.opts);
     let base_hash = job
         .base
         .as_ref()
         .map(|b| b.record.sources.content_hash(&b.record.meta.checks));
-    let plan = check::plan(job.program.clone(), job.base.as_ref(), checks, alg);
+    let plan = check::plan(job.program.clone(), job.base.as_mut(), &job.opts, alg);
     let dangerous = plan.impact.as_ref().map_or(0, |i| i.dangerous.len() as u64);
-    let incremental = plan.incremental();
-    let reason = plan.reason.clone();
-    let algorithm = match plan.algorithm {
-        Algorithm::Prune => "prune",
-        Algorithm::Full => "full",
-    };
+    let mut incremental = plan.incremental();
+    let mut reason = plan.reason.clone();
+    let mut algorithm = plan.algorithm;
+    let predicted = plan.predicted;
     let check::Plan {
         program,
         ids,
-        prune,
+        reuse,
         ..
     } = plan;
     let m = Machine::new(&program)?;
-    let mut run = check::run(&m, prune, &job.opts, progress);
+    let mut run = check::run(&m, reuse, &job.opts, progress);
+    if let Some(why) = &run.fell_back {
+        incremental = false;
+        algorithm = Algorithm::Full;
+        reason = why.clone();
+    }
     check::complete_trails(&m, &mut run.outcome, &job.opts)
         .map_err(|e| InternalError(e.to_string()))?;
     let record = check::record(
         &m,
         &ids,
-        &run,
+        &mut run,
         job.base.as_ref(),
         job.sources.clone(),
         &job.opts,
@@ -86,8 +88,9 @@ pub fn run(job: Job, progress: &mut dyn FnMut(&Stats)) -> anyhow::Result<Done> {
     // (the reason says why).
     done.doc.mode = if incremental { "incremental" } else { "full" }.into();
     done.doc.base = base_hash;
-    done.doc.algorithm = algorithm.into();
+    done.doc.algorithm = algorithm.as_str().into();
     done.doc.algorithm_reason = reason;
+    done.doc.predicted = predicted;
     done.doc.dangerous_locations = dangerous;
     if let Some(b) = &job.base {
         done.doc.fixed = fixed_docs(b, &done);

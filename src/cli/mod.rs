@@ -128,8 +128,12 @@ impl ModelArgs {
 /// The algorithm of a regression check, as the command line names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum AlgorithmArg {
+    /// Whichever of prune and replay the record predicts cheaper.
+    Auto,
     /// Skip every state whose recorded reachable set misses the change.
     Prune,
+    /// Walk the recorded state graph; execute only states whose expansion meets the change.
+    Replay,
     /// Explore every state again (still writing a record).
     Full,
 }
@@ -137,7 +141,9 @@ pub enum AlgorithmArg {
 impl From<AlgorithmArg> for crate::rmc::check::Algorithm {
     fn from(a: AlgorithmArg) -> Self {
         match a {
+            AlgorithmArg::Auto => crate::rmc::check::Algorithm::Auto,
             AlgorithmArg::Prune => crate::rmc::check::Algorithm::Prune,
+            AlgorithmArg::Replay => crate::rmc::check::Algorithm::Replay,
             AlgorithmArg::Full => crate::rmc::check::Algorithm::Full,
         }
     }

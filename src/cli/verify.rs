@@ -72,13 +72,15 @@ pub struct VerifyArgs {
     /// changed version needs to skip the unchanged part of the state space.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
-    /// Reuse the record of an earlier version (a pruning run): every state whose recorded
-    /// reachable set misses the locations the change makes dangerous is not explored, and
-    /// its recorded violations are reported again. A record that cannot be used (corrupt,
+    /// Reuse the record of an earlier version: a pruning run does not explore a state whose
+    /// recorded reachable set misses the locations the change makes dangerous (its recorded
+    /// violations are reported again); a replay walks the recorded state graph and executes
+    /// only the states whose expansion meets them. A record that cannot be used (corrupt,
     /// another version of git rmc, other checks) is reported and a full check runs.
     #[arg(long, value_name = "FILE")]
     pub reuse: Option<PathBuf>,
-    /// With --reuse: prune (default) or check everything again (full); both write --record.
+    /// With --reuse: auto (default: whichever of prune and replay the record predicts
+    /// cheaper), prune, replay, or check everything again (full); all write --record.
     #[arg(long, value_enum)]
     pub algorithm: Option<AlgorithmArg>,
     /// Output format.
@@ -109,7 +111,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     let regression = args.record.is_some() || args.reuse.is_some();
     let algorithm = match (regression, args.algorithm) {
         (false, None) => None,
-        (_, a) => Some(a.unwrap_or(AlgorithmArg::Prune).into()),
+        (_, a) => Some(a.unwrap_or(AlgorithmArg::Auto).into()),
     };
     let sources = crate::rmc::check::sources_of(&args.model.file, &loaded.files, &args.model.pp());
     let job = super::engine::Job {

@@ -371,7 +371,9 @@ impl Session {
             .and_then(|(_, r)| r["hash"].as_str().and_then(|h| self.load_base(&key, h)));
         let algorithm = match self.algorithm.unwrap_or(model.algorithm) {
             config::Algorithm::Full => Algorithm::Full,
-            _ => Algorithm::Prune,
+            config::Algorithm::Prune => Algorithm::Prune,
+            config::Algorithm::Replay => Algorithm::Replay,
+            config::Algorithm::Auto => Algorithm::Auto,
         };
         let job = Job {
             name: model.entry.display().to_string(),

@@ -155,6 +155,63 @@ impl<'p> Machine<'p> {
         out.extend_from_slice(&st.v[at..]);
     }
 
+    /// The state whose canonical encoding is `canon` (the inverse of `canonical`), with
+    /// hidden globals zero. False when the bytes do not describe a state of this machine (a
+    /// location that no longer exists, a record that does not fit).
+    pub fn from_canonical(&self, canon: &[u8], out: &mut State) -> bool {
+        let hidden = self.layout.hidden_size as usize;
+        let records = self.layout.records_at as usize;
+        let lw = self.layout.loc_width as usize;
+        out.v.clear();
+        out.v.resize(hidden, 0);
+        let Some(head) = canon.get(..records - hidden) else {
+            return false;
+        };
+        out.v.extend_from_slice(head);
+        let mut at = records - hidden;
+        while at < canon.len() {
+            let tag = canon[at];
+            if tag & super::layout::CHAN_TAG != 0 {
+                let Some(c) = self
+                    .layout
+                    .chans
+                    .get((tag & !super::layout::CHAN_TAG) as usize)
+                else {
+                    return false;
+                };
+                let Some(rec) = canon.get(at..at + c.record_size()) else {
+                    return false;
+                };
+                out.v.extend_from_slice(rec);
+                at += c.record_size();
+                continue;
+            }
+            let Some(p) = self.layout.procs.get(tag as usize) else {
+                return false;
+            };
+            let size = p.record_size();
+            let Some(id) = canon.get(at + 1..at + 5) else {
+                return false;
+            };
+            let id = u32::from_le_bytes([id[0], id[1], id[2], id[3]]);
+            let Some((proc, li)) = self.locate_id(crate::program::LocId(id)) else {
+                return false;
+            };
+            if proc != tag as usize {
+                return false;
+            }
+            let Some(rest) = canon.get(at + 5..at + 5 + size - 1 - lw) else {
+                return false;
+            };
+            out.v.push(tag);
+            out.v.extend_from_slice(&li.to_le_bytes()[..lw]);
+            out.v.extend_from_slice(rest);
+            at += 5 + size - 1 - lw;
+        }
+        out.rescan(&self.layout);
+        true
+    }
+
     /// The size pan's state vector would have for `st` (its `vsize`): the header and
     /// globals, then each process and channel in creation order from the next multiple of 8.
     pub fn pan_vector(&self, st: &State) -> u64 {
@@ -174,6 +231,24 @@ impl<'p> Machine<'p> {
             };
             v = v.div_ceil(8) * 8 + size;
         }
+    }
+
+    /// pan's vector size of a state whose records carry `tags` in vector order (see
+    /// `State::tags`), as `pan_vector` computes it.
+    pub fn pan_of_tags(&self, tags: &[u8]) -> Option<u64> {
+        let mut v = self.pan.base;
+        for &t in tags {
+            let size = if t & super::layout::CHAN_TAG != 0 {
+                *self
+                    .pan
+                    .chans
+                    .get((t & !super::layout::CHAN_TAG) as usize)?
+            } else {
+                *self.pan.procs.get(t as usize)?
+            };
+            v = v.div_ceil(8) * 8 + size;
+        }
+        Some(v)
     }
 
     /// The 128-bit fingerprint of a state: its canonical encoding hashed with the layout.

@@ -58,6 +58,10 @@ pub struct Stats {
     pub vector_bytes: u64,
     /// States a regression check did not explore (always 0 in a full check).
     pub states_pruned: u64,
+    /// Stored states whose successors the interpreter computed (stored, less walked and
+    /// pruned).
+    #[serde(default)]
+    pub states_executed: u64,
     /// Stored states whose successors a replay took from the record (nothing executed).
     #[serde(default)]
     pub states_walked: u64,

@@ -63,7 +63,7 @@ pub trait Rider {
     }
     /// The bytes of a known state's vector and of pan's (for the figures), without its
     /// vector.
-    fn shape(&self, _key: u32) -> (u64, u64) {
+    fn shape(&self, _m: &Machine, _key: u32) -> (u64, u64) {
         (0, 0)
     }
     /// Builds a known state (its vector and offsets), to execute it. False: the rider
@@ -308,6 +308,10 @@ pub fn search<R: Rider>(
 impl<R: Rider> Search<'_, '_, R> {
     fn finish(mut self, started: Instant) -> Outcome {
         self.stats.transitions = self.stats.states_stored + self.stats.states_matched;
+        self.stats.states_executed = self
+            .stats
+            .states_stored
+            .saturating_sub(self.stats.states_walked + self.stats.states_pruned);
         self.stats.elapsed = started.elapsed();
         self.stats.peak_memory_bytes = self.budget.peak();
         self.stats.store_bytes = self.store.memory();
@@ -577,7 +581,7 @@ impl<R: Rider> Search<'_, '_, R> {
     ) {
         let (len, pan) = match (built, key) {
             (true, _) => (self.next.v.len() as u64, self.m.pan_vector(&self.next)),
-            (false, Some(k)) => self.rider.shape(k),
+            (false, Some(k)) => self.rider.shape(self.m, k),
             (false, None) => (0, 0),
         };
         self.stored(id, depth, len, pan);
@@ -829,7 +833,7 @@ impl<R: Rider> Search<'_, '_, R> {
         let f = self.frames.get(fi);
         let (len, pan) = match (built, key) {
             (true, _) => (self.cur.v.len() as u64, self.m.pan_vector(&self.cur)),
-            (false, Some(k)) => self.rider.shape(k),
+            (false, Some(k)) => self.rider.shape(self.m, k),
             (false, None) => (0, 0),
         };
         self.stored(id, f.depth, len, pan);

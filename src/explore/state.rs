@@ -51,6 +51,27 @@ impl State {
         }
     }
 
+    /// The tag of every process and channel record, in vector order: what a state's size
+    /// in pan's layout depends on.
+    pub fn tags(&self, out: &mut Vec<u8>) {
+        out.clear();
+        let (mut i, mut j) = (0, 0);
+        while i < self.procs.len() || j < self.chans.len() {
+            let at = match (self.procs.get(i), self.chans.get(j)) {
+                (Some(&p), c) if c.is_none_or(|&c| p < c) => {
+                    i += 1;
+                    p
+                }
+                (_, Some(&c)) => {
+                    j += 1;
+                    c
+                }
+                _ => break,
+            };
+            out.push(self.v[at as usize]);
+        }
+    }
+
     #[inline]
     pub fn nr_pr(&self) -> usize {
         self.procs.len()

@@ -283,6 +283,7 @@ mod tests {
             base: base.map(str::to_string),
             algorithm: "full".into(),
             algorithm_reason: String::new(),
+            predicted: None,
             verdict: if violations.is_empty() {
                 "pass"
             } else {

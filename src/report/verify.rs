@@ -16,6 +16,9 @@ pub struct CheckDoc {
     /// The algorithm that ran ("full" or "prune") and why.
     pub algorithm: String,
     pub algorithm_reason: String,
+    /// What the choice between prune and replay predicted (regression checks with a base).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted: Option<crate::rmc::check::Predicted>,
     pub verdict: String,
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -186,6 +189,7 @@ pub fn document(
         base: None,
         algorithm: "full".into(),
         algorithm_reason: String::new(),
+        predicted: None,
         verdict: verdict.to_string(),
         complete: out.complete(),
         limit: out.limit.map(|l| l.as_str().to_string()),
@@ -232,8 +236,12 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     if let Some(b) = &doc.base {
         let _ = writeln!(
             o,
-            "base {b}: {}; {} states pruned",
-            doc.algorithm_reason, doc.stats.states_pruned
+            "base {b}: {} ({}); {} states executed, {} walked, {} pruned",
+            doc.algorithm,
+            doc.algorithm_reason,
+            doc.stats.states_executed,
+            doc.stats.states_walked,
+            doc.stats.states_pruned
         );
     } else if !doc.algorithm_reason.is_empty() {
         let _ = writeln!(o, "{}", doc.algorithm_reason);
@@ -323,6 +331,17 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
             o,
             "{:>9} states pruned (not explored: recorded)",
             s.states_pruned
+        );
+        let _ = writeln!(
+            o,
+            "{:>9} states walked (successors from the record), {} recorded states executed \
+             at the frontier",
+            s.states_walked, s.frontier_states
+        );
+        let _ = writeln!(
+            o,
+            "{:>9} states executed; record: {} states reused, {} dropped",
+            s.states_executed, s.states_reused, s.states_dropped
         );
     }
     let rate = if elapsed_s > 0.0 {

@@ -21,14 +21,52 @@ use super::ids::StableIds;
 use super::impact::{analyze, Impact};
 use super::record::{Checks, Meta, RecViolation, Record, Sources, SEMANTICS};
 use super::recorder::{Prune, Recorder};
+use super::replay::Replay;
 
 /// Which algorithm a check uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algorithm {
     /// Skip every state whose recorded reachable set misses the change.
     Prune,
+    /// Walk the recorded state graph, executing only the states whose footprint meets the
+    /// change (DESIGN.md 5.4).
+    Replay,
     /// Explore everything (still writing a record).
     Full,
+    /// Whichever of prune and replay is predicted cheaper (DESIGN.md 5.5).
+    Auto,
+}
+
+impl Algorithm {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Prune => "prune",
+            Algorithm::Replay => "replay",
+            Algorithm::Full => "full",
+            Algorithm::Auto => "auto",
+        }
+    }
+}
+
+/// The relative cost of walking one recorded state against executing one: measured by the
+/// `rmc` bench (a walked transition costs a few lookups, an executed one the interpreter).
+pub const WALK_COST: f64 = 0.25;
+
+/// What the choice between prune and replay predicted (in recorded states).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Predicted {
+    /// States a pruning run would execute (recorded states whose set meets the change).
+    pub prune_executed: u64,
+    /// States a replay would walk and execute (None: replay cannot run).
+    pub replay_walked: Option<u64>,
+    pub replay_executed: Option<u64>,
+}
+
+/// What a run reuses of the old version.
+pub enum Reuse {
+    Nothing,
+    Prune(Prune),
+    Replay(Replay),
 }
 
 /// The version a check builds on: its record, its program (with stable ids) and the
@@ -113,16 +151,18 @@ pub struct Plan {
     pub program: Program,
     pub ids: StableIds,
     pub impact: Option<Impact>,
-    /// What pruning knows, when it runs.
-    pub prune: Option<Prune>,
+    /// What the run reuses.
+    pub reuse: Reuse,
+    /// The algorithm that runs: prune, replay or full.
     pub algorithm: Algorithm,
     /// Why the algorithm is what it is.
     pub reason: String,
+    pub predicted: Option<Predicted>,
 }
 
 impl Plan {
     pub fn incremental(&self) -> bool {
-        self.prune.is_some()
+        !matches!(self.reuse, Reuse::Nothing)
     }
 }
 
@@ -134,17 +174,25 @@ fn prunable(p: &Program) -> bool {
         .any(|v| v.vis == crate::promela::ast::Visibility::Hidden)
 }
 
-/// Plans the check of `program` (numbered by position, as built) against `base`.
-pub fn plan(mut program: Program, base: Option<&Base>, checks: Checks, want: Algorithm) -> Plan {
+/// Plans the check of `program` (numbered by position, as built) against `base`, whose
+/// state graph it takes (to replay it, or to carry it into the next record).
+pub fn plan(
+    mut program: Program,
+    base: Option<&mut Base>,
+    opts: &Options,
+    want: Algorithm,
+) -> Plan {
+    let checks = checks_of(opts);
     let Some(base) = base else {
         let ids = StableIds::identity(&program);
         return Plan {
             program,
             ids,
             impact: None,
-            prune: None,
+            reuse: Reuse::Nothing,
             algorithm: Algorithm::Full,
             reason: "no record to reuse: a recording run".into(),
+            predicted: None,
         };
     };
     let impact = analyze(&base.program, &program, base.record.ids.next_free);
@@ -182,43 +230,120 @@ pub fn plan(mut program: Program, base: Option<&Base>, checks: Checks, want: Alg
             program,
             ids,
             impact: Some(impact),
-            prune: None,
+            reuse: Reuse::Nothing,
             algorithm: Algorithm::Full,
             reason,
+            predicted: None,
         };
     }
+    let graph = base.record.graph.take();
     let r = &base.record;
     let sets: Vec<Vec<Element>> = r
         .sets
         .iter()
         .map(|s| s.iter().map(|&e| r.elements[e as usize].clone()).collect())
         .collect();
-    let meets_danger = sets
+    let meets_danger: Vec<bool> = sets
         .iter()
         .map(|s| {
             s.iter()
                 .any(|e| e.locations().iter().any(|l| impact.is_dangerous(*l)))
         })
         .collect();
-    let prune = Prune {
-        fingerprints: r.fingerprints.clone(),
-        set_of: r.set_of.clone(),
-        sets,
-        meets_danger,
-    };
-    let reason = format!(
-        "pruning: {} dangerous location{} of {}",
+    let prune_executed = r
+        .set_of
+        .iter()
+        .filter(|&&s| meets_danger[s as usize])
+        .count() as u64;
+    let dangerous = format!(
+        "{} dangerous location{} of {}",
         impact.dangerous.len(),
         if impact.dangerous.len() == 1 { "" } else { "s" },
         base.program.location_ids().count()
     );
+    // Replay needs the graph and a search without a depth limit (a cut at the limit
+    // depends on the depth a state is reached at, which a record does not keep).
+    let no_replay = if graph.is_none() {
+        Some("the record has no state graph (an older record, or one a pruning run wrote)")
+    } else if opts.max_depth.is_some() {
+        Some("a depth limit (-m) is set")
+    } else {
+        None
+    };
+    let mut predicted = Predicted {
+        prune_executed,
+        ..Predicted::default()
+    };
+    let replay = match (no_replay, graph) {
+        (None, Some(g)) if want != Algorithm::Prune => {
+            let rp = Replay::new(g, r.fingerprints.clone(), |l| impact.is_dangerous(l));
+            let (walked, executed) = rp.predict();
+            predicted.replay_walked = Some(walked);
+            predicted.replay_executed = Some(executed);
+            Ok(rp)
+        }
+        (_, g) => Err(g),
+    };
+    let replay_cost = |p: &Predicted| {
+        p.replay_walked.unwrap_or(0) as f64 * WALK_COST + p.replay_executed.unwrap_or(0) as f64
+    };
+    let (reuse, algorithm, reason) = match replay {
+        Ok(rp)
+            if want == Algorithm::Replay
+                || replay_cost(&predicted) < predicted.prune_executed as f64 =>
+        {
+            let reason = if want == Algorithm::Replay {
+                format!("replay: {dangerous}")
+            } else {
+                format!(
+                    "auto: replay predicted cheaper ({} walked, {} executed; pruning would \
+                     execute {}); {dangerous}",
+                    predicted.replay_walked.unwrap_or(0),
+                    predicted.replay_executed.unwrap_or(0),
+                    predicted.prune_executed
+                )
+            };
+            (Reuse::Replay(rp), Algorithm::Replay, reason)
+        }
+        other => {
+            let graph = match other {
+                Ok(rp) => Some(rp.graph),
+                Err(g) => g,
+            };
+            let reason = match (want, no_replay) {
+                (Algorithm::Replay, Some(why)) => {
+                    format!("replay cannot run ({why}): pruning; {dangerous}")
+                }
+                (Algorithm::Auto, None) => format!(
+                    "auto: pruning predicted cheaper (it executes {}; replay would walk {} \
+                     and execute {}); {dangerous}",
+                    predicted.prune_executed,
+                    predicted.replay_walked.unwrap_or(0),
+                    predicted.replay_executed.unwrap_or(0)
+                ),
+                (Algorithm::Auto, Some(why)) => {
+                    format!("auto: pruning, replay cannot run ({why}); {dangerous}")
+                }
+                _ => format!("pruning: {dangerous}"),
+            };
+            let prune = Prune {
+                fingerprints: r.fingerprints.clone(),
+                set_of: r.set_of.clone(),
+                sets,
+                meets_danger,
+                graph,
+            };
+            (Reuse::Prune(prune), Algorithm::Prune, reason)
+        }
+    };
     Plan {
         program,
         ids,
         impact: Some(impact),
-        prune: Some(prune),
-        algorithm: Algorithm::Prune,
+        reuse,
+        algorithm,
         reason,
+        predicted: Some(predicted),
     }
 }
 
@@ -226,18 +351,38 @@ pub fn plan(mut program: Program, base: Option<&Base>, checks: Checks, want: Alg
 pub struct Run {
     pub outcome: Outcome,
     pub recorder: Recorder,
+    /// The replay met a record that did not fit the model and a full check ran instead
+    /// (never expected: a bug, said so rather than hidden).
+    pub fell_back: Option<String>,
 }
 
 /// Runs the planned check on `m` (built from `plan.program`).
-pub fn run(
-    m: &Machine,
-    prune: Option<Prune>,
-    opts: &Options,
-    progress: &mut dyn FnMut(&Stats),
-) -> Run {
-    let mut recorder = Recorder::new(prune);
-    let outcome = search(m, opts, &mut recorder, progress);
-    Run { outcome, recorder }
+pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&Stats)) -> Run {
+    let (prune, replay) = match reuse {
+        Reuse::Nothing => (None, None),
+        Reuse::Prune(p) => (Some(p), None),
+        Reuse::Replay(r) => (None, Some(r)),
+    };
+    let replaying = replay.is_some();
+    let mut recorder = Recorder::new(prune, replay);
+    let mut outcome = search(m, opts, &mut recorder, progress);
+    if replaying && outcome.limit == Some(crate::explore::Limit::Internal) {
+        recorder = Recorder::new(None, None);
+        outcome = search(m, opts, &mut recorder, progress);
+        return Run {
+            outcome,
+            recorder,
+            fell_back: Some(
+                "the recorded state graph did not fit the new version: a full check ran".into(),
+            ),
+        };
+    }
+    outcome.stats.states_reused = outcome.stats.states_walked + outcome.stats.states_pruned;
+    Run {
+        outcome,
+        recorder,
+        fell_back: None,
+    }
 }
 
 /// A trail reported from a pruned state could not be completed: the recorded sub-state-space
@@ -350,7 +495,7 @@ pub fn compare(current: &[RecViolation], base: Option<&Record>) -> (Vec<bool>, V
 pub fn record(
     m: &Machine,
     ids: &StableIds,
-    run: &Run,
+    run: &mut Run,
     base: Option<&Base>,
     sources: Sources,
     opts: &Options,
@@ -358,11 +503,19 @@ pub fn record(
     if !run.outcome.complete() {
         return None;
     }
+    let builder = std::mem::take(&mut run.recorder.graph);
     let rec = &run.recorder;
     let (Some(fps), Some(sets_of)) = (&rec.fingerprints, &rec.set_of) else {
         return None;
     };
-    let mut states: Vec<(u128, u32)> = fps.iter().zip(sets_of.iter()).collect();
+    // (fingerprint, set, slot in the new graph)
+    let mut states: Vec<(u128, u32, u32)> = fps
+        .iter()
+        .zip(sets_of.iter())
+        .enumerate()
+        .map(|(i, (f, s))| (f, s, i as u32))
+        .collect();
+    let fresh = states.len() as u32;
     sort_by_fingerprint(&mut states);
     let mut elements: Vec<Element> = rec.elements.list.clone();
     let mut sets: Vec<Vec<u32>> = rec.sets.sets.clone();
@@ -376,6 +529,9 @@ pub fn record(
         .enumerate()
         .map(|(i, s)| (s.clone(), i as u32))
         .collect();
+    let old_graph = rec.prune().and_then(|p| p.graph.as_ref());
+    let mut carried = Vec::new();
+    let mut graph_ok = true;
     if let (Some(base), Some(prune)) = (base, rec.prune()) {
         // Accumulate: old states this run did not reach whose set is still valid. Both
         // lists are sorted by fingerprint: one merge, no lookups.
@@ -408,11 +564,55 @@ pub fn record(
                     sets.len() as u32 - 1
                 })
             });
-            kept.push((fp, sid));
+            // A kept state goes into the graph too, after this run's states.
+            let slot = match old_graph.map(|g| g.slot_of[k]) {
+                Some(o) if o != super::graph::NONE => {
+                    carried.push(o);
+                    fresh + carried.len() as u32 - 1
+                }
+                _ => {
+                    graph_ok = false;
+                    super::graph::NONE
+                }
+            };
+            kept.push((fp, sid, slot));
         }
         states = merge(states, kept);
     }
     states.dedup_by_key(|s| s.0);
+    let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
+    if let Some(base) = base {
+        let fps_new = &states;
+        let still = base
+            .record
+            .fingerprints
+            .iter()
+            .filter(|fp| fps_new.binary_search_by_key(fp, |s| &s.0).is_ok())
+            .count() as u64;
+        let st = &mut run.outcome.stats;
+        st.states_dropped = base.record.fingerprints.len() as u64 - still;
+        st.states_reused = st.states_walked + st.states_pruned + carried.len() as u64;
+    }
+    let graph = if !graph_ok {
+        None
+    } else if let (Some(g), Some(base)) = (old_graph, base) {
+        // Old slots → new: this run's states found in the old record, then the carried.
+        let mut map = vec![super::graph::NONE; g.len()];
+        for (i, fp) in fps.iter().enumerate() {
+            if let Ok(k) = base.record.fingerprints.binary_search(&fp) {
+                let o = g.slot_of[k];
+                if o != super::graph::NONE {
+                    map[o as usize] = i as u32;
+                }
+            }
+        }
+        for (j, &o) in carried.iter().enumerate() {
+            map[o as usize] = fresh + j as u32;
+        }
+        builder.finish(slot_of, Some((g, &map, &carried)))
+    } else {
+        builder.finish(slot_of, None)
+    };
     // SPIN's figures only: a record's bytes depend on the model and the checks, never on
     // the machine (time, memory).
     let s = &run.outcome.stats;
@@ -440,6 +640,7 @@ pub fn record(
         sets,
         fingerprints: states.iter().map(|s| s.0).collect(),
         set_of: states.iter().map(|s| s.1).collect(),
+        graph,
         violations: run
             .outcome
             .violations
@@ -451,12 +652,12 @@ pub fn record(
 
 /// Sorts by fingerprint: one bucket pass on the top 16 bits (fingerprints are uniformly
 /// distributed), then each small bucket.
-fn sort_by_fingerprint(v: &mut Vec<(u128, u32)>) {
+fn sort_by_fingerprint(v: &mut Vec<(u128, u32, u32)>) {
     if v.len() < 1 << 12 {
         v.sort_unstable_by_key(|s| s.0);
         return;
     }
-    let bucket = |s: &(u128, u32)| (s.0 >> 112) as usize;
+    let bucket = |s: &(u128, u32, u32)| (s.0 >> 112) as usize;
     let mut counts = vec![0usize; (1 << 16) + 1];
     for s in v.iter() {
         counts[bucket(s) + 1] += 1;
@@ -464,7 +665,7 @@ fn sort_by_fingerprint(v: &mut Vec<(u128, u32)>) {
     for i in 1..counts.len() {
         counts[i] += counts[i - 1];
     }
-    let mut out = vec![(0u128, 0u32); v.len()];
+    let mut out = vec![(0u128, 0u32, 0u32); v.len()];
     let mut at = counts.clone();
     for s in v.iter() {
         let b = bucket(s);
@@ -478,7 +679,7 @@ fn sort_by_fingerprint(v: &mut Vec<(u128, u32)>) {
 }
 
 /// Two lists sorted by fingerprint, as one.
-fn merge(a: Vec<(u128, u32)>, b: Vec<(u128, u32)>) -> Vec<(u128, u32)> {
+fn merge(a: Vec<(u128, u32, u32)>, b: Vec<(u128, u32, u32)>) -> Vec<(u128, u32, u32)> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {

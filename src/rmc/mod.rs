@@ -5,11 +5,14 @@
 
 pub mod check;
 pub mod elements;
+pub mod graph;
+pub mod graph_build;
 pub mod ids;
 pub mod impact;
 pub mod label;
 pub mod record;
 pub mod recorder;
+pub mod replay;
 
 pub use check::{Algorithm, Base, Plan};
 pub use ids::StableIds;

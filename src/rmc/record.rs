@@ -11,7 +11,9 @@
 //! Sections: `META` (JSON: semantics version, model, options, layout hash, figures),
 //! `SRCS` (every source file read, so a later diff needs nothing else), `IDS ` (the
 //! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted,
-//! and each state's set), `VIOL` (JSON: the violations found). Integers are little-endian.
+//! and each state's set), `VIOL` (JSON: the violations found), and optionally `GRPH` (the
+//! state graph, DESIGN.md 5.4: records without it are used by pruning only). Integers are
+//! little-endian.
 
 use std::path::Path;
 
@@ -20,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::explore::ViolationKind;
 
 use super::elements::Element;
+use super::graph::{get_varint, put_varint, Graph};
 use super::ids::StableIds;
 
 const MAGIC: &[u8; 8] = b"GITRMCR\n";
@@ -117,6 +120,8 @@ pub struct Record {
     /// Each state's set.
     pub set_of: Vec<u32>,
     pub violations: Vec<RecViolation>,
+    /// The state graph, when the run that wrote the record kept one.
+    pub graph: Option<Graph>,
 }
 
 /// Why a record cannot be used.
@@ -147,6 +152,13 @@ struct W(Vec<u8>);
 impl W {
     fn u32(&mut self, v: u32) {
         self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn blob(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.0.extend_from_slice(b);
     }
     fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
@@ -180,6 +192,10 @@ impl<'a> R<'a> {
         let n = self.u32()? as usize;
         let b = self.bytes(n)?;
         String::from_utf8(b.to_vec()).map_err(|_| RecordError::Corrupt("text".into()))
+    }
+    fn blob(&mut self) -> Result<&'a [u8], RecordError> {
+        let n = usize::try_from(self.u64()?).map_err(|_| RecordError::Truncated)?;
+        self.bytes(n)
     }
     fn count(&mut self, each: usize) -> Result<usize, RecordError> {
         let n = self.u32()? as usize;
@@ -269,6 +285,9 @@ impl Record {
         sections.push(section(b"STAT", w.0));
         let viol = serde_json::to_vec(&self.violations).unwrap_or_default();
         sections.push(section(b"VIOL", viol));
+        if let Some(g) = &self.graph {
+            sections.push(section(b"GRPH", graph_bytes(g)));
+        }
 
         let header = 8 + 4 + 4 + sections.len() * 20;
         let mut out =
@@ -471,6 +490,15 @@ impl Record {
         }
         let violations: Vec<RecViolation> = serde_json::from_slice(get(b"VIOL")?)
             .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
+        let graph = match toc.iter().find(|(t, _)| t == b"GRPH") {
+            Some((_, b)) => {
+                let g = read_graph(b)?;
+                g.validate(fingerprints.len())
+                    .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
+                Some(g)
+            }
+            None => None,
+        };
         Ok(Record {
             meta,
             sources,
@@ -480,6 +508,7 @@ impl Record {
             fingerprints,
             set_of,
             violations,
+            graph,
         })
     }
 
@@ -492,4 +521,120 @@ impl Record {
     }
     // Writing is the cache's (`Cache::put_record` with `to_bytes`): the only writer under
     // .rmc/, and atomically.
+}
+
+fn graph_bytes(g: &Graph) -> Vec<u8> {
+    let mut w = W(Vec::with_capacity(
+        64 + g.len() * 24 + g.events.len() + g.vectors.len() + g.slot_of.len() * 4,
+    ));
+    w.blob(&g.reference);
+    w.u32(g.foots.len() as u32);
+    for f in &g.foots {
+        w.u32(f.len() as u32);
+        for &l in f {
+            w.u32(l);
+        }
+    }
+    w.u32(g.shapes.len() as u32);
+    for (len, tags) in &g.shapes {
+        w.u32(*len);
+        w.u32(tags.len() as u32);
+        w.0.extend_from_slice(tags);
+    }
+    w.u32(g.edges.len() as u32);
+    for &(l, k) in &g.edges {
+        w.u32(l);
+        w.u32(k);
+    }
+    // Per slot: footprint, shape and the lengths of its events and vector, as varints; the
+    // events and vectors follow in slot order, so that their offsets are running sums.
+    w.u32(g.len() as u32);
+    let mut slots = Vec::with_capacity(g.len() * 5);
+    for i in 0..g.len() {
+        for x in [g.foot[i], g.shape[i], g.ev[i].1, g.vec[i].1] {
+            put_varint(&mut slots, x as u64);
+        }
+    }
+    w.blob(&slots);
+    w.u64(g.ev.iter().map(|e| e.1 as u64).sum());
+    for i in 0..g.len() {
+        w.0.extend_from_slice(g.events_of(i as u32));
+    }
+    w.u64(g.vec.iter().map(|e| e.1 as u64).sum());
+    for i in 0..g.len() {
+        w.0.extend_from_slice(g.vector_of(i as u32));
+    }
+    w.u32(g.slot_of.len() as u32);
+    for &s in &g.slot_of {
+        w.u32(s);
+    }
+    w.0
+}
+
+fn read_graph(b: &[u8]) -> Result<Graph, RecordError> {
+    let mut r = R { b, at: 0 };
+    let reference = r.blob()?.to_vec();
+    let mut foots = Vec::new();
+    for _ in 0..r.count(4)? {
+        let n = r.count(4)?;
+        let mut f = Vec::with_capacity(n);
+        for _ in 0..n {
+            f.push(r.u32()?);
+        }
+        foots.push(f);
+    }
+    let mut shapes = Vec::new();
+    for _ in 0..r.count(8)? {
+        let len = r.u32()?;
+        let n = r.count(1)?;
+        shapes.push((len, r.bytes(n)?.to_vec()));
+    }
+    let mut edges = Vec::new();
+    for _ in 0..r.count(8)? {
+        edges.push((r.u32()?, r.u32()?));
+    }
+    let n = r.count(4)?;
+    let slots = r.blob()?;
+    let (mut foot, mut shape, mut ev, mut vec) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut at, mut ev_at, mut vec_at) = (0, 0u64, 0u64);
+    let next = |at: &mut usize| {
+        get_varint(slots, at)
+            .and_then(|x| u32::try_from(x).ok())
+            .ok_or_else(|| RecordError::Corrupt("GRPH: slot table".into()))
+    };
+    for _ in 0..n {
+        foot.push(next(&mut at)?);
+        shape.push(next(&mut at)?);
+        let e = next(&mut at)?;
+        let v = next(&mut at)?;
+        ev.push((ev_at, e));
+        vec.push((vec_at, v));
+        ev_at += e as u64;
+        vec_at += v as u64;
+    }
+    let events = r.blob()?.to_vec();
+    let vectors = r.blob()?.to_vec();
+    let k = r.count(4)?;
+    let mut slot_of = Vec::with_capacity(k);
+    for _ in 0..k {
+        slot_of.push(r.u32()?);
+    }
+    Ok(Graph {
+        reference,
+        foots,
+        shapes,
+        edges,
+        foot,
+        shape,
+        ev,
+        events,
+        vec,
+        vectors,
+        slot_of,
+    })
 }

@@ -9,9 +9,14 @@
 //! accumulator is then the set of the whole component, interned and given to every member.
 //! (The paper's stack walk misses cross edges into finished members of a component whose
 //! root is still on the stack; this does not.)
+//!
+//! The same rider writes the state graph (`GraphBuilder`) and, in a replaying run, hands the
+//! search the recorded expansions of the states whose footprint the change misses
+//! (`Replay`).
 
 use crate::explore::budget::{Budget, OutOfMemory};
 use crate::explore::chunked::ChunkedVec;
+use crate::explore::event::Event;
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::property::Key;
 use crate::explore::search::{Rider, Visit};
@@ -19,6 +24,9 @@ use crate::explore::state::State;
 use crate::explore::ViolationKind;
 
 use super::elements::{Element, ElementTable, SetTable};
+use super::graph::Graph;
+use super::graph_build::GraphBuilder;
+use super::replay::Replay;
 
 /// What a pruning run knows of the old version.
 pub struct Prune {
@@ -29,14 +37,16 @@ pub struct Prune {
     /// Each recorded set as elements, and whether it meets the dangerous locations.
     pub sets: Vec<Vec<Element>>,
     pub meets_danger: Vec<bool>,
+    /// The old state graph, whose pruned states' events the new one borrows.
+    pub graph: Option<Graph>,
 }
 
 impl Prune {
-    fn lookup(&self, fp: u128) -> Option<u32> {
+    fn lookup(&self, fp: u128) -> Option<(u32, usize)> {
         self.fingerprints
             .binary_search(&fp)
             .ok()
-            .map(|i| self.set_of[i])
+            .map(|i| (self.set_of[i], i))
     }
 }
 
@@ -62,17 +72,32 @@ pub struct Recorder {
     budget: Budget,
     oom: bool,
     canon: Vec<u8>,
+    tags: Vec<u8>,
     scratch: Vec<u32>,
     /// Element id per (proctype, location index), filled as met.
     loc_elements: Vec<Vec<u32>>,
     /// Interned sets by their bitset words (trailing zero words cut), so that a component
     /// whose set is known costs one hash lookup.
     by_bits: std::collections::HashMap<Vec<u64>, u32>,
+    /// The state graph being written.
+    pub graph: GraphBuilder,
+    /// A replaying run's source of recorded expansions.
+    pub replay: Option<Replay>,
+    /// Graph memory already taken from the budget.
+    graph_taken: u64,
 }
 
 impl Recorder {
-    pub fn new(prune: Option<Prune>) -> Recorder {
+    pub fn new(prune: Option<Prune>, replay: Option<Replay>) -> Recorder {
+        let reference = replay
+            .as_ref()
+            .map(|r| &r.graph)
+            .or(prune.as_ref().and_then(|p| p.graph.as_ref()))
+            .map(|g| g.reference.clone());
         Recorder {
+            graph: GraphBuilder::new(reference),
+            replay,
+            graph_taken: 0,
             elements: ElementTable::default(),
             sets: SetTable::default(),
             fingerprints: None,
@@ -87,6 +112,7 @@ impl Recorder {
             budget: Budget::unlimited(),
             oom: false,
             canon: Vec::new(),
+            tags: Vec::new(),
             scratch: Vec::new(),
             loc_elements: Vec::new(),
             by_bits: Default::default(),
@@ -147,6 +173,7 @@ impl Recorder {
     fn add_locations(&mut self, m: &Machine, st: &State) {
         for pid in 0..st.nr_pr() {
             let (t, l) = (st.ptype(pid), st.loc(pid) as usize);
+            self.graph.touch(m.loc_id(st, pid));
             // The element of a (proctype, location index), looked up once.
             let cached = self
                 .loc_elements
@@ -225,12 +252,62 @@ impl Rider for Recorder {
         self.set_of = Some(ChunkedVec::new(budget.clone(), 1 << 18));
     }
 
-    fn stored(&mut self, m: &Machine, id: u32, st: Option<&State>, _key: Option<u32>) -> Visit {
+    fn keyed(&self) -> bool {
+        self.replay.is_some()
+    }
+
+    fn lookup(&mut self, m: &Machine, st: &State) -> Option<u32> {
+        let r = self.replay.as_ref()?;
+        m.canonical(st, &mut self.canon);
+        r.slot(crate::explore::store::fingerprint(
+            m.layout.hash,
+            &self.canon,
+        ))
+    }
+
+    fn stored(&mut self, m: &Machine, id: u32, st: Option<&State>, key: Option<u32>) -> Visit {
+        self.graph.open(id);
+        if let (Some(r), Some(k)) = (self.replay.as_mut(), key) {
+            // A recorded state: its vector and shape as recorded.
+            let fp = r.fp_of_slot[k as usize];
+            let g = &r.graph;
+            let shape = &g.shapes[g.shape[k as usize] as usize];
+            self.graph.vector_copied(g.vector_of(k), shape);
+            let replayable = r.replayable(k);
+            let r = self
+                .fingerprints
+                .as_mut()
+                .map_or(Ok(()), |f| f.push(fp))
+                .and(self.set_of.as_mut().map_or(Ok(()), |s| s.push(u32::MAX)));
+            self.fail(r);
+            self.push_acc();
+            if replayable {
+                let Some(r) = self.replay.as_mut() else {
+                    return Visit::Expand;
+                };
+                r.open(id, k);
+                let foot = r.graph.foots[r.graph.foot[k as usize] as usize].clone();
+                self.graph.fixed_foot(&foot);
+                for l in foot {
+                    let e = self.elements.location(l);
+                    self.add(e);
+                }
+                return Visit::Replay;
+            }
+            if let Some(st) = st {
+                self.add_locations(m, st);
+            }
+            // Else the search loads it (`load`), which adds its locations.
+            return Visit::Expand;
+        }
         let Some(st) = st else {
+            self.graph.broken = true;
             return Visit::Expand;
         };
         m.canonical(st, &mut self.canon);
         let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
+        st.tags(&mut self.tags);
+        self.graph.vector(&self.canon, &self.tags);
         let r = self
             .fingerprints
             .as_mut()
@@ -239,10 +316,17 @@ impl Rider for Recorder {
         self.fail(r);
         debug_assert_eq!(self.set_of.as_ref().map(|s| s.len()), Some(id as usize + 1));
         self.push_acc();
-        if let Some(old) = self.prune.as_ref().and_then(|p| {
-            let s = p.lookup(fp)?;
-            (!p.meets_danger[s as usize]).then_some(s)
+        if let Some((old, at)) = self.prune.as_ref().and_then(|p| {
+            let (s, at) = p.lookup(fp)?;
+            (!p.meets_danger[s as usize]).then_some((s, at))
         }) {
+            // Its events are the old graph's, when there is one.
+            match self.prune.as_ref().and_then(|p| p.graph.as_ref()) {
+                Some(g) if g.slot_of[at] != super::graph::NONE => {
+                    self.graph.borrow(id, g.slot_of[at]);
+                }
+                _ => self.graph.broken = true,
+            }
             // Its whole sub-state-space is as recorded: its set is the old one.
             for e in self.translate(old) {
                 self.add(e);
@@ -256,6 +340,43 @@ impl Rider for Recorder {
 
     fn passed(&mut self, m: &Machine, st: &State) {
         self.add_locations(m, st);
+    }
+
+    fn created(&mut self, m: &Machine, st: &State, first: usize) {
+        for pid in first..st.nr_pr() {
+            self.graph.touch(m.loc_id(st, pid));
+        }
+    }
+
+    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+        self.graph.event(m, ev, blocked);
+    }
+
+    fn shape(&self, m: &Machine, key: u32) -> (u64, u64) {
+        // Only asked in a replaying run, of a state the replay knows.
+        self.replay.as_ref().map_or((0, 0), |r| r.shape(m, key))
+    }
+
+    fn load(&mut self, m: &Machine, key: u32, out: &mut State) -> bool {
+        let Some(r) = self.replay.as_mut() else {
+            return false;
+        };
+        if !r.load(m, key, out) {
+            return false;
+        }
+        self.add_locations(m, out);
+        true
+    }
+
+    fn replay(&mut self, m: &Machine, blocked: &mut Vec<(usize, usize, u32)>) -> Event {
+        match self.replay.as_mut() {
+            Some(r) => r.next(m, blocked),
+            None => Event::End(crate::explore::event::End::Leave),
+        }
+    }
+
+    fn failed(&self) -> bool {
+        self.replay.as_ref().is_some_and(|r| r.failed)
     }
 
     fn matched(&mut self, id: u32, done: bool) {
@@ -288,7 +409,18 @@ impl Rider for Recorder {
         self.add(e);
     }
 
-    fn finished(&mut self, _id: u32, root: bool) {
+    fn finished(&mut self, id: u32, root: bool) {
+        self.graph.close(id);
+        if let Some(r) = self.replay.as_mut() {
+            r.close(id);
+        }
+        let grown = self.graph.memory();
+        if grown > self.graph_taken + (1 << 20) {
+            if self.budget.take(grown - self.graph_taken).is_err() {
+                self.oom = true;
+            }
+            self.graph_taken = grown;
+        }
         let Some(a) = self.pop_acc() else {
             return;
         };

@@ -44,34 +44,39 @@ pub struct Checked {
     pub incremental: bool,
     pub reason: String,
     pub dangerous: usize,
+    /// The algorithm that ran.
+    pub algorithm: Algorithm,
+    /// Each violation's kind and trail, in the order reported.
+    pub trails: Vec<(String, Vec<git_rmc::explore::trail::TrailStep>)>,
 }
 
 /// Checks a version, reusing `base` when given, with `opts`. Every trail (those of
 /// violations reported again from pruned states included) must replay to its violation.
 pub fn check_with(v: &Version, base: Option<&Record>, alg: Algorithm, opts: &Options) -> Checked {
-    let base = base.map(|r| {
+    let mut base = base.map(|r| {
         let bytes = r.to_bytes();
         let again = Record::from_bytes(&bytes).expect("a record reads back");
         assert_eq!(&again, r, "a record round-trips through its bytes");
         Base::from_record(again).expect("the base program rebuilds")
     });
-    let plan = check::plan(
-        v.program.clone(),
-        base.as_ref(),
-        check::checks_of(opts),
-        alg,
-    );
+    let plan = check::plan(v.program.clone(), base.as_mut(), opts, alg);
     let reason = plan.reason.clone();
     let dangerous = plan.impact.as_ref().map_or(0, |i| i.dangerous.len());
+    let algorithm = plan.algorithm;
+    let incremental = plan.incremental();
     let check::Plan {
         program,
         ids,
-        prune,
+        reuse,
         ..
     } = plan;
-    let incremental = prune.is_some();
     let m = Machine::new(&program).expect("layout");
-    let mut run = check::run(&m, prune, opts, &mut |_| {});
+    let mut run = check::run(&m, reuse, opts, &mut |_| {});
+    assert_eq!(
+        run.fell_back, None,
+        "the recorded graph did not fit\n{}",
+        v.text
+    );
     check::complete_trails(&m, &mut run.outcome, opts).expect("pruned violations are found again");
     for x in &run.outcome.violations {
         assert!(
@@ -91,7 +96,18 @@ pub fn check_with(v: &Version, base: Option<&Record>, alg: Algorithm, opts: &Opt
             (r.kind, r.at, r.edge)
         })
         .collect();
-    let record = check::record(&m, &ids, &run, base.as_ref(), v.sources.clone(), opts);
+    let record = check::record(&m, &ids, &mut run, base.as_ref(), v.sources.clone(), opts);
+    let trails = run
+        .outcome
+        .violations
+        .iter()
+        .map(|x| {
+            (
+                x.kind.as_str().to_string(),
+                x.trail.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
     Checked {
         record,
         violations,
@@ -100,6 +116,8 @@ pub fn check_with(v: &Version, base: Option<&Record>, alg: Algorithm, opts: &Opt
         incremental,
         reason,
         dangerous,
+        algorithm,
+        trails,
     }
 }
 

@@ -1,0 +1,172 @@
+//! What a replaying run knows of the old version (DESIGN.md 5.4): its state graph, which
+//! recorded states may be replayed (their footprint misses the dangerous locations), and the
+//! reading of their events, in the search's order, translated to the new machine's edges and
+//! locations. Recorded states are known by their slot (the key the search uses for them).
+
+use crate::explore::event::Event;
+use crate::explore::machine::{EdgeNo, Machine};
+use crate::explore::state::State;
+
+use super::graph::{decode_event, decode_vector, edge_map, Graph, NONE};
+
+/// The old graph and what the change makes of it.
+pub struct Replay {
+    pub graph: Graph,
+    /// The record's fingerprints (sorted), to know a built state's slot.
+    pub fingerprints: Vec<u128>,
+    /// Per slot: its fingerprint.
+    pub fp_of_slot: Vec<u128>,
+    /// Per footprint: whether it meets a dangerous location.
+    pub foot_danger: Vec<bool>,
+    /// The new machine's edge per edge-table entry, filled at the first replayed event.
+    edges: Option<Vec<EdgeNo>>,
+    /// Read positions of the replayed states on the search stack: (search id, slot, next
+    /// byte).
+    cursors: Vec<(u32, u32, usize)>,
+    blocked: Vec<(u32, u32)>,
+    scratch: Vec<u8>,
+    pub failed: bool,
+}
+
+impl Replay {
+    /// `fingerprints`: the record's (its `STAT`); `dangerous`: whether a stable location is.
+    pub fn new(graph: Graph, fingerprints: Vec<u128>, dangerous: impl Fn(u32) -> bool) -> Replay {
+        let mut fp_of_slot = vec![0u128; graph.len()];
+        for (i, &s) in graph.slot_of.iter().enumerate() {
+            if s != NONE {
+                fp_of_slot[s as usize] = fingerprints[i];
+            }
+        }
+        let foot_danger = graph
+            .foots
+            .iter()
+            .map(|f| f.iter().any(|&l| dangerous(l)))
+            .collect();
+        Replay {
+            graph,
+            fingerprints,
+            fp_of_slot,
+            foot_danger,
+            edges: None,
+            cursors: Vec::new(),
+            blocked: Vec::new(),
+            scratch: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// The slot of the state with fingerprint `fp`, if the graph has it.
+    pub fn slot(&self, fp: u128) -> Option<u32> {
+        let i = self.fingerprints.binary_search(&fp).ok()?;
+        let s = self.graph.slot_of[i];
+        (s != NONE).then_some(s)
+    }
+
+    /// Whether the recorded expansion of `slot` holds in the new version.
+    pub fn replayable(&self, slot: u32) -> bool {
+        !self.foot_danger[self.graph.foot[slot as usize] as usize]
+    }
+
+    /// How many recorded states would be walked, and how many executed.
+    pub fn predict(&self) -> (u64, u64) {
+        let walked = (0..self.graph.len() as u32)
+            .filter(|&s| self.replayable(s))
+            .count() as u64;
+        (walked, self.graph.len() as u64 - walked)
+    }
+
+    /// Starts reading the events of `slot`, stored as search id `id`.
+    pub fn open(&mut self, id: u32, slot: u32) {
+        let (at, _) = self.graph.ev[slot as usize];
+        self.cursors.push((id, slot, at as usize));
+    }
+
+    /// The stored state `id` is finished (replayed or not).
+    pub fn close(&mut self, id: u32) {
+        if self.cursors.last().is_some_and(|c| c.0 == id) {
+            self.cursors.pop();
+        }
+    }
+
+    /// The (search-form length, pan bytes) of a recorded state, in the new machine.
+    pub fn shape(&self, m: &Machine, slot: u32) -> (u64, u64) {
+        let (canon, tags) = &self.graph.shapes[self.graph.shape[slot as usize] as usize];
+        let procs = tags
+            .iter()
+            .filter(|&&t| t & crate::explore::layout::CHAN_TAG == 0)
+            .count() as u64;
+        let lw = m.layout.loc_width as u64;
+        let len = (*canon as u64 + m.layout.hidden_size as u64).saturating_sub(procs * (4 - lw));
+        (len, m.pan_of_tags(tags).unwrap_or(0))
+    }
+
+    /// Builds a recorded state for the new machine.
+    pub fn load(&mut self, m: &Machine, slot: u32, out: &mut State) -> bool {
+        let mut canon = std::mem::take(&mut self.scratch);
+        let ok = decode_vector(
+            &self.graph.reference,
+            self.graph.vector_of(slot),
+            &mut canon,
+        ) && m.from_canonical(&canon, out);
+        self.scratch = canon;
+        if !ok {
+            self.failed = true;
+        }
+        ok
+    }
+
+    /// The next event of the replayed state on top; blocked processes as (pid, proctype,
+    /// location index). A record that does not fit the new machine sets `failed`.
+    pub fn next(&mut self, m: &Machine, blocked: &mut Vec<(usize, usize, u32)>) -> Event {
+        let stop = Event::End(crate::explore::event::End::Leave);
+        let Some(&(_, slot, at)) = self.cursors.last() else {
+            self.failed = true;
+            return stop;
+        };
+        let edges = self
+            .edges
+            .get_or_insert_with(|| edge_map(m, &self.graph.edges));
+        let (start, len) = self.graph.ev[slot as usize];
+        let end = start as usize + len as usize;
+        let mut pos = at;
+        let ev = decode_event(
+            &self.graph.events[..end],
+            slot,
+            &mut pos,
+            &mut self.blocked,
+            |i| edges.get(i as usize).copied().filter(|&e| e != NONE),
+        );
+        if let Some(c) = self.cursors.last_mut() {
+            c.2 = pos;
+        }
+        let Some(ev) = ev else {
+            self.failed = true;
+            return stop;
+        };
+        let n = self.graph.len() as u32;
+        if let Event::Step {
+            to: crate::explore::event::To::State(k),
+            ..
+        }
+        | Event::End(crate::explore::event::End::Stored(k)) = ev
+        {
+            if k >= n {
+                self.failed = true;
+                return stop;
+            }
+        }
+        if ev == Event::End(crate::explore::event::End::Invalid) {
+            blocked.clear();
+            for &(pid, loc) in &self.blocked {
+                match m.locate_id(crate::program::LocId(loc)) {
+                    Some((t, l)) => blocked.push((pid as usize, t, l)),
+                    None => {
+                        self.failed = true;
+                        return stop;
+                    }
+                }
+            }
+        }
+        ev
+    }
+}

@@ -1,0 +1,282 @@
+//! Replay against full checks (DESIGN.md 5.4, 5.5): on mutants of the project's models and
+//! along chains of mutants (each replay reusing the record the previous one wrote), a replay
+//! gives exactly a full check's figures, violations, verdicts and trails; `auto` gives a
+//! full check's verdicts; and on a cyclic model, replay executes a small part of what
+//! pruning executes.
+
+mod common;
+
+use common::rmc::{check, check_with, limited, mutate, seed_models, version, Checked, Rng};
+use git_rmc::explore::Options;
+use git_rmc::rmc::check::Algorithm;
+use git_rmc::rmc::Record;
+
+/// Every SPIN figure, the violations, the verdict and the trails of two checks are equal.
+fn assert_same(name: &str, text: &str, got: &Checked, full: &Checked) {
+    let (a, b) = (&got.stats, &full.stats);
+    let figures = |s: &git_rmc::explore::Stats| {
+        [
+            s.states_stored,
+            s.states_matched,
+            s.transitions,
+            s.atomic_steps,
+            s.depth_reached,
+            s.state_vector_bytes,
+            s.vector_bytes,
+            s.sccs,
+            s.largest_scc,
+        ]
+    };
+    assert_eq!(
+        figures(a),
+        figures(b),
+        "{name}: figures differ ({:?}: {})\n[stored, matched, transitions, atomic, depth, \
+         pan vector, vector, sccs, largest scc]\n--- model ---\n{text}",
+        got.algorithm,
+        got.reason
+    );
+    assert_eq!(
+        got.violations, full.violations,
+        "{name}: violations\n{text}"
+    );
+    assert_eq!(got.verdict, full.verdict, "{name}: verdict\n{text}");
+    assert_eq!(got.trails, full.trails, "{name}: trails\n{text}");
+}
+
+/// A replay of `text` against `base`, compared with a full check; returns the replay.
+fn replay_against_full(name: &str, base: &Record, text: &str) -> Option<Checked> {
+    let v = version(text)?;
+    let rep = check(&v, Some(base), Algorithm::Replay);
+    let full = check(&v, Some(base), Algorithm::Full);
+    if full.record.is_none() {
+        // A limit or a fatal error: the figures are those of a cut search either way.
+        assert_eq!(rep.verdict, full.verdict, "{name}: verdicts differ\n{text}");
+        return None;
+    }
+    assert_same(name, text, &rep, &full);
+    let auto = check(&v, Some(base), Algorithm::Auto);
+    assert_eq!(auto.violations, full.violations, "{name}: auto\n{text}");
+    assert_eq!(auto.verdict, full.verdict, "{name}: auto verdict\n{text}");
+    Some(rep)
+}
+
+#[test]
+fn replays_equal_full_checks_on_mutants() {
+    let mut rng = Rng(0x5eed_0101);
+    let (mut compared, mut replayed, mut walked_any) = (0, 0, 0);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        assert!(
+            base.graph.is_some(),
+            "{name}: a recording run keeps the graph"
+        );
+        // The unchanged model replays entirely from the record.
+        if let Some(same) = replay_against_full(&name, &base, &text) {
+            if same.algorithm == Algorithm::Replay {
+                assert_eq!(same.stats.states_executed, 0, "{name}: unchanged model");
+            }
+        }
+        for _ in 0..25 {
+            let Some(m) = mutate(&text, &mut rng) else {
+                continue;
+            };
+            if let Some(r) = replay_against_full(&name, &base, &m) {
+                compared += 1;
+                if r.algorithm == Algorithm::Replay {
+                    replayed += 1;
+                    walked_any += usize::from(r.stats.states_walked > 0);
+                }
+            }
+        }
+    }
+    eprintln!("{compared} mutants compared, {replayed} replayed, {walked_any} walked something");
+    assert!(compared >= 200, "only {compared} mutants compared");
+    assert!(walked_any >= compared / 4, "replay walked on {walked_any}");
+}
+
+#[test]
+fn chains_of_replays_reuse_each_others_records() {
+    let mut rng = Rng(0x5eed_0102);
+    let mut chains = 0;
+    for (name, text) in seed_models(5_000).into_iter().step_by(2) {
+        let Some(v) = version(&text) else { continue };
+        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let mut current = text.clone();
+        let (mut steps, mut tries) = (0, 0);
+        while steps < 10 && tries < 60 {
+            tries += 1;
+            let Some(next) = mutate(&current, &mut rng) else {
+                continue;
+            };
+            // Alternate the algorithms, so that replay builds on pruning's records and
+            // the reverse.
+            let alg = [Algorithm::Replay, Algorithm::Auto, Algorithm::Prune][steps % 3];
+            let Some(nv) = version(&next) else { continue };
+            let got = check(&nv, Some(&record), alg);
+            let full = check(&nv, Some(&record), Algorithm::Full);
+            let Some(r) = got.record.clone() else {
+                continue;
+            };
+            if full.record.is_none() {
+                continue;
+            }
+            if got.algorithm == Algorithm::Replay {
+                assert_same(&format!("{name} step {steps}"), &next, &got, &full);
+            } else {
+                assert_eq!(
+                    got.violations, full.violations,
+                    "{name} step {steps}\n{next}"
+                );
+                assert_eq!(got.verdict, full.verdict, "{name} step {steps}");
+            }
+            record = r;
+            current = next;
+            steps += 1;
+        }
+        if steps == 10 {
+            chains += 1;
+        }
+    }
+    assert!(chains >= 5, "only {chains} chains of 10 mutants");
+}
+
+/// A replay of `new` against a recording run of `old`, compared with a full check.
+fn pair(name: &str, old: &str, new: &str) -> Checked {
+    let base = check(&version(old).expect("old parses"), None, Algorithm::Full)
+        .record
+        .expect("old record");
+    let got = replay_against_full(name, &base, new).expect("a complete check");
+    assert_eq!(got.algorithm, Algorithm::Replay, "{name}: {}", got.reason);
+    got
+}
+
+#[test]
+fn a_priority_change_of_a_proctype_that_is_run() {
+    let old = "byte x;
+proctype P() priority 2 { x = _priority }
+init { run P(); x == 2; x = 0 }
+";
+    let new = old.replace("priority 2", "priority 3");
+    let got = pair("priority", old, &new);
+    assert!(got.stats.states_executed > 0);
+}
+
+#[test]
+fn an_edit_inside_an_atomic_sequence_reached_by_a_rendezvous_hand_off() {
+    let old = "chan c = [0] of { byte };
+byte x, y;
+active proctype S() { do :: c ! 1 -> x = (x + 1) % 3 od }
+active proctype R() { do :: atomic { c ? y -> y = y + 1; x = x + y } ; x = x % 3 od }
+";
+    // The same effect by other words: every state stays, the location is dangerous.
+    let new = old.replace("y = y + 1", "y = 1 + y");
+    let got = pair("hand-off", old, &new);
+    assert!(got.stats.states_walked > 0, "{:?}", got.stats);
+}
+
+#[test]
+fn a_failed_offer_at_the_deepest_level() {
+    let old = "chan c = [0] of { byte };
+byte n;
+active proctype S() { do :: n < 3 -> n++ :: c ! 1 :: n == 3 -> break od }
+active proctype T() { n < 2; n = n }
+";
+    let new = old.replace("n = n", "n = n + 0");
+    pair("offer", old, &new);
+    let new2 = old.replace("n < 2", "n < 1");
+    pair("offer guard", old, &new2);
+}
+
+/// A cyclic model: a ring of processes passing tokens forever and a monitor stepping
+/// through sixteen phases, every state reachable from every other once all run (one strongly
+/// connected component).
+const RING: &str = "#define N 4
+byte tok[N];
+byte count[N];
+byte phase;
+proctype Node(byte i) {
+	do
+	:: tok[i] > 0 -> tok[i]--; tok[(i + 1) % N]++; count[i] = (count[i] + 1) % 3
+	od
+}
+proctype Mon() {
+	do
+	:: phase = 1; phase = 2; phase = 3; phase = 4; phase = 5; phase = 6; phase = 7;
+	   phase = 8; phase = 9; phase = 10; phase = 11; phase = 12; phase = 13; phase = 14;
+	   phase = 15; phase = 0
+	od
+}
+init {
+	atomic { tok[0] = 2; run Node(0); run Node(1); run Node(2); run Node(3); run Mon() }
+}
+";
+
+#[test]
+fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
+    let opts = Options {
+        max_states: Some(2_000_000),
+        ..limited()
+    };
+    let v = version(RING).expect("ring parses");
+    let base = check_with(&v, None, Algorithm::Full, &opts);
+    let record = base.record.expect("ring record");
+    let stored = base.stats.states_stored;
+    assert!(stored >= 10_000, "{stored} states");
+    // One component holds (nearly) everything: the initial states before the processes
+    // run are outside it.
+    assert!(
+        base.stats.largest_scc * 100 >= stored * 99,
+        "{} of {stored} in the largest component",
+        base.stats.largest_scc
+    );
+    // One statement changes its words, not its effect: the same states, one dangerous
+    // location.
+    let new = RING.replace("phase = 7;", "phase = phase + 1;");
+    let nv = version(&new).expect("mutant parses");
+    let prune = check_with(&nv, Some(&record), Algorithm::Prune, &opts);
+    let replay = check_with(&nv, Some(&record), Algorithm::Replay, &opts);
+    let full = check_with(&nv, Some(&record), Algorithm::Full, &opts);
+    assert_same("ring", &new, &replay, &full);
+    assert_eq!(prune.verdict, full.verdict);
+    assert!(
+        prune.stats.states_executed * 100 >= prune.stats.states_stored * 99,
+        "pruning executed {} of {}",
+        prune.stats.states_executed,
+        prune.stats.states_stored
+    );
+    assert!(
+        replay.stats.states_executed * 10 < replay.stats.states_stored,
+        "replay executed {} of {}",
+        replay.stats.states_executed,
+        replay.stats.states_stored
+    );
+    let auto = check_with(&nv, Some(&record), Algorithm::Auto, &opts);
+    assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
+}
+
+#[test]
+fn a_record_without_a_graph_is_pruned_and_says_why() {
+    let text = "byte x; active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }\n";
+    let v = version(text).expect("parses");
+    let mut record = check(&v, None, Algorithm::Full).record.expect("record");
+    record.graph = None;
+    let new = text.replace("x = 0", "x = 1");
+    let nv = version(&new).expect("parses");
+    let got = check(&nv, Some(&record), Algorithm::Replay);
+    assert_eq!(got.algorithm, Algorithm::Prune);
+    assert!(got.reason.contains("no state graph"), "{}", got.reason);
+    // A depth limit rules replay out too.
+    let record = check(&v, None, Algorithm::Full).record.expect("record");
+    let opts = Options {
+        max_depth: Some(1000),
+        ..limited()
+    };
+    let got = check_with(&nv, Some(&record), Algorithm::Replay, &opts);
+    assert_eq!(got.algorithm, Algorithm::Prune);
+    assert!(got.reason.contains("depth limit"), "{}", got.reason);
+}
