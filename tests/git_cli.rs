@@ -624,15 +624,22 @@ fn the_sample_history_checks_incrementally_and_agrees_with_full_checks() {
     );
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("violations:"), "{report}");
-    // Every commit again, each with a full check beside it (exit 4 on any disagreement).
+    // Every commit again, each with a full check beside it (exit 4 on any disagreement):
+    // by pruning, then by replay, each reusing the records the other wrote.
+    for alg in ["prune", "replay"] {
+        audit_history(&repo, alg);
+    }
+}
+
+fn audit_history(repo: &Path, alg: &str) {
     let out = rmc_in(
-        &repo,
+        repo,
         &[
             "check",
             "--all",
             "--audit",
             "--algorithm",
-            "prune",
+            alg,
             "--format",
             "json",
         ],
@@ -646,10 +653,14 @@ fn the_sample_history_checks_incrementally_and_agrees_with_full_checks() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let commits = doc["commits"].as_array().expect("commits");
     assert!(commits.len() >= 12);
-    let mut incremental = 0;
+    let (mut incremental, mut walked) = (0, 0);
     for (i, c) in commits.iter().enumerate() {
         let m = &c["models"][0];
-        assert_eq!(m["audit"], "agrees with a full check", "{}", c["subject"]);
+        assert_eq!(
+            m["audit"], "agrees with a full check",
+            "{alg}: {}",
+            c["subject"]
+        );
         if i == 0 {
             continue;
         }
@@ -662,6 +673,12 @@ fn the_sample_history_checks_incrementally_and_agrees_with_full_checks() {
             c["subject"]
         );
         incremental += usize::from(m["mode"] == "incremental");
+        if alg == "replay" && m["mode"] == "incremental" {
+            walked += m["stats"]["states_walked"].as_u64().unwrap_or(0);
+        }
+    }
+    if alg == "replay" {
+        assert!(walked > 0, "nothing was replayed");
     }
     assert!(
         incremental * 3 >= commits.len() * 2,

@@ -498,7 +498,8 @@ impl Session {
                 full_ms,
             ));
         }
-        if ran.doc.mode == "full" {
+        // A replay's figures are a full check's, exactly, as a full run's are.
+        if ran.doc.mode == "full" || ran.doc.algorithm == "replay" {
             let (x, y) = (&ran.doc.stats, &full.doc.stats);
             let fig = |s: &crate::explore::Stats| {
                 [
@@ -507,6 +508,8 @@ impl Session {
                     s.transitions,
                     s.atomic_steps,
                     s.depth_reached,
+                    s.state_vector_bytes,
+                    s.sccs,
                 ]
             };
             if fig(x) != fig(y) {

@@ -63,7 +63,7 @@ pub trait Rider {
     }
     /// The bytes of a known state's vector and of pan's (for the figures), without its
     /// vector.
-    fn shape(&self, _m: &Machine, _key: u32) -> (u64, u64) {
+    fn shape(&mut self, _m: &Machine, _key: u32) -> (u64, u64) {
         (0, 0)
     }
     /// Builds a known state (its vector and offsets), to execute it. False: the rider

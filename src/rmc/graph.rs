@@ -110,25 +110,37 @@ pub fn get_varint(b: &[u8], at: &mut usize) -> Option<u64> {
     None
 }
 
-/// Appends `canon` encoded against `reference`: its length, then (zeros, literals, bytes)
-/// runs of the XOR.
-pub fn encode_vector(reference: &[u8], canon: &[u8], out: &mut Vec<u8>) {
+/// Appends `canon` encoded against `reference`: its length, then per eight bytes of their
+/// XOR a mask of the bytes that are not zero, and those bytes (`scratch` holds the XOR).
+pub fn encode_vector(reference: &[u8], canon: &[u8], scratch: &mut Vec<u8>, out: &mut Vec<u8>) {
     put_varint(out, canon.len() as u64);
-    let x = |i: usize| canon[i] ^ reference.get(i).copied().unwrap_or(0);
-    let mut i = 0;
-    while i < canon.len() {
-        let z = i;
-        while i < canon.len() && x(i) == 0 {
-            i += 1;
+    let n = canon.len();
+    let r = reference.len().min(n);
+    scratch.clear();
+    scratch.resize(n.div_ceil(8) * 8, 0);
+    for ((x, a), b) in scratch[..r]
+        .iter_mut()
+        .zip(&canon[..r])
+        .zip(&reference[..r])
+    {
+        *x = a ^ b;
+    }
+    scratch[r..n].copy_from_slice(&canon[r..]);
+    out.reserve(n + n / 8 + 1);
+    for chunk in scratch.chunks_exact(8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(w);
+        // The high bit of each byte that is not zero, gathered into one byte.
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let high = (((w & LOW7) + LOW7) | w) & !LOW7;
+        let mask = ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8;
+        out.push(mask);
+        match mask {
+            0 => {}
+            0xff => out.extend_from_slice(chunk),
+            _ => out.extend(chunk.iter().copied().filter(|&x| x != 0)),
         }
-        let l = i;
-        // A literal run ends at two zero bytes in a row (one is cheaper kept).
-        while i < canon.len() && !(x(i) == 0 && (i + 1 == canon.len() || x(i + 1) == 0)) {
-            i += 1;
-        }
-        put_varint(out, (l - z) as u64);
-        put_varint(out, (i - l) as u64);
-        out.extend((l..i).map(x));
     }
 }
 
@@ -146,20 +158,29 @@ pub fn decode_vector(reference: &[u8], b: &[u8], out: &mut Vec<u8>) -> bool {
     out.reserve(n);
     let r = |i: usize| reference.get(i).copied().unwrap_or(0);
     while out.len() < n {
-        let (Some(z), Some(l)) = (get_varint(b, &mut at), get_varint(b, &mut at)) else {
+        let Some(&mask) = b.get(at) else {
             return false;
         };
-        let (z, l) = (z as usize, l as usize);
-        if out.len() + z + l > n || at + l > b.len() {
+        at += 1;
+        let take = (n - out.len()).min(8);
+        if take < 8 && mask >> take != 0 {
             return false;
         }
-        for _ in 0..z {
-            out.push(r(out.len()));
+        for k in 0..take {
+            let i = out.len();
+            if mask >> k & 1 == 1 {
+                let Some(&x) = b.get(at) else {
+                    return false;
+                };
+                if x == 0 {
+                    return false;
+                }
+                at += 1;
+                out.push(x ^ r(i));
+            } else {
+                out.push(r(i));
+            }
         }
-        for k in 0..l {
-            out.push(b[at + k] ^ r(out.len()));
-        }
-        at += l;
     }
     at == b.len()
 }
@@ -434,15 +455,15 @@ mod tests {
         ];
         for c in cases {
             let mut enc = Vec::new();
-            encode_vector(&reference, c, &mut enc);
+            encode_vector(&reference, c, &mut Vec::new(), &mut enc);
             let mut out = Vec::new();
             assert!(decode_vector(&reference, &enc, &mut out), "{c:?}");
             assert_eq!(out, c);
         }
-        // The same vector as the reference costs three bytes.
+        // The same vector as the reference costs its length and one mask.
         let mut enc = Vec::new();
-        encode_vector(&reference, &reference, &mut enc);
-        assert_eq!(enc, [8, 8, 0]);
+        encode_vector(&reference, &reference, &mut Vec::new(), &mut enc);
+        assert_eq!(enc, [8, 0]);
         // Garbage is refused, never a panic.
         let mut out = Vec::new();
         assert!(!decode_vector(&reference, &[5, 0, 9, 1], &mut out));

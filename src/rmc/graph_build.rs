@@ -5,11 +5,41 @@
 //! not reach but that stay valid are carried over, renumbered.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::explore::event::{End, Event, To};
 use crate::explore::machine::Machine;
 
 use super::graph::{decode_event, encode_event, encode_vector, EdgeTable, Graph, NONE};
+
+/// Keys that are hashes already (xxh3 of what they stand for) need no second hashing.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// Interned values by the xxh3 of their bytes: (hash → ids with that hash).
+type ByHash = HashMap<u64, Vec<u32>, BuildHasherDefault<Prehashed>>;
+
+fn hash_u32s(v: &[u32], bytes: &mut Vec<u8>) -> u64 {
+    bytes.clear();
+    for x in v {
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
 
 struct Open {
     id: u32,
@@ -23,9 +53,10 @@ struct Open {
 pub struct GraphBuilder {
     pub reference: Option<Vec<u8>>,
     foots: Vec<Vec<u32>>,
-    foot_index: HashMap<Vec<u32>, u32>,
+    foot_index: ByHash,
     shapes: Vec<(u32, Vec<u8>)>,
-    shape_index: HashMap<(u32, Vec<u8>), u32>,
+    shape_index: ByHash,
+    scratch: Vec<u8>,
     edges: EdgeTable,
     foot: Vec<u32>,
     shape: Vec<u32>,
@@ -36,8 +67,13 @@ pub struct GraphBuilder {
     /// (slot, old slot) of states whose events are the old graph's (pruned states).
     borrowed: Vec<(u32, u32)>,
     open: Vec<Open>,
-    pool: Vec<Vec<u8>>,
+    pool: Vec<(Vec<u8>, Vec<u32>)>,
     blocked: Vec<(u32, u32)>,
+    foot_scratch: Vec<u32>,
+    /// This graph's footprint id of each old footprint met (NONE: not yet).
+    old_foots: Vec<u32>,
+    /// This graph's shape id of each old shape met (NONE: not yet).
+    old_shapes: Vec<u32>,
     /// Something could not be recorded (a state without its vector): no graph is written.
     pub broken: bool,
 }
@@ -63,11 +99,11 @@ impl GraphBuilder {
         self.foot.push(NONE);
         self.shape.push(NONE);
         self.ev.push((0, 0));
-        let buf = self.pool.pop().unwrap_or_default();
+        let (buf, foot) = self.pool.pop().unwrap_or_default();
         self.open.push(Open {
             id,
             buf,
-            foot: Vec::new(),
+            foot,
             fixed: None,
         });
     }
@@ -77,27 +113,47 @@ impl GraphBuilder {
     pub fn vector(&mut self, canon: &[u8], tags: &[u8]) {
         let reference = self.reference.get_or_insert_with(|| canon.to_vec());
         let at = self.vectors.len();
-        encode_vector(reference, canon, &mut self.vectors);
+        encode_vector(reference, canon, &mut self.scratch, &mut self.vectors);
         self.vec.push((at as u64, (self.vectors.len() - at) as u32));
         self.push_shape(canon.len() as u32, tags);
     }
 
-    /// The vector of the state just opened, as the old graph encoded it (same reference).
-    pub fn vector_copied(&mut self, bytes: &[u8], shape: &(u32, Vec<u8>)) {
+    /// The vector of the state just opened, as the old graph encoded it (same reference),
+    /// and its shape (`old`, the old graph's id of `shape`).
+    pub fn vector_copied(&mut self, bytes: &[u8], old: u32, shape: &(u32, Vec<u8>)) {
         let at = self.vectors.len();
         self.vectors.extend_from_slice(bytes);
         self.vec.push((at as u64, bytes.len() as u32));
+        let known = self.old_shapes.get(old as usize).copied().unwrap_or(NONE);
+        if known != NONE {
+            if let Some(x) = self.shape.last_mut() {
+                *x = known;
+            }
+            return;
+        }
         self.push_shape(shape.0, &shape.1);
+        let x = self.shape.last().copied().unwrap_or(NONE);
+        if self.old_shapes.len() <= old as usize {
+            self.old_shapes.resize(old as usize + 1, NONE);
+        }
+        self.old_shapes[old as usize] = x;
     }
 
     fn push_shape(&mut self, len: u32, tags: &[u8]) {
-        // Shapes are few and repeat: look up without building a key.
-        let id = match self.shape_index.get(&(len, tags.to_vec())) {
-            Some(&x) => x,
+        // Shapes are few and repeat: found by hash, nothing allocated.
+        let h = xxhash_rust::xxh3::xxh3_64_with_seed(tags, len as u64);
+        let shapes = &self.shapes;
+        let found = self.shape_index.get(&h).and_then(|ids| {
+            ids.iter()
+                .copied()
+                .find(|&x| shapes[x as usize].0 == len && shapes[x as usize].1 == tags)
+        });
+        let id = match found {
+            Some(x) => x,
             None => {
                 let x = self.shapes.len() as u32;
                 self.shapes.push((len, tags.to_vec()));
-                self.shape_index.insert((len, tags.to_vec()), x);
+                self.shape_index.entry(h).or_default().push(x);
                 x
             }
         };
@@ -106,15 +162,22 @@ impl GraphBuilder {
         }
     }
 
-    fn intern_foot(&mut self, mut f: Vec<u32>) -> u32 {
+    /// The id of a footprint (sorted and deduplicated in place).
+    fn intern_foot(&mut self, f: &mut Vec<u32>) -> u32 {
         f.sort_unstable();
         f.dedup();
-        if let Some(&x) = self.foot_index.get(&f) {
+        let h = hash_u32s(f, &mut self.scratch);
+        let foots = &self.foots;
+        if let Some(x) = self
+            .foot_index
+            .get(&h)
+            .and_then(|ids| ids.iter().copied().find(|&x| foots[x as usize] == *f))
+        {
             return x;
         }
         let x = self.foots.len() as u32;
         self.foots.push(f.clone());
-        self.foot_index.insert(f, x);
+        self.foot_index.entry(h).or_default().push(x);
         x
     }
 
@@ -126,9 +189,33 @@ impl GraphBuilder {
         }
     }
 
-    /// The footprint of the state just opened is this one (stable locations).
+    /// The footprint of the state just opened is this one (stable locations, sorted).
     pub fn fixed_foot(&mut self, locs: &[u32]) {
-        let x = self.intern_foot(locs.to_vec());
+        let mut f = std::mem::take(&mut self.foot_scratch);
+        f.clear();
+        f.extend_from_slice(locs);
+        let x = self.intern_foot(&mut f);
+        self.foot_scratch = f;
+        if let Some(o) = self.open.last_mut() {
+            o.fixed = Some(x);
+        }
+    }
+
+    /// The footprint of the state just opened is footprint `old` of the old graph (`locs`):
+    /// interned once per old footprint.
+    pub fn old_foot(&mut self, old: u32, locs: &[u32]) {
+        let known = self.old_foots.get(old as usize).copied().unwrap_or(NONE);
+        let x = if known != NONE {
+            known
+        } else {
+            self.fixed_foot(locs);
+            let x = self.open.last().and_then(|o| o.fixed).unwrap_or(NONE);
+            if self.old_foots.len() <= old as usize {
+                self.old_foots.resize(old as usize + 1, NONE);
+            }
+            self.old_foots[old as usize] = x;
+            x
+        };
         if let Some(o) = self.open.last_mut() {
             o.fixed = Some(x);
         }
@@ -164,7 +251,7 @@ impl GraphBuilder {
         }
         let foot = match o.fixed {
             Some(x) => x,
-            None => self.intern_foot(std::mem::take(&mut o.foot)),
+            None => self.intern_foot(&mut o.foot),
         };
         let i = o.id as usize;
         self.foot[i] = foot;
@@ -172,7 +259,7 @@ impl GraphBuilder {
         self.events.extend_from_slice(&o.buf);
         o.buf.clear();
         o.foot.clear();
-        self.pool.push(o.buf);
+        self.pool.push((o.buf, o.foot));
     }
 
     /// The graph: `slot_of` per fingerprint of the record; `old` with `map` (old slot → new
@@ -252,7 +339,7 @@ impl GraphBuilder {
         let f = match foot_map.get(&of) {
             Some(&f) => f,
             None => {
-                let f = self.intern_foot(g.foots[of as usize].clone());
+                let f = self.intern_foot(&mut g.foots[of as usize].clone());
                 foot_map.insert(of, f);
                 f
             }

@@ -491,12 +491,14 @@ impl Record {
         let violations: Vec<RecViolation> = serde_json::from_slice(get(b"VIOL")?)
             .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
         let graph = match toc.iter().find(|(t, _)| t == b"GRPH") {
-            Some((_, b)) => {
-                let g = read_graph(b)?;
-                g.validate(fingerprints.len())
-                    .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
-                Some(g)
-            }
+            Some((_, b)) => match read_graph(b)? {
+                Some(g) => {
+                    g.validate(fingerprints.len())
+                        .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
+                    Some(g)
+                }
+                None => None,
+            },
             None => None,
         };
         Ok(Record {
@@ -523,10 +525,15 @@ impl Record {
     // .rmc/, and atomically.
 }
 
+/// The layout of the `GRPH` section. A record whose graph has another layout is still used,
+/// without its graph (pruning only).
+const GRAPH_FORMAT: u32 = 1;
+
 fn graph_bytes(g: &Graph) -> Vec<u8> {
     let mut w = W(Vec::with_capacity(
         64 + g.len() * 24 + g.events.len() + g.vectors.len() + g.slot_of.len() * 4,
     ));
+    w.u32(GRAPH_FORMAT);
     w.blob(&g.reference);
     w.u32(g.foots.len() as u32);
     for f in &g.foots {
@@ -571,8 +578,12 @@ fn graph_bytes(g: &Graph) -> Vec<u8> {
     w.0
 }
 
-fn read_graph(b: &[u8]) -> Result<Graph, RecordError> {
+/// The graph of a `GRPH` section; None when it has another layout.
+fn read_graph(b: &[u8]) -> Result<Option<Graph>, RecordError> {
     let mut r = R { b, at: 0 };
+    if r.u32()? != GRAPH_FORMAT {
+        return Ok(None);
+    }
     let reference = r.blob()?.to_vec();
     let mut foots = Vec::new();
     for _ in 0..r.count(4)? {
@@ -624,7 +635,7 @@ fn read_graph(b: &[u8]) -> Result<Graph, RecordError> {
     for _ in 0..k {
         slot_of.push(r.u32()?);
     }
-    Ok(Graph {
+    Ok(Some(Graph {
         reference,
         foots,
         shapes,
@@ -636,5 +647,5 @@ fn read_graph(b: &[u8]) -> Result<Graph, RecordError> {
         vec,
         vectors,
         slot_of,
-    })
+    }))
 }

@@ -85,6 +85,11 @@ pub struct Recorder {
     pub replay: Option<Replay>,
     /// Graph memory already taken from the budget.
     graph_taken: u64,
+    /// Element ids of each old footprint met in a replay.
+    foot_elements: Vec<Option<Vec<u32>>>,
+    /// Per accumulator on the stack: the set merged into it last (sets repeat along a
+    /// state's successors; merging one again changes nothing).
+    last_set: Vec<u32>,
 }
 
 impl Recorder {
@@ -98,6 +103,8 @@ impl Recorder {
             graph: GraphBuilder::new(reference),
             replay,
             graph_taken: 0,
+            foot_elements: Vec::new(),
+            last_set: Vec::new(),
             elements: ElementTable::default(),
             sets: SetTable::default(),
             fingerprints: None,
@@ -163,10 +170,19 @@ impl Recorder {
     }
 
     fn add_set(&mut self, set: u32) {
-        let n = self.sets.get(set).len();
-        for i in 0..n {
-            let e = self.sets.get(set)[i];
-            self.add(e);
+        match self.last_set.last_mut() {
+            Some(last) if *last == set => return,
+            Some(last) => *last = set,
+            None => return,
+        }
+        // Sets are sorted: their last element is the widest.
+        if let Some(&max) = self.sets.get(set).last() {
+            self.widen(max);
+        }
+        if let Some(a) = self.accs.last_mut() {
+            for &e in self.sets.get(set) {
+                a[e as usize / 64] |= 1 << (e % 64);
+            }
         }
     }
 
@@ -212,9 +228,11 @@ impl Recorder {
             }
         };
         self.accs.push(a);
+        self.last_set.push(u32::MAX);
     }
 
     fn pop_acc(&mut self) -> Option<Vec<u64>> {
+        self.last_set.pop();
         self.accs.pop()
     }
 
@@ -271,8 +289,9 @@ impl Rider for Recorder {
             // A recorded state: its vector and shape as recorded.
             let fp = r.fp_of_slot[k as usize];
             let g = &r.graph;
-            let shape = &g.shapes[g.shape[k as usize] as usize];
-            self.graph.vector_copied(g.vector_of(k), shape);
+            let s = g.shape[k as usize];
+            self.graph
+                .vector_copied(g.vector_of(k), s, &g.shapes[s as usize]);
             let replayable = r.replayable(k);
             let r = self
                 .fingerprints
@@ -286,12 +305,32 @@ impl Rider for Recorder {
                     return Visit::Expand;
                 };
                 r.open(id, k);
-                let foot = r.graph.foots[r.graph.foot[k as usize] as usize].clone();
-                self.graph.fixed_foot(&foot);
-                for l in foot {
-                    let e = self.elements.location(l);
-                    self.add(e);
+                let of = r.graph.foot[k as usize];
+                self.graph.old_foot(of, &r.graph.foots[of as usize]);
+                // Its own locations and those passed: the footprint's, as element ids
+                // (computed once per footprint).
+                let mut elems = std::mem::take(&mut self.scratch);
+                elems.clear();
+                if let Some(Some(e)) = self.foot_elements.get(of as usize) {
+                    elems.extend_from_slice(e);
+                } else {
+                    for &l in &r.graph.foots[of as usize] {
+                        elems.push(self.elements.location(l));
+                    }
+                    if self.foot_elements.len() <= of as usize {
+                        self.foot_elements.resize(of as usize + 1, None);
+                    }
+                    self.foot_elements[of as usize] = Some(elems.clone());
                 }
+                if let Some(&max) = elems.iter().max() {
+                    self.widen(max);
+                }
+                if let Some(a) = self.accs.last_mut() {
+                    for &e in &elems {
+                        a[e as usize / 64] |= 1 << (e % 64);
+                    }
+                }
+                self.scratch = elems;
                 return Visit::Replay;
             }
             if let Some(st) = st {
@@ -352,9 +391,9 @@ impl Rider for Recorder {
         self.graph.event(m, ev, blocked);
     }
 
-    fn shape(&self, m: &Machine, key: u32) -> (u64, u64) {
+    fn shape(&mut self, m: &Machine, key: u32) -> (u64, u64) {
         // Only asked in a replaying run, of a state the replay knows.
-        self.replay.as_ref().map_or((0, 0), |r| r.shape(m, key))
+        self.replay.as_mut().map_or((0, 0), |r| r.shape(m, key))
     }
 
     fn load(&mut self, m: &Machine, key: u32, out: &mut State) -> bool {

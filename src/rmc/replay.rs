@@ -25,6 +25,8 @@ pub struct Replay {
     cursors: Vec<(u32, u32, usize)>,
     blocked: Vec<(u32, u32)>,
     scratch: Vec<u8>,
+    /// Per shape: (search-form length, pan bytes) in the new machine, once computed.
+    shapes: Vec<Option<(u64, u64)>>,
     pub failed: bool,
 }
 
@@ -51,6 +53,7 @@ impl Replay {
             cursors: Vec::new(),
             blocked: Vec::new(),
             scratch: Vec::new(),
+            shapes: Vec::new(),
             failed: false,
         }
     }
@@ -89,8 +92,21 @@ impl Replay {
     }
 
     /// The (search-form length, pan bytes) of a recorded state, in the new machine.
-    pub fn shape(&self, m: &Machine, slot: u32) -> (u64, u64) {
-        let (canon, tags) = &self.graph.shapes[self.graph.shape[slot as usize] as usize];
+    pub fn shape(&mut self, m: &Machine, slot: u32) -> (u64, u64) {
+        let s = self.graph.shape[slot as usize] as usize;
+        if let Some(Some(x)) = self.shapes.get(s) {
+            return *x;
+        }
+        let x = self.compute_shape(m, s);
+        if self.shapes.len() <= s {
+            self.shapes.resize(s + 1, None);
+        }
+        self.shapes[s] = Some(x);
+        x
+    }
+
+    fn compute_shape(&self, m: &Machine, s: usize) -> (u64, u64) {
+        let (canon, tags) = &self.graph.shapes[s];
         let procs = tags
             .iter()
             .filter(|&&t| t & crate::explore::layout::CHAN_TAG == 0)
