@@ -327,6 +327,7 @@ pub fn plan(
                 _ => format!("pruning: {dangerous}"),
             };
             let prune = Prune {
+                index: super::fpindex::FpIndex::new(&r.fingerprints),
                 fingerprints: r.fingerprints.clone(),
                 set_of: r.set_of.clone(),
                 sets,
@@ -532,6 +533,53 @@ pub fn record(
     let old_graph = rec.prune().and_then(|p| p.graph.as_ref());
     let mut carried = Vec::new();
     let mut graph_ok = true;
+    // With the old graph, the old states a pruning run did not reach but that are still
+    // reachable are known: those below its pruned states. The others are dropped, as a
+    // replay drops what it does not reach. Without it, every old state whose set misses
+    // the change is kept.
+    let below_pruned = match (old_graph, rec.prune()) {
+        (Some(g), Some(prune)) => {
+            let mut visited = vec![false; g.len()];
+            for fp in fps.iter() {
+                if let Some(k) = prune.position(fp) {
+                    let o = g.slot_of[k];
+                    if o != super::graph::NONE {
+                        visited[o as usize] = true;
+                    }
+                }
+            }
+            let mut below = vec![false; g.len()];
+            let mut todo: Vec<u32> = builder.borrowed_old().collect();
+            let mut blocked = Vec::new();
+            while let Some(s) = todo.pop() {
+                let b = g.events_of(s);
+                let mut at = 0;
+                while at < b.len() {
+                    let Some(ev) = super::graph::decode_event(b, s, &mut at, &mut blocked, Some)
+                    else {
+                        graph_ok = false;
+                        break;
+                    };
+                    let leaf = match ev {
+                        crate::explore::event::Event::Step {
+                            to: crate::explore::event::To::State(k),
+                            ..
+                        }
+                        | crate::explore::event::Event::End(crate::explore::event::End::Stored(
+                            k,
+                        )) => k as usize,
+                        _ => continue,
+                    };
+                    if leaf < g.len() && !visited[leaf] && !below[leaf] {
+                        below[leaf] = true;
+                        todo.push(leaf as u32);
+                    }
+                }
+            }
+            Some(below)
+        }
+        _ => None,
+    };
     if let (Some(base), Some(prune)) = (base, rec.prune()) {
         // Accumulate: old states this run did not reach whose set is still valid. Both
         // lists are sorted by fingerprint: one merge, no lookups.
@@ -546,6 +594,12 @@ pub fn record(
             }
             if prune.meets_danger[old as usize] || states.get(i).is_some_and(|s| s.0 == fp) {
                 continue;
+            }
+            if let (Some(below), Some(g)) = (&below_pruned, old_graph) {
+                let o = g.slot_of[k];
+                if o == super::graph::NONE || !below[o as usize] {
+                    continue;
+                }
             }
             let sid = *translated.entry(old).or_insert_with(|| {
                 let mut s: Vec<u32> = r.sets[old as usize]
@@ -582,24 +636,25 @@ pub fn record(
     states.dedup_by_key(|s| s.0);
     let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
     if let Some(base) = base {
-        let fps_new = &states;
-        let still = base
-            .record
-            .fingerprints
-            .iter()
-            .filter(|fp| fps_new.binary_search_by_key(fp, |s| &s.0).is_ok())
-            .count() as u64;
+        // Both lists are sorted: one merge.
+        let (mut j, mut still) = (0, 0u64);
+        for fp in &base.record.fingerprints {
+            while j < states.len() && states[j].0 < *fp {
+                j += 1;
+            }
+            still += u64::from(states.get(j).is_some_and(|s| s.0 == *fp));
+        }
         let st = &mut run.outcome.stats;
         st.states_dropped = base.record.fingerprints.len() as u64 - still;
         st.states_reused = st.states_walked + st.states_pruned + carried.len() as u64;
     }
     let graph = if !graph_ok {
         None
-    } else if let (Some(g), Some(base)) = (old_graph, base) {
+    } else if let (Some(g), Some(prune)) = (old_graph, rec.prune()) {
         // Old slots → new: this run's states found in the old record, then the carried.
         let mut map = vec![super::graph::NONE; g.len()];
         for (i, fp) in fps.iter().enumerate() {
-            if let Ok(k) = base.record.fingerprints.binary_search(&fp) {
+            if let Some(k) = prune.position(fp) {
                 let o = g.slot_of[k];
                 if o != super::graph::NONE {
                     map[o as usize] = i as u32;

@@ -221,6 +221,11 @@ impl GraphBuilder {
         }
     }
 
+    /// The old slots of the states this run pruned.
+    pub fn borrowed_old(&self) -> impl Iterator<Item = u32> + '_ {
+        self.borrowed.iter().map(|&(_, o)| o)
+    }
+
     /// The state just opened was pruned: its events are those of `old` in the old graph.
     pub fn borrow(&mut self, id: u32, old: u32) {
         self.borrowed.push((id, old));
@@ -302,6 +307,21 @@ impl GraphBuilder {
                 self.push_shape(*len, tags);
             }
         }
+        // Footprints numbered by first use in slot order, so that a graph does not depend on
+        // the order its states were finished in (a replay and a full check write the same).
+        let mut renum = vec![NONE; self.foots.len()];
+        let mut foots = Vec::with_capacity(self.foots.len());
+        for f in self.foot.iter_mut() {
+            let Some(r) = renum.get_mut(*f as usize) else {
+                return None;
+            };
+            if *r == NONE {
+                *r = foots.len() as u32;
+                foots.push(std::mem::take(&mut self.foots[*f as usize]));
+            }
+            *f = *r;
+        }
+        self.foots = foots;
         // Events in slot order, as a record stores them (states finish out of order).
         let mut events = Vec::with_capacity(self.events.len());
         for e in self.ev.iter_mut() {

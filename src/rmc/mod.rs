@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod elements;
+pub mod fpindex;
 pub mod graph;
 pub mod graph_build;
 pub mod ids;

@@ -33,6 +33,7 @@ pub struct Prune {
     /// Fingerprints of the recorded states, sorted, and each one's set (an index into
     /// `sets`).
     pub fingerprints: Vec<u128>,
+    pub index: super::fpindex::FpIndex,
     pub set_of: Vec<u32>,
     /// Each recorded set as elements, and whether it meets the dangerous locations.
     pub sets: Vec<Vec<Element>>,
@@ -43,10 +44,14 @@ pub struct Prune {
 
 impl Prune {
     fn lookup(&self, fp: u128) -> Option<(u32, usize)> {
-        self.fingerprints
-            .binary_search(&fp)
-            .ok()
+        self.index
+            .find(&self.fingerprints, fp)
             .map(|i| (self.set_of[i], i))
+    }
+
+    /// The position of a fingerprint in the record's list.
+    pub fn position(&self, fp: u128) -> Option<usize> {
+        self.index.find(&self.fingerprints, fp)
     }
 }
 

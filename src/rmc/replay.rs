@@ -14,6 +14,7 @@ pub struct Replay {
     pub graph: Graph,
     /// The record's fingerprints (sorted), to know a built state's slot.
     pub fingerprints: Vec<u128>,
+    index: super::fpindex::FpIndex,
     /// Per slot: its fingerprint.
     pub fp_of_slot: Vec<u128>,
     /// Per footprint: whether it meets a dangerous location.
@@ -45,6 +46,7 @@ impl Replay {
             .map(|f| f.iter().any(|&l| dangerous(l)))
             .collect();
         Replay {
+            index: super::fpindex::FpIndex::new(&fingerprints),
             graph,
             fingerprints,
             fp_of_slot,
@@ -60,7 +62,7 @@ impl Replay {
 
     /// The slot of the state with fingerprint `fp`, if the graph has it.
     pub fn slot(&self, fp: u128) -> Option<u32> {
-        let i = self.fingerprints.binary_search(&fp).ok()?;
+        let i = self.index.find(&self.fingerprints, fp)?;
         let s = self.graph.slot_of[i];
         (s != NONE).then_some(s)
     }
