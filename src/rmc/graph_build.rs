@@ -312,9 +312,7 @@ impl GraphBuilder {
         let mut renum = vec![NONE; self.foots.len()];
         let mut foots = Vec::with_capacity(self.foots.len());
         for f in self.foot.iter_mut() {
-            let Some(r) = renum.get_mut(*f as usize) else {
-                return None;
-            };
+            let r = renum.get_mut(*f as usize)?;
             if *r == NONE {
                 *r = foots.len() as u32;
                 foots.push(std::mem::take(&mut self.foots[*f as usize]));
