@@ -60,11 +60,12 @@ fn replay_against_full(name: &str, base: &Record, text: &str) -> Option<Checked>
     Some(rep)
 }
 
-#[test]
-fn replays_equal_full_checks_on_mutants() {
-    let mut rng = Rng(0x5eed_0101);
+/// Mutants of every seed model (at most `max_states` states), each replayed against the
+/// seed's record and compared with a full check: (compared, replayed, walked something).
+fn sweep(per_seed: usize, seed: u64, max_states: u64) -> (usize, usize, usize) {
+    let mut rng = Rng(seed);
     let (mut compared, mut replayed, mut walked_any) = (0, 0, 0);
-    for (name, text) in seed_models(20_000) {
+    for (name, text) in seed_models(max_states) {
         let Some(v) = version(&text) else { continue };
         let Some(base) = check(&v, None, Algorithm::Full).record else {
             continue;
@@ -79,7 +80,7 @@ fn replays_equal_full_checks_on_mutants() {
                 assert_eq!(same.stats.states_executed, 0, "{name}: unchanged model");
             }
         }
-        for _ in 0..25 {
+        for _ in 0..per_seed {
             let Some(m) = mutate(&text, &mut rng) else {
                 continue;
             };
@@ -92,9 +93,23 @@ fn replays_equal_full_checks_on_mutants() {
             }
         }
     }
+    (compared, replayed, walked_any)
+}
+
+#[test]
+fn replays_equal_full_checks_on_mutants() {
+    let (compared, replayed, walked_any) = sweep(25, 0x5eed_0101, 20_000);
     eprintln!("{compared} mutants compared, {replayed} replayed, {walked_any} walked something");
     assert!(compared >= 200, "only {compared} mutants compared");
     assert!(walked_any >= compared / 4, "replay walked on {walked_any}");
+}
+
+#[test]
+#[ignore = "thousands of mutants: run with --ignored"]
+fn replays_equal_full_checks_on_thousands_of_mutants() {
+    let (compared, replayed, walked_any) = sweep(300, 0x5eed_0104, 100_000);
+    eprintln!("{compared} mutants compared, {replayed} replayed, {walked_any} walked something");
+    assert!(compared >= 3000, "only {compared} mutants compared");
 }
 
 #[test]
@@ -376,5 +391,98 @@ active proctype Q() { x = 2 }
         // The record the replay writes holds the same graph.
         let again = rep.record.expect("replay record");
         assert_eq!(again.graph, record.graph, "{kind}: the graph as traversed");
+    }
+}
+
+/// Mutants of every model under `$GIT_RMC_CORPUS` (a folder of public models, say), replayed
+/// against a full check; chains of them too. Run with `--ignored`.
+#[test]
+#[ignore = "needs GIT_RMC_CORPUS: a folder of Promela models"]
+fn replays_equal_full_checks_on_a_corpus() {
+    let Some(dir) = std::env::var_os("GIT_RMC_CORPUS") else {
+        return;
+    };
+    fn walk(d: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p
+                .extension()
+                .is_some_and(|x| x == "pml" || x == "prom" || x == "pr")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(std::path::Path::new(&dir), &mut files);
+    files.sort();
+    let mut rng = Rng(0x5eed_0103);
+    let (mut compared, mut walked) = (0, 0);
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let name = f.display().to_string();
+        let Some(v) = version(&text) else { continue };
+        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let mut current = text.clone();
+        for step in 0..30 {
+            let Some(m) = mutate(&current, &mut rng) else {
+                continue;
+            };
+            let Some(r) = replay_against_full(&format!("{name} #{step}"), &record, &m) else {
+                continue;
+            };
+            compared += 1;
+            walked += usize::from(r.stats.states_walked > 0);
+            // Every third mutant builds on the last: a chain.
+            if step % 3 == 0 {
+                if let Some(next) = r.record {
+                    record = next;
+                    current = m;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} corpus mutants compared, {walked} walked something");
+}
+
+#[test]
+fn records_stay_exact_when_most_states_die_and_come_back() {
+    // One token instead of two: most recorded states are unreachable (dropped, and the
+    // graph renumbered), then the original again from that record, then an edit.
+    let v0 = version(RING).expect("ring");
+    let opts = Options {
+        max_states: Some(2_000_000),
+        ..limited()
+    };
+    let mut record = check_with(&v0, None, Algorithm::Full, &opts)
+        .record
+        .expect("record");
+    let one = RING.replace("tok[0] = 2", "tok[0] = 1");
+    let edit = RING.replace("phase = 7;", "phase = phase + 1;");
+    for (step, text) in [&one, RING, &edit, &one, &edit].into_iter().enumerate() {
+        let v = version(text).expect("parses");
+        let rep = check_with(&v, Some(&record), Algorithm::Replay, &opts);
+        let full = check_with(&v, Some(&record), Algorithm::Full, &opts);
+        assert_same(&format!("ring step {step}"), text, &rep, &full);
+        let next = rep.record.expect("replay record");
+        assert_eq!(
+            next.fingerprints.len() as u64,
+            full.stats.states_stored,
+            "step {step}: the record holds exactly the reachable states"
+        );
+        // Dead slots (unreachable states) stay while they are the minority.
+        let slots = next.graph.as_ref().map_or(0, |g| g.len() as u64);
+        assert!(
+            slots >= full.stats.states_stored && slots <= 2 * full.stats.states_stored,
+            "step {step}: {slots} slots for {} states",
+            full.stats.states_stored
+        );
+        record = next;
     }
 }

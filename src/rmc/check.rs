@@ -504,7 +504,7 @@ pub fn record(
     if !run.outcome.complete() {
         return None;
     }
-    let builder = std::mem::take(&mut run.recorder.graph);
+    let mut builder = std::mem::take(&mut run.recorder.graph);
     let rec = &run.recorder;
     let (Some(fps), Some(sets_of)) = (&rec.fingerprints, &rec.set_of) else {
         return None;
@@ -514,9 +514,8 @@ pub fn record(
         .iter()
         .zip(sets_of.iter())
         .enumerate()
-        .map(|(i, (f, s))| (f, s, i as u32))
+        .map(|(i, (f, s))| (f, s, builder.slot(i as u32)))
         .collect();
-    let fresh = states.len() as u32;
     sort_by_fingerprint(&mut states);
     let mut elements: Vec<Element> = rec.elements.list.clone();
     let mut sets: Vec<Vec<u32>> = rec.sets.sets.clone();
@@ -531,55 +530,37 @@ pub fn record(
         .map(|(i, s)| (s.clone(), i as u32))
         .collect();
     let old_graph = rec.prune().and_then(|p| p.graph.as_ref());
-    let mut carried = Vec::new();
-    let mut graph_ok = true;
+    let mut carried = 0u64;
     // With the old graph, the old states a pruning run did not reach but that are still
-    // reachable are known: those below its pruned states. The others are dropped, as a
-    // replay drops what it does not reach. Without it, every old state whose set misses
-    // the change is kept.
-    let below_pruned = match (old_graph, rec.prune()) {
-        (Some(g), Some(prune)) => {
-            let mut visited = vec![false; g.len()];
-            for fp in fps.iter() {
-                if let Some(k) = prune.position(fp) {
-                    let o = g.slot_of[k];
-                    if o != super::graph::NONE {
-                        visited[o as usize] = true;
+    // reachable are known: those below its pruned states (carried, in their slots). The
+    // others are dropped, as a replay drops what it does not reach. Without it, every old
+    // state whose set misses the change is kept.
+    if let Some(g) = old_graph {
+        let mut todo: Vec<u32> = builder.verbatim_slots().to_vec();
+        let mut blocked = Vec::new();
+        while let Some(s) = todo.pop() {
+            let b = g.events_of(s);
+            let mut at = 0;
+            while at < b.len() {
+                let Some(ev) = super::graph::decode_event(b, s, &mut at, &mut blocked, Some) else {
+                    builder.broken = true;
+                    break;
+                };
+                let leaf = match ev {
+                    crate::explore::event::Event::Step {
+                        to: crate::explore::event::To::State(k),
+                        ..
                     }
+                    | crate::explore::event::Event::End(crate::explore::event::End::Stored(k)) => k,
+                    _ => continue,
+                };
+                if (leaf as usize) < g.len() && !builder.is_live(leaf) {
+                    builder.carry(leaf);
+                    todo.push(leaf);
                 }
             }
-            let mut below = vec![false; g.len()];
-            let mut todo: Vec<u32> = builder.borrowed_old().collect();
-            let mut blocked = Vec::new();
-            while let Some(s) = todo.pop() {
-                let b = g.events_of(s);
-                let mut at = 0;
-                while at < b.len() {
-                    let Some(ev) = super::graph::decode_event(b, s, &mut at, &mut blocked, Some)
-                    else {
-                        graph_ok = false;
-                        break;
-                    };
-                    let leaf = match ev {
-                        crate::explore::event::Event::Step {
-                            to: crate::explore::event::To::State(k),
-                            ..
-                        }
-                        | crate::explore::event::Event::End(crate::explore::event::End::Stored(
-                            k,
-                        )) => k as usize,
-                        _ => continue,
-                    };
-                    if leaf < g.len() && !visited[leaf] && !below[leaf] {
-                        below[leaf] = true;
-                        todo.push(leaf as u32);
-                    }
-                }
-            }
-            Some(below)
         }
-        _ => None,
-    };
+    }
     if let (Some(base), Some(prune)) = (base, rec.prune()) {
         // Accumulate: old states this run did not reach whose set is still valid. Both
         // lists are sorted by fingerprint: one merge, no lookups.
@@ -595,12 +576,16 @@ pub fn record(
             if prune.meets_danger[old as usize] || states.get(i).is_some_and(|s| s.0 == fp) {
                 continue;
             }
-            if let (Some(below), Some(g)) = (&below_pruned, old_graph) {
-                let o = g.slot_of[k];
-                if o == super::graph::NONE || !below[o as usize] {
-                    continue;
+            let slot = match old_graph {
+                Some(g) => {
+                    let o = g.slot_of[k];
+                    if o == super::graph::NONE || !builder.is_live(o) {
+                        continue;
+                    }
+                    o
                 }
-            }
+                None => super::graph::NONE,
+            };
             let sid = *translated.entry(old).or_insert_with(|| {
                 let mut s: Vec<u32> = r.sets[old as usize]
                     .iter()
@@ -618,18 +603,8 @@ pub fn record(
                     sets.len() as u32 - 1
                 })
             });
-            // A kept state goes into the graph too, after this run's states.
-            let slot = match old_graph.map(|g| g.slot_of[k]) {
-                Some(o) if o != super::graph::NONE => {
-                    carried.push(o);
-                    fresh + carried.len() as u32 - 1
-                }
-                _ => {
-                    graph_ok = false;
-                    super::graph::NONE
-                }
-            };
             kept.push((fp, sid, slot));
+            carried += 1;
         }
         states = merge(states, kept);
     }
@@ -646,28 +621,9 @@ pub fn record(
         }
         let st = &mut run.outcome.stats;
         st.states_dropped = base.record.fingerprints.len() as u64 - still;
-        st.states_reused = st.states_walked + st.states_pruned + carried.len() as u64;
+        st.states_reused = st.states_walked + st.states_pruned + carried;
     }
-    let graph = if !graph_ok {
-        None
-    } else if let (Some(g), Some(prune)) = (old_graph, rec.prune()) {
-        // Old slots → new: this run's states found in the old record, then the carried.
-        let mut map = vec![super::graph::NONE; g.len()];
-        for (i, fp) in fps.iter().enumerate() {
-            if let Some(k) = prune.position(fp) {
-                let o = g.slot_of[k];
-                if o != super::graph::NONE {
-                    map[o as usize] = i as u32;
-                }
-            }
-        }
-        for (j, &o) in carried.iter().enumerate() {
-            map[o as usize] = fresh + j as u32;
-        }
-        builder.finish(slot_of, Some((g, &map, &carried)))
-    } else {
-        builder.finish(slot_of, None)
-    };
+    let graph = builder.finish(slot_of);
     // SPIN's figures only: a record's bytes depend on the model and the checks, never on
     // the machine (time, memory).
     let s = &run.outcome.stats;

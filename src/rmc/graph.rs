@@ -394,6 +394,18 @@ pub struct EdgeTable {
 }
 
 impl EdgeTable {
+    /// A table that starts as `list` (so that recorded indices keep their meaning).
+    pub fn from_list(list: &[(u32, u32)]) -> EdgeTable {
+        let mut t = EdgeTable::default();
+        for &e in list {
+            // A duplicate would be a corrupt table: it keeps its first index.
+            let n = t.list.len() as u32;
+            t.index.entry(e).or_insert(n);
+            t.list.push(e);
+        }
+        t
+    }
+
     pub fn id(&mut self, e: (u32, u32)) -> u32 {
         let n = self.list.len() as u32;
         *self.index.entry(e).or_insert_with(|| {

@@ -1,8 +1,11 @@
-//! The state graph a run writes (DESIGN.md 5.4), built as the search goes: each stored
-//! state gets its slot (its search id), its vector at once, and its events and footprint
-//! when it is finished (its expansion, atomic runs included, is over by then). States a
-//! pruning run skipped borrow their events from the old graph, and old states the run did
-//! not reach but that stay valid are carried over, renumbered.
+//! The state graph a run writes (DESIGN.md 5.4), built as the search goes. Slots are stable
+//! from record to record: the new graph starts as a copy of the old one, every state the old
+//! graph has keeps its slot, and new states get new slots after the old ones. A state whose
+//! expansion is the recorded one (replayed, or pruned) keeps its recorded events as they
+//! are; an executed state gets fresh events and footprint when it is finished (its
+//! expansion, atomic runs included, is over by then). Old states the run neither reached
+//! nor carried (unreachable in the new version) are dropped; when they make up most of the
+//! slots, the graph is compacted (renumbered densely).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -43,10 +46,11 @@ fn hash_u32s(v: &[u32], bytes: &mut Vec<u8>) -> u64 {
 
 struct Open {
     id: u32,
+    slot: u32,
     buf: Vec<u8>,
     foot: Vec<u32>,
-    /// A footprint known already (a replayed state keeps its recorded one).
-    fixed: Option<u32>,
+    /// Its recorded events and footprint stay (a replayed or pruned state).
+    verbatim: bool,
 }
 
 #[derive(Default)]
@@ -58,88 +62,150 @@ pub struct GraphBuilder {
     shape_index: ByHash,
     scratch: Vec<u8>,
     edges: EdgeTable,
+    /// Per slot.
     foot: Vec<u32>,
     shape: Vec<u32>,
     ev: Vec<(u64, u32)>,
-    events: Vec<u8>,
     vec: Vec<(u64, u32)>,
+    live: Vec<bool>,
+    events: Vec<u8>,
     vectors: Vec<u8>,
-    /// (slot, old slot) of states whose events are the old graph's (pruned states).
-    borrowed: Vec<(u32, u32)>,
+    /// The slot of each search id.
+    slots: Vec<u32>,
     open: Vec<Open>,
     pool: Vec<(Vec<u8>, Vec<u32>)>,
     blocked: Vec<(u32, u32)>,
-    foot_scratch: Vec<u32>,
-    /// This graph's footprint id of each old footprint met (NONE: not yet).
-    old_foots: Vec<u32>,
-    /// This graph's shape id of each old shape met (NONE: not yet).
-    old_shapes: Vec<u32>,
+    /// Slots opened with their recorded expansion (pruned or replayed states).
+    verbatim: Vec<u32>,
+    /// (slot, search id) of the executed states, whose events name states by search id.
+    by_id: Vec<(u32, u32)>,
+    /// No old graph: every state's slot is its search id.
+    ids_are_slots: bool,
     /// Something could not be recorded (a state without its vector): no graph is written.
     pub broken: bool,
 }
 
 impl GraphBuilder {
-    pub fn new(reference: Option<Vec<u8>>) -> GraphBuilder {
-        GraphBuilder {
-            reference,
-            ..Default::default()
+    /// A builder that starts from `old` (its slots, tables and bytes), or from nothing.
+    pub fn new(old: Option<&Graph>) -> GraphBuilder {
+        let mut b = GraphBuilder {
+            ids_are_slots: old.is_none(),
+            ..GraphBuilder::default()
+        };
+        if let Some(g) = old {
+            b.reference = Some(g.reference.clone());
+            for f in &g.foots {
+                let h = hash_u32s(f, &mut b.scratch);
+                b.foot_index
+                    .entry(h)
+                    .or_default()
+                    .push(b.foots.len() as u32);
+                b.foots.push(f.clone());
+            }
+            for s in &g.shapes {
+                let h = xxhash_rust::xxh3::xxh3_64_with_seed(&s.1, s.0 as u64);
+                b.shape_index
+                    .entry(h)
+                    .or_default()
+                    .push(b.shapes.len() as u32);
+                b.shapes.push(s.clone());
+            }
+            b.edges = EdgeTable::from_list(&g.edges);
+            b.foot = g.foot.clone();
+            b.shape = g.shape.clone();
+            b.ev = g.ev.clone();
+            b.vec = g.vec.clone();
+            b.events = g.events.clone();
+            b.vectors = g.vectors.clone();
+            b.live = vec![false; g.len()];
         }
+        b
     }
 
     /// Bytes held, for the memory budget.
     pub fn memory(&self) -> u64 {
-        (self.events.capacity() + self.vectors.capacity()) as u64 + self.foot.capacity() as u64 * 32
+        (self.events.capacity() + self.vectors.capacity()) as u64
+            + self.foot.capacity() as u64 * 33
+            + self.slots.capacity() as u64 * 4
     }
 
-    /// A state is stored as slot `id` (slots come in order).
-    pub fn open(&mut self, id: u32) {
-        if self.foot.len() != id as usize {
+    /// The slot of search id `id`.
+    pub fn slot(&self, id: u32) -> u32 {
+        self.slots.get(id as usize).copied().unwrap_or(NONE)
+    }
+
+    /// A state is stored as search id `id` (ids come in order): in `old`'s slot when the
+    /// old graph has it (`verbatim`: its recorded expansion holds), else in a new slot
+    /// whose vector follows (`vector`).
+    pub fn open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
+        if self.slots.len() != id as usize {
             self.broken = true;
         }
-        self.foot.push(NONE);
-        self.shape.push(NONE);
-        self.ev.push((0, 0));
+        let slot = match old {
+            Some(s) if (s as usize) < self.live.len() && !self.live[s as usize] => s,
+            Some(_) => {
+                // Two states in one slot: the graph cannot be trusted.
+                self.broken = true;
+                self.push_slot()
+            }
+            None => self.push_slot(),
+        };
+        self.live[slot as usize] = true;
+        self.slots.push(slot);
+        if verbatim && old.is_some() {
+            self.verbatim.push(slot);
+        }
         let (buf, foot) = self.pool.pop().unwrap_or_default();
         self.open.push(Open {
             id,
+            slot,
             buf,
             foot,
-            fixed: None,
+            verbatim: verbatim && old.is_some(),
         });
     }
 
-    /// The vector of the state just opened, from its canonical encoding and its records'
-    /// tags.
+    fn push_slot(&mut self) -> u32 {
+        let s = self.live.len() as u32;
+        self.foot.push(NONE);
+        self.shape.push(NONE);
+        self.ev.push((0, 0));
+        self.vec.push((0, 0));
+        self.live.push(false);
+        s
+    }
+
+    /// The vector of the state just opened in a new slot, from its canonical encoding and
+    /// its records' tags.
     pub fn vector(&mut self, canon: &[u8], tags: &[u8]) {
+        let Some(slot) = self.open.last().map(|o| o.slot as usize) else {
+            return;
+        };
         let reference = self.reference.get_or_insert_with(|| canon.to_vec());
         let at = self.vectors.len();
         encode_vector(reference, canon, &mut self.scratch, &mut self.vectors);
-        self.vec.push((at as u64, (self.vectors.len() - at) as u32));
-        self.push_shape(canon.len() as u32, tags);
+        self.vec[slot] = (at as u64, (self.vectors.len() - at) as u32);
+        self.shape[slot] = self.intern_shape(canon.len() as u32, tags);
     }
 
-    /// The vector of the state just opened, as the old graph encoded it (same reference),
-    /// and its shape (`old`, the old graph's id of `shape`).
-    pub fn vector_copied(&mut self, bytes: &[u8], old: u32, shape: &(u32, Vec<u8>)) {
-        let at = self.vectors.len();
-        self.vectors.extend_from_slice(bytes);
-        self.vec.push((at as u64, bytes.len() as u32));
-        let known = self.old_shapes.get(old as usize).copied().unwrap_or(NONE);
-        if known != NONE {
-            if let Some(x) = self.shape.last_mut() {
-                *x = known;
-            }
-            return;
-        }
-        self.push_shape(shape.0, &shape.1);
-        let x = self.shape.last().copied().unwrap_or(NONE);
-        if self.old_shapes.len() <= old as usize {
-            self.old_shapes.resize(old as usize + 1, NONE);
-        }
-        self.old_shapes[old as usize] = x;
+    /// The slots opened with their recorded expansion.
+    pub fn verbatim_slots(&self) -> &[u32] {
+        &self.verbatim
     }
 
-    fn push_shape(&mut self, len: u32, tags: &[u8]) {
+    /// Marks an old state the run did not reach as still reachable (below a pruned one).
+    pub fn carry(&mut self, old: u32) {
+        if let Some(l) = self.live.get_mut(old as usize) {
+            *l = true;
+        }
+    }
+
+    /// Whether a slot holds a state of the new graph.
+    pub fn is_live(&self, slot: u32) -> bool {
+        self.live.get(slot as usize).copied().unwrap_or(false)
+    }
+
+    fn intern_shape(&mut self, len: u32, tags: &[u8]) -> u32 {
         // Shapes are few and repeat: found by hash, nothing allocated.
         let h = xxhash_rust::xxh3::xxh3_64_with_seed(tags, len as u64);
         let shapes = &self.shapes;
@@ -148,7 +214,7 @@ impl GraphBuilder {
                 .copied()
                 .find(|&x| shapes[x as usize].0 == len && shapes[x as usize].1 == tags)
         });
-        let id = match found {
+        match found {
             Some(x) => x,
             None => {
                 let x = self.shapes.len() as u32;
@@ -156,9 +222,6 @@ impl GraphBuilder {
                 self.shape_index.entry(h).or_default().push(x);
                 x
             }
-        };
-        if let Some(x) = self.shape.last_mut() {
-            *x = id;
         }
     }
 
@@ -189,53 +252,14 @@ impl GraphBuilder {
         }
     }
 
-    /// The footprint of the state just opened is this one (stable locations, sorted).
-    pub fn fixed_foot(&mut self, locs: &[u32]) {
-        let mut f = std::mem::take(&mut self.foot_scratch);
-        f.clear();
-        f.extend_from_slice(locs);
-        let x = self.intern_foot(&mut f);
-        self.foot_scratch = f;
-        if let Some(o) = self.open.last_mut() {
-            o.fixed = Some(x);
-        }
-    }
-
-    /// The footprint of the state just opened is footprint `old` of the old graph (`locs`):
-    /// interned once per old footprint.
-    pub fn old_foot(&mut self, old: u32, locs: &[u32]) {
-        let known = self.old_foots.get(old as usize).copied().unwrap_or(NONE);
-        let x = if known != NONE {
-            known
-        } else {
-            self.fixed_foot(locs);
-            let x = self.open.last().and_then(|o| o.fixed).unwrap_or(NONE);
-            if self.old_foots.len() <= old as usize {
-                self.old_foots.resize(old as usize + 1, NONE);
-            }
-            self.old_foots[old as usize] = x;
-            x
-        };
-        if let Some(o) = self.open.last_mut() {
-            o.fixed = Some(x);
-        }
-    }
-
-    /// The old slots of the states this run pruned.
-    pub fn borrowed_old(&self) -> impl Iterator<Item = u32> + '_ {
-        self.borrowed.iter().map(|&(_, o)| o)
-    }
-
-    /// The state just opened was pruned: its events are those of `old` in the old graph.
-    pub fn borrow(&mut self, id: u32, old: u32) {
-        self.borrowed.push((id, old));
-    }
-
-    /// An event of the expansion of the state on top.
+    /// An event of the expansion of the state on top (states named by search id).
     pub fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
         let Some(o) = self.open.last_mut() else {
             return;
         };
+        if o.verbatim {
+            return;
+        }
         self.blocked.clear();
         for &(pid, t, l) in blocked {
             let loc = m.prog.procs[t].automaton.locations[l as usize].id.0;
@@ -245,7 +269,8 @@ impl GraphBuilder {
         encode_event(&mut o.buf, o.id, ev, &self.blocked, |no| edges.of(m, no));
     }
 
-    /// The state `id` is finished: its events and footprint are complete.
+    /// The state `id` is finished: an executed one's events (search ids turned into slots)
+    /// and footprint are complete.
     pub fn close(&mut self, id: u32) {
         let Some(mut o) = self.open.pop() else {
             self.broken = true;
@@ -254,139 +279,151 @@ impl GraphBuilder {
         if o.id != id {
             self.broken = true;
         }
-        let foot = match o.fixed {
-            Some(x) => x,
-            None => self.intern_foot(&mut o.foot),
-        };
-        let i = o.id as usize;
-        self.foot[i] = foot;
-        self.ev[i] = (self.events.len() as u64, o.buf.len() as u32);
-        self.events.extend_from_slice(&o.buf);
+        if !o.verbatim {
+            // Its events name states by search id until `finish` turns them into slots.
+            let slot = o.slot as usize;
+            self.foot[slot] = self.intern_foot(&mut o.foot);
+            let start = self.events.len();
+            self.events.extend_from_slice(&o.buf);
+            self.ev[slot] = (start as u64, (self.events.len() - start) as u32);
+            self.by_id.push((o.slot, o.id));
+        }
         o.buf.clear();
         o.foot.clear();
         self.pool.push((o.buf, o.foot));
     }
 
-    /// The graph: `slot_of` per fingerprint of the record; `old` with `map` (old slot → new
-    /// slot, NONE for states not kept) and the old slots carried over in order (their new
-    /// slots follow this run's). None when the graph would be incomplete.
-    pub fn finish(
-        mut self,
-        slot_of: Vec<u32>,
-        old: Option<(&Graph, &[u32], &[u32])>,
-    ) -> Option<Graph> {
-        if self.broken || !self.open.is_empty() || self.vec.len() != self.foot.len() {
+    /// The graph, `slot_of` giving the slot of each fingerprint of the record (live slots
+    /// only). Dead slots keep no bytes; when they are most of the slots, the graph is
+    /// renumbered densely (and `slot_of` with it). None when the graph is incomplete.
+    pub fn finish(self, mut slot_of: Vec<u32>) -> Option<Graph> {
+        if self.broken || !self.open.is_empty() {
             return None;
         }
-        let borrowed = std::mem::take(&mut self.borrowed);
-        let carried: &[u32] = old.map_or(&[], |o| o.2);
-        if !borrowed.is_empty() || !carried.is_empty() {
-            let (g, map, _) = old?;
-            if self.reference.as_deref() != Some(&g.reference[..]) {
-                // Carried vectors are copied as encoded: they need the same reference.
+        let n = self.live.len();
+        let live = self.live.iter().filter(|&&l| l).count();
+        if slot_of
+            .iter()
+            .any(|&s| s as usize >= n || !self.live[s as usize])
+            || slot_of.len() != live
+        {
+            return None;
+        }
+        if self
+            .foot
+            .iter()
+            .zip(&self.live)
+            .any(|(&f, &l)| l && f == NONE)
+        {
+            return None;
+        }
+        // Dense numbering when the dead are the majority; else stable slots.
+        let map: Option<Vec<u32>> = (live * 2 < n).then(|| {
+            let mut next = 0;
+            self.live
+                .iter()
+                .map(|&l| {
+                    if l {
+                        next += 1;
+                        next - 1
+                    } else {
+                        NONE
+                    }
+                })
+                .collect()
+        });
+        let mut g = Graph {
+            reference: self.reference.clone().unwrap_or_default(),
+            foots: self.foots.clone(),
+            shapes: self.shapes.clone(),
+            edges: self.edges.list.clone(),
+            ..Graph::default()
+        };
+        // The search id of each slot whose events name states by search id.
+        let mut id_of = vec![NONE; n];
+        for &(slot, id) in &self.by_id {
+            id_of[slot as usize] = id;
+        }
+        let mut blocked = Vec::new();
+        for s in 0..n {
+            let keep = self.live[s];
+            if map.is_some() && !keep {
+                continue;
+            }
+            let new_slot = map.as_ref().map_or(s as u32, |m| m[s]);
+            let (f, sh) = if keep {
+                (self.foot[s], self.shape[s])
+            } else {
+                (0, 0)
+            };
+            if keep && (f as usize >= g.foots.len() || sh as usize >= g.shapes.len()) {
                 return None;
             }
-            let mut foot_map: HashMap<u32, u32> = HashMap::new();
-            for &(id, o) in &borrowed {
-                let (f, ev) = self.translate(g, map, o, id, &mut foot_map)?;
-                self.foot[id as usize] = f;
-                self.ev[id as usize] = ev;
+            g.foot.push(f);
+            g.shape.push(sh);
+            let at = g.events.len() as u64;
+            if keep {
+                let (a, l) = self.ev[s];
+                let b = self.events.get(a as usize..a as usize + l as usize)?;
+                // A graph built from nothing has slots that are search ids: nothing to map.
+                let by_id = id_of[s] != NONE && !self.ids_are_slots;
+                match &map {
+                    None if !by_id => g.events.extend_from_slice(b),
+                    _ => {
+                        // Targets: search id → slot (executed states), then slot → dense
+                        // slot (compaction).
+                        let own = if by_id { id_of[s] } else { s as u32 };
+                        let slots = &self.slots;
+                        let to = |k: u32| {
+                            let slot = if by_id {
+                                slots.get(k as usize).copied()?
+                            } else {
+                                k
+                            };
+                            match &map {
+                                Some(m) => m.get(slot as usize).copied().filter(|&x| x != NONE),
+                                None => Some(slot),
+                            }
+                        };
+                        let mut i = 0;
+                        while i < b.len() {
+                            let ev = decode_event(b, own, &mut i, &mut blocked, Some)?;
+                            let ev = match ev {
+                                Event::Step {
+                                    step,
+                                    flag,
+                                    to: To::State(k),
+                                } => Event::Step {
+                                    step,
+                                    flag,
+                                    to: To::State(to(k)?),
+                                },
+                                Event::End(End::Stored(k)) => Event::End(End::Stored(to(k)?)),
+                                e => e,
+                            };
+                            encode_event(&mut g.events, new_slot, &ev, &blocked, |x| x);
+                        }
+                    }
+                }
             }
-            for &o in carried {
-                let id = self.foot.len() as u32;
-                let (f, ev) = self.translate(g, map, o, id, &mut foot_map)?;
-                self.foot.push(f);
-                self.ev.push(ev);
-                let (a, n) = g.vec[o as usize];
-                let at = self.vectors.len() as u64;
-                self.vectors
-                    .extend_from_slice(&g.vectors[a as usize..a as usize + n as usize]);
-                self.vec.push((at, n));
-                let (len, tags) = &g.shapes[g.shape[o as usize] as usize];
-                self.shape.push(NONE);
-                self.push_shape(*len, tags);
+            g.ev.push((at, (g.events.len() as u64 - at) as u32));
+            let at = g.vectors.len() as u64;
+            if keep {
+                let (a, l) = self.vec[s];
+                g.vectors
+                    .extend_from_slice(self.vectors.get(a as usize..a as usize + l as usize)?);
+            }
+            g.vec.push((at, (g.vectors.len() as u64 - at) as u32));
+        }
+        if let Some(m) = &map {
+            for s in slot_of.iter_mut() {
+                *s = m[*s as usize];
             }
         }
-        // Footprints numbered by first use in slot order, so that a graph does not depend on
-        // the order its states were finished in (a replay and a full check write the same).
-        let mut renum = vec![NONE; self.foots.len()];
-        let mut foots = Vec::with_capacity(self.foots.len());
-        for f in self.foot.iter_mut() {
-            let r = renum.get_mut(*f as usize)?;
-            if *r == NONE {
-                *r = foots.len() as u32;
-                foots.push(std::mem::take(&mut self.foots[*f as usize]));
-            }
-            *f = *r;
+        g.slot_of = slot_of;
+        if g.foots.is_empty() && !g.foot.is_empty() {
+            return None;
         }
-        self.foots = foots;
-        // Events in slot order, as a record stores them (states finish out of order).
-        let mut events = Vec::with_capacity(self.events.len());
-        for e in self.ev.iter_mut() {
-            let (at, n) = *e;
-            *e = (events.len() as u64, n);
-            events.extend_from_slice(&self.events[at as usize..at as usize + n as usize]);
-        }
-        self.events = events;
-        Some(Graph {
-            reference: self.reference.unwrap_or_default(),
-            foots: self.foots,
-            shapes: self.shapes,
-            edges: self.edges.list,
-            foot: self.foot,
-            shape: self.shape,
-            ev: self.ev,
-            events: self.events,
-            vec: self.vec,
-            vectors: self.vectors,
-            slot_of,
-        })
-    }
-
-    /// An old state's footprint and events in this graph's terms (slots through `map`), as
-    /// slot `id`.
-    fn translate(
-        &mut self,
-        g: &Graph,
-        map: &[u32],
-        old: u32,
-        id: u32,
-        foot_map: &mut HashMap<u32, u32>,
-    ) -> Option<(u32, (u64, u32))> {
-        let of = g.foot[old as usize];
-        let f = match foot_map.get(&of) {
-            Some(&f) => f,
-            None => {
-                let f = self.intern_foot(&mut g.foots[of as usize].clone());
-                foot_map.insert(of, f);
-                f
-            }
-        };
-        let b = g.events_of(old);
-        let start = self.events.len();
-        let mut at = 0;
-        let mut blocked = Vec::new();
-        while at < b.len() {
-            let ev = decode_event(b, old, &mut at, &mut blocked, Some)?;
-            let slot = |k: u32| map.get(k as usize).copied().filter(|&s| s != NONE);
-            let ev = match ev {
-                Event::Step {
-                    step,
-                    flag,
-                    to: To::State(k),
-                } => Event::Step {
-                    step,
-                    flag,
-                    to: To::State(slot(k)?),
-                },
-                Event::End(End::Stored(k)) => Event::End(End::Stored(slot(k)?)),
-                e => e,
-            };
-            let edges = &mut self.edges;
-            encode_event(&mut self.events, id, &ev, &blocked, |i| {
-                g.edges.get(i as usize).map_or(NONE, |&e| edges.id(e))
-            });
-        }
-        Some((f, (start as u64, (self.events.len() - start) as u32)))
+        Some(g)
     }
 }

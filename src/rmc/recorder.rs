@@ -99,13 +99,12 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(prune: Option<Prune>, replay: Option<Replay>) -> Recorder {
-        let reference = replay
+        let old = replay
             .as_ref()
             .map(|r| &r.graph)
-            .or(prune.as_ref().and_then(|p| p.graph.as_ref()))
-            .map(|g| g.reference.clone());
+            .or(prune.as_ref().and_then(|p| p.graph.as_ref()));
         Recorder {
-            graph: GraphBuilder::new(reference),
+            graph: GraphBuilder::new(old),
             replay,
             graph_taken: 0,
             foot_elements: Vec::new(),
@@ -289,15 +288,12 @@ impl Rider for Recorder {
     }
 
     fn stored(&mut self, m: &Machine, id: u32, st: Option<&State>, key: Option<u32>) -> Visit {
-        self.graph.open(id);
         if let (Some(r), Some(k)) = (self.replay.as_mut(), key) {
-            // A recorded state: its vector and shape as recorded.
+            // A recorded state keeps its slot, vector and shape; a replayed one its events
+            // and footprint too.
             let fp = r.fp_of_slot[k as usize];
-            let g = &r.graph;
-            let s = g.shape[k as usize];
-            self.graph
-                .vector_copied(g.vector_of(k), s, &g.shapes[s as usize]);
             let replayable = r.replayable(k);
+            self.graph.open(id, Some(k), replayable);
             let r = self
                 .fingerprints
                 .as_mut()
@@ -311,7 +307,6 @@ impl Rider for Recorder {
                 };
                 r.open(id, k);
                 let of = r.graph.foot[k as usize];
-                self.graph.old_foot(of, &r.graph.foots[of as usize]);
                 // Its own locations and those passed: the footprint's, as element ids
                 // (computed once per footprint).
                 let mut elems = std::mem::take(&mut self.scratch);
@@ -350,8 +345,29 @@ impl Rider for Recorder {
         };
         m.canonical(st, &mut self.canon);
         let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
-        st.tags(&mut self.tags);
-        self.graph.vector(&self.canon, &self.tags);
+        // A pruning run: the slot the old graph has for it, and whether it is pruned.
+        let (old_slot, pruned) = match self.prune.as_ref() {
+            Some(p) => match p.lookup(fp) {
+                Some((s, at)) => (
+                    p.graph
+                        .as_ref()
+                        .map(|g| g.slot_of[at])
+                        .filter(|&x| x != super::graph::NONE),
+                    !p.meets_danger[s as usize],
+                ),
+                None => (None, false),
+            },
+            None => (None, false),
+        };
+        if pruned && old_slot.is_none() {
+            // Pruned without its recorded expansion: no graph for the next record.
+            self.graph.broken = true;
+        }
+        self.graph.open(id, old_slot, pruned);
+        if old_slot.is_none() {
+            st.tags(&mut self.tags);
+            self.graph.vector(&self.canon, &self.tags);
+        }
         let r = self
             .fingerprints
             .as_mut()
@@ -360,17 +376,12 @@ impl Rider for Recorder {
         self.fail(r);
         debug_assert_eq!(self.set_of.as_ref().map(|s| s.len()), Some(id as usize + 1));
         self.push_acc();
-        if let Some((old, at)) = self.prune.as_ref().and_then(|p| {
-            let (s, at) = p.lookup(fp)?;
-            (!p.meets_danger[s as usize]).then_some((s, at))
-        }) {
-            // Its events are the old graph's, when there is one.
-            match self.prune.as_ref().and_then(|p| p.graph.as_ref()) {
-                Some(g) if g.slot_of[at] != super::graph::NONE => {
-                    self.graph.borrow(id, g.slot_of[at]);
-                }
-                _ => self.graph.broken = true,
-            }
+        if let Some((old, _)) = self
+            .prune
+            .as_ref()
+            .and_then(|p| p.lookup(fp))
+            .filter(|_| pruned)
+        {
             // Its whole sub-state-space is as recorded: its set is the old one.
             for e in self.translate(old) {
                 self.add(e);
