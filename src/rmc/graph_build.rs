@@ -44,13 +44,18 @@ fn hash_u32s(v: &[u32], bytes: &mut Vec<u8>) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// A state being expanded. Its events and footprint grow on top of two stacks shared by
+/// every open state (a child's are above its parent's, and gone when it closes), so that no
+/// state needs buffers of its own.
 struct Open {
     id: u32,
     slot: u32,
-    buf: Vec<u8>,
-    foot: Vec<u32>,
+    ev_at: usize,
+    foot_at: usize,
     /// Its recorded events and footprint stay (a replayed or pruned state).
     verbatim: bool,
+    /// Tells its touches from those of other states.
+    stamp: u32,
 }
 
 #[derive(Default)]
@@ -73,7 +78,11 @@ pub struct GraphBuilder {
     /// The slot of each search id.
     slots: Vec<u32>,
     open: Vec<Open>,
-    pool: Vec<(Vec<u8>, Vec<u32>)>,
+    ev_stack: Vec<u8>,
+    foot_stack: Vec<u32>,
+    /// Per stable location: the stamp of the open state that touched it last.
+    stamps: Vec<u32>,
+    next_stamp: u32,
     blocked: Vec<(u32, u32)>,
     /// Slots opened with their recorded expansion (pruned or replayed states).
     verbatim: Vec<u32>,
@@ -155,14 +164,26 @@ impl GraphBuilder {
         if verbatim && old.is_some() {
             self.verbatim.push(slot);
         }
-        let (buf, foot) = self.pool.pop().unwrap_or_default();
+        let stamp = self.next_stamp();
         self.open.push(Open {
             id,
             slot,
-            buf,
-            foot,
+            ev_at: self.ev_stack.len(),
+            foot_at: self.foot_stack.len(),
             verbatim: verbatim && old.is_some(),
+            stamp,
         });
+    }
+
+    /// A stamp never used (0 is never one: stamps start out 0).
+    fn next_stamp(&mut self) -> u32 {
+        self.next_stamp = self.next_stamp.wrapping_add(1);
+        if self.next_stamp == 0 {
+            // After 2^32 states: forget every stamp rather than meet an old one.
+            self.stamps.iter_mut().for_each(|x| *x = 0);
+            self.next_stamp = 1;
+        }
+        self.next_stamp
     }
 
     fn push_slot(&mut self) -> u32 {
@@ -225,21 +246,30 @@ impl GraphBuilder {
         }
     }
 
-    /// The id of a footprint (sorted and deduplicated in place).
-    fn intern_foot(&mut self, f: &mut Vec<u32>) -> u32 {
+    /// The id of the footprint on the top of the footprint stack from `at` (sorted and
+    /// deduplicated there).
+    fn intern_foot(&mut self, at: usize) -> u32 {
+        let f = &mut self.foot_stack[at..];
         f.sort_unstable();
-        f.dedup();
+        let mut n = 0;
+        for i in 0..f.len() {
+            if i == 0 || f[i] != f[n - 1] {
+                f[n] = f[i];
+                n += 1;
+            }
+        }
+        let f = &self.foot_stack[at..at + n];
         let h = hash_u32s(f, &mut self.scratch);
         let foots = &self.foots;
         if let Some(x) = self
             .foot_index
             .get(&h)
-            .and_then(|ids| ids.iter().copied().find(|&x| foots[x as usize] == *f))
+            .and_then(|ids| ids.iter().copied().find(|&x| foots[x as usize] == f))
         {
             return x;
         }
         let x = self.foots.len() as u32;
-        self.foots.push(f.clone());
+        self.foots.push(f.to_vec());
         self.foot_index.entry(h).or_default().push(x);
         x
     }
@@ -247,9 +277,24 @@ impl GraphBuilder {
     /// A location in the footprint of the state being expanded.
     #[inline]
     pub fn touch(&mut self, loc: u32) {
-        if let Some(o) = self.open.last_mut() {
-            o.foot.push(loc);
+        let Some(o) = self.open.last() else {
+            return;
+        };
+        // Most touches repeat a location the same state touched already (every state inside
+        // an atomic run has all its processes' locations): a stamp per location keeps
+        // them out (a child's touches may let a few back in; interning removes those).
+        let stamp = o.stamp;
+        let l = loc as usize;
+        if l < 1 << 24 {
+            if self.stamps.len() <= l {
+                self.stamps.resize(l + 1, 0);
+            }
+            if self.stamps[l] == stamp {
+                return;
+            }
+            self.stamps[l] = stamp;
         }
+        self.foot_stack.push(loc);
     }
 
     /// An event of the expansion of the state on top (states named by search id).
@@ -266,13 +311,15 @@ impl GraphBuilder {
             self.blocked.push((pid as u32, loc));
         }
         let edges = &mut self.edges;
-        encode_event(&mut o.buf, o.id, ev, &self.blocked, |no| edges.of(m, no));
+        encode_event(&mut self.ev_stack, o.id, ev, &self.blocked, |no| {
+            edges.of(m, no)
+        });
     }
 
     /// The state `id` is finished: an executed one's events (search ids turned into slots)
     /// and footprint are complete.
     pub fn close(&mut self, id: u32) {
-        let Some(mut o) = self.open.pop() else {
+        let Some(o) = self.open.pop() else {
             self.broken = true;
             return;
         };
@@ -282,15 +329,15 @@ impl GraphBuilder {
         if !o.verbatim {
             // Its events name states by search id until `finish` turns them into slots.
             let slot = o.slot as usize;
-            self.foot[slot] = self.intern_foot(&mut o.foot);
+            self.foot[slot] = self.intern_foot(o.foot_at);
             let start = self.events.len();
-            self.events.extend_from_slice(&o.buf);
+            self.events
+                .extend_from_slice(self.ev_stack.get(o.ev_at..).unwrap_or_default());
             self.ev[slot] = (start as u64, (self.events.len() - start) as u32);
             self.by_id.push((o.slot, o.id));
         }
-        o.buf.clear();
-        o.foot.clear();
-        self.pool.push((o.buf, o.foot));
+        self.ev_stack.truncate(o.ev_at);
+        self.foot_stack.truncate(o.foot_at);
     }
 
     /// The graph, `slot_of` giving the slot of each fingerprint of the record (live slots

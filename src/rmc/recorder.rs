@@ -79,8 +79,8 @@ pub struct Recorder {
     canon: Vec<u8>,
     tags: Vec<u8>,
     scratch: Vec<u32>,
-    /// Element id per (proctype, location index), filled as met.
-    loc_elements: Vec<Vec<u32>>,
+    /// Element id and stable id per (proctype, location index), filled as met.
+    loc_elements: Vec<Vec<(u32, u32)>>,
     /// Interned sets by their bitset words (trailing zero words cut), so that a component
     /// whose set is known costs one hash lookup.
     by_bits: std::collections::HashMap<Vec<u64>, u32>,
@@ -193,29 +193,30 @@ impl Recorder {
     fn add_locations(&mut self, m: &Machine, st: &State) {
         for pid in 0..st.nr_pr() {
             let (t, l) = (st.ptype(pid), st.loc(pid) as usize);
-            self.graph.touch(m.loc_id(st, pid));
-            // The element of a (proctype, location index), looked up once.
+            // The element and stable id of a (proctype, location index), looked up once.
             let cached = self
                 .loc_elements
                 .get(t)
                 .and_then(|v| v.get(l))
                 .copied()
-                .filter(|&e| e != u32::MAX);
-            let e = match cached {
-                Some(e) => e,
+                .filter(|&(e, _)| e != u32::MAX);
+            let (e, stable) = match cached {
+                Some(x) => x,
                 None => {
-                    let e = self.elements.location(m.loc_id(st, pid));
+                    let stable = m.loc_id(st, pid);
+                    let e = self.elements.location(stable);
                     if self.loc_elements.len() <= t {
                         self.loc_elements.resize(t + 1, Vec::new());
                     }
                     let row = &mut self.loc_elements[t];
                     if row.len() <= l {
-                        row.resize(l + 1, u32::MAX);
+                        row.resize(l + 1, (u32::MAX, u32::MAX));
                     }
-                    row[l] = e;
-                    e
+                    row[l] = (e, stable);
+                    (e, stable)
                 }
             };
+            self.graph.touch(stable);
             self.add(e);
         }
     }
