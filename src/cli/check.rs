@@ -242,6 +242,7 @@ fn line(c: &Checked, named: bool, fail_on: FailOn) -> String {
     let st = &r["stats"];
     let stored = st["states_stored"].as_u64().unwrap_or(0);
     let pruned = st["states_pruned"].as_u64().unwrap_or(0);
+    let walked = st["states_walked"].as_u64().unwrap_or(0);
     let mode = r["mode"].as_str().unwrap_or("");
     let verdict = match c.verdict.as_str() {
         "fail" if fail_on == FailOn::New && c.new_violations == 0 => "fail (known)",
@@ -260,11 +261,21 @@ fn line(c: &Checked, named: bool, fail_on: FailOn) -> String {
         (_, "reused") => "unchanged: result reused".into(),
         _ if c.reused => "already checked".into(),
         (_, m) => format!(
-            "{m}, {} of {} states explored{}, {:.2} s",
-            super::progress::short((stored - pruned) as f64),
+            "{m}{}, {} of {} states explored{}{}, {:.2} s",
+            r["algorithm"]
+                .as_str()
+                .filter(|_| m == "incremental")
+                .map(|a| format!(" ({a})"))
+                .unwrap_or_default(),
+            super::progress::short(stored.saturating_sub(pruned + walked) as f64),
             super::progress::short(stored as f64),
             if pruned > 0 {
                 format!(" ({} pruned)", super::progress::short(pruned as f64))
+            } else {
+                String::new()
+            },
+            if walked > 0 {
+                format!(" ({} replayed)", super::progress::short(walked as f64))
             } else {
                 String::new()
             },
@@ -337,7 +348,9 @@ impl Totals {
             let st = &c.result["stats"];
             let stored = st["states_stored"].as_u64().unwrap_or(0);
             self.stored += stored;
-            self.explored += stored - st["states_pruned"].as_u64().unwrap_or(0);
+            let reused = st["states_pruned"].as_u64().unwrap_or(0)
+                + st["states_walked"].as_u64().unwrap_or(0);
+            self.explored += stored.saturating_sub(reused);
         }
         self.secs += c.elapsed.as_secs_f64();
     }

@@ -146,7 +146,9 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
 fn cell(model: &str, verdict: &str, r: &Value) -> ModelCell {
     let st = &r["stats"];
     let stored = st["states_stored"].as_u64().unwrap_or(0);
-    let pruned = st["states_pruned"].as_u64().unwrap_or(0);
+    // Pruned and replayed states: their successors came from the record.
+    let pruned =
+        st["states_pruned"].as_u64().unwrap_or(0) + st["states_walked"].as_u64().unwrap_or(0);
     let mode = r["mode"].as_str().unwrap_or("").to_string();
     let elapsed = r["elapsed_ms"].as_u64().unwrap_or(0);
     let reused = mode == "reused";
@@ -155,8 +157,12 @@ fn cell(model: &str, verdict: &str, r: &Value) -> ModelCell {
         verdict: verdict.to_string(),
         algorithm: r["algorithm"].as_str().unwrap_or("").to_string(),
         states_stored: stored,
-        states_explored: if reused { 0 } else { stored - pruned },
-        states_pruned: pruned,
+        states_explored: if reused {
+            0
+        } else {
+            stored.saturating_sub(pruned)
+        },
+        states_reused: pruned,
         elapsed_ms: if reused { 0 } else { elapsed },
         full_states: (mode == "full").then_some(stored),
         speedup: None,

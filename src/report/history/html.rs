@@ -138,7 +138,7 @@ fn commits(o: &mut String, d: &HistoryDoc) {
     for h in [
         "explored",
         "stored",
-        "pruned",
+        "reused",
         "full check",
         "time",
         "speed-up",
@@ -202,7 +202,7 @@ fn cell(o: &mut String, m: &ModelCell) {
         for n in [
             grouped(m.states_explored),
             grouped(m.states_stored),
-            grouped(m.states_pruned),
+            grouped(m.states_reused),
             full,
             duration(m.elapsed_ms),
             speedup(m.speedup),

@@ -27,7 +27,7 @@ pub fn markdown(d: &HistoryDoc) -> String {
         rule.push(":--");
     }
     head.extend([
-        "verdict", "mode", "explored", "stored", "pruned", "time", "speed-up", "notes",
+        "verdict", "mode", "explored", "stored", "reused", "time", "speed-up", "notes",
     ]);
     rule.extend([":--", ":--", "--:", "--:", "--:", "--:", "--:", ":--"]);
     row(&mut o, head.iter().map(|s| s.to_string()));
@@ -111,7 +111,7 @@ fn figures(m: &ModelCell) -> Vec<String> {
         md(&mode(m)),
         grouped(m.states_explored),
         grouped(m.states_stored),
-        grouped(m.states_pruned),
+        grouped(m.states_reused),
         duration(m.elapsed_ms),
         speedup(m.speedup),
         notes,

@@ -57,9 +57,10 @@ pub struct ModelCell {
     /// "full", "prune", "replay", or "" when nothing ran.
     pub algorithm: String,
     pub states_stored: u64,
-    /// Stored minus pruned or reused.
+    /// States the interpreter executed (stored, less those pruned or replayed).
     pub states_explored: u64,
-    pub states_pruned: u64,
+    /// States whose successors came from the record (pruned or replayed).
+    pub states_reused: u64,
     pub elapsed_ms: u64,
     /// The states a full check of this commit stores, when known.
     pub full_states: Option<u64>,

@@ -17,7 +17,7 @@ fn cell(verdict: &str, mode: &str, algorithm: &str, figures: [u64; 4]) -> ModelC
         algorithm: algorithm.to_string(),
         states_stored: stored,
         states_explored: explored,
-        states_pruned: pruned,
+        states_reused: pruned,
         elapsed_ms: ms,
         full_states: Some(stored),
         speedup: None,
@@ -171,7 +171,7 @@ fn two_models() -> HistoryDoc {
 fn the_text_table_has_a_row_per_commit_and_the_violations_life() {
     let expected = "\
 lift: 3 commits, 1 model
-commit   subject                    verdict  mode         explored  stored  pruned    time  speed-up
+commit   subject                    verdict  mode         explored  stored  reused    time  speed-up
 aaaaaaa  Add the elevator model     pass     full             1234    1234       0   12 ms
 bbbbbbb  Let the door open while …  FAIL     incremental       400    1300     900    5 ms      2.6x
 ccccccc  Close the door first <sc…  pass     incremental     12.3k   25.0k   12.7k  1.50 s      1.9x
@@ -187,7 +187,7 @@ violations:
 fn several_models_get_a_column_and_an_error_its_diagnostic() {
     let expected = "\
 two: 2 commits, 2 models
-commit   subject                model  verdict  mode    explored  stored  pruned  time  speed-up
+commit   subject                model  verdict  mode    explored  stored  reused  time  speed-up
 ddddddd  Start                  a.pml  FAIL     full          80      80       0  2 ms
                                 b.pml  error
          error: b.pml:3:1: syntax error near 'od'
@@ -603,7 +603,7 @@ fn an_empty_history_renders_everywhere() {
     assert_eq!(
         text(&d, true),
         "empty: 0 commits, 0 models\n\
-         commit  subject  verdict  mode  explored  stored  pruned  time  speed-up\n\
+         commit  subject  verdict  mode  explored  stored  reused  time  speed-up\n\
          \n\
          no violations\n"
     );

@@ -43,7 +43,7 @@ pub fn text(d: &HistoryDoc, color: bool) -> String {
         ("mode", Align::Left),
         ("explored", Align::Right),
         ("stored", Align::Right),
-        ("pruned", Align::Right),
+        ("reused", Align::Right),
         ("time", Align::Right),
         ("speed-up", Align::Right),
     ]);
@@ -161,7 +161,7 @@ fn figures(m: &ModelCell) -> [String; 7] {
         m.mode.clone(),
         compact(m.states_explored),
         compact(m.states_stored),
-        compact(m.states_pruned),
+        compact(m.states_reused),
         duration(m.elapsed_ms),
         speedup(m.speedup),
     ]
