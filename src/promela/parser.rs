@@ -1448,6 +1448,16 @@ impl<'a> Parser<'a> {
             },
             _ => None,
         };
+        if op == Some(UnOp::Next) {
+            // spin 6.5.2's LTL translator is built without the next operator (it is not
+            // stutter-invariant): `spin -a` refuses the model, so this does too.
+            self.diags.push(Diagnostic::error(
+                sp,
+                "the next operator `X` is not accepted by spin's LTL translator (spin: \
+                 \"tl_spin: expected predicate, saw 'X'\"); rewrite the formula without it",
+            ));
+            return Err(Failed);
+        }
         if let Some(op) = op {
             self.bump();
             let e = self.unary()?;
