@@ -305,7 +305,7 @@ fn main() {
                 c.violations == full_rec.violations
                     && c.verdict == full_rec.verdict
                     && (c.algorithm != Algorithm::Replay
-                        || figures(&c.stats) == figures(&full_rec.stats))
+                        || c.stats.spin_figures() == full_rec.stats.spin_figures())
             };
             let agree = same(&prune) && same(&replay) && same(&auto);
             let secs = |c: &Checked| c.time.as_secs_f64().max(1e-9);
@@ -398,17 +398,4 @@ fn bench_options() -> Options {
         max_states: Some(3_000_000),
         ..Options::default()
     }
-}
-
-/// SPIN's figures of a check.
-fn figures(s: &git_rmc::explore::Stats) -> [u64; 7] {
-    [
-        s.states_stored,
-        s.states_matched,
-        s.transitions,
-        s.atomic_steps,
-        s.depth_reached,
-        s.state_vector_bytes,
-        s.sccs,
-    ]
 }

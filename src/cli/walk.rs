@@ -501,17 +501,7 @@ impl Session {
         // A replay's figures are a full check's, exactly, as a full run's are.
         if ran.doc.mode == "full" || ran.doc.algorithm == "replay" {
             let (x, y) = (&ran.doc.stats, &full.doc.stats);
-            let fig = |s: &crate::explore::Stats| {
-                [
-                    s.states_stored,
-                    s.states_matched,
-                    s.transitions,
-                    s.atomic_steps,
-                    s.depth_reached,
-                    s.state_vector_bytes,
-                    s.sccs,
-                ]
-            };
+            let fig = crate::explore::Stats::spin_figures;
             if fig(x) != fig(y) {
                 return Ok((
                     Some(format!(

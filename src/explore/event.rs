@@ -31,6 +31,38 @@ pub enum Event {
     End(End),
 }
 
+impl Event {
+    /// The stored state the event names (a step's target, or the state an atomic run
+    /// blocked in), if any.
+    pub fn target(&self) -> Option<u32> {
+        match *self {
+            Event::Step {
+                to: To::State(k), ..
+            }
+            | Event::End(End::Stored(k)) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The same event with the state it names renamed by `f` (None: `f` has no name for
+    /// it).
+    pub fn renamed(self, f: impl FnOnce(u32) -> Option<u32>) -> Option<Event> {
+        Some(match self {
+            Event::Step {
+                step,
+                flag,
+                to: To::State(k),
+            } => Event::Step {
+                step,
+                flag,
+                to: To::State(f(k)?),
+            },
+            Event::End(End::Stored(k)) => Event::End(End::Stored(f(k)?)),
+            e => e,
+        })
+    }
+}
+
 /// Where a step led.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum To {

@@ -91,6 +91,22 @@ pub struct Stats {
     pub store_bytes: u64,
 }
 
+impl Stats {
+    /// SPIN's figures, the ones a replay must give exactly as a full check does: states
+    /// stored and matched, transitions, atomic steps, depth reached, pan's state vector, SCCs.
+    pub fn spin_figures(&self) -> [u64; 7] {
+        [
+            self.states_stored,
+            self.states_matched,
+            self.transitions,
+            self.atomic_steps,
+            self.depth_reached,
+            self.state_vector_bytes,
+            self.sccs,
+        ]
+    }
+}
+
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(d.as_millis() as u64)
 }

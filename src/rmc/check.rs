@@ -546,13 +546,8 @@ pub fn record(
                     builder.broken = true;
                     break;
                 };
-                let leaf = match ev {
-                    crate::explore::event::Event::Step {
-                        to: crate::explore::event::To::State(k),
-                        ..
-                    }
-                    | crate::explore::event::Event::End(crate::explore::event::End::Stored(k)) => k,
-                    _ => continue,
+                let Some(leaf) = ev.target() else {
+                    continue;
                 };
                 if (leaf as usize) < g.len() && !builder.is_live(leaf) {
                     builder.carry(leaf);

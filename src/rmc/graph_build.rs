@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::explore::event::{End, Event, To};
+use crate::explore::event::Event;
 use crate::explore::machine::Machine;
 
 use super::graph::{decode_event, encode_event, encode_vector, EdgeTable, Graph, NONE};
@@ -435,19 +435,7 @@ impl GraphBuilder {
                         let mut i = 0;
                         while i < b.len() {
                             let ev = decode_event(b, own, &mut i, &mut blocked, Some)?;
-                            let ev = match ev {
-                                Event::Step {
-                                    step,
-                                    flag,
-                                    to: To::State(k),
-                                } => Event::Step {
-                                    step,
-                                    flag,
-                                    to: To::State(to(k)?),
-                                },
-                                Event::End(End::Stored(k)) => Event::End(End::Stored(to(k)?)),
-                                e => e,
-                            };
+                            let ev = ev.renamed(to)?;
                             encode_event(&mut g.events, new_slot, &ev, &blocked, |x| x);
                         }
                     }

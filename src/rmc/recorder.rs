@@ -221,6 +221,18 @@ impl Recorder {
         }
     }
 
+    /// A newly stored state's fingerprint, its set to come, and its accumulator.
+    fn enter_state(&mut self, id: u32, fp: u128) {
+        let r = self
+            .fingerprints
+            .as_mut()
+            .map_or(Ok(()), |f| f.push(fp))
+            .and(self.set_of.as_mut().map_or(Ok(()), |s| s.push(u32::MAX)));
+        self.fail(r);
+        debug_assert_eq!(self.set_of.as_ref().map(|s| s.len()), Some(id as usize + 1));
+        self.push_acc();
+    }
+
     fn push_acc(&mut self) {
         let a = match self.pool.pop() {
             Some(a) => a,
@@ -295,13 +307,7 @@ impl Rider for Recorder {
             let fp = r.fp_of_slot[k as usize];
             let replayable = r.replayable(k);
             self.graph.open(id, Some(k), replayable);
-            let r = self
-                .fingerprints
-                .as_mut()
-                .map_or(Ok(()), |f| f.push(fp))
-                .and(self.set_of.as_mut().map_or(Ok(()), |s| s.push(u32::MAX)));
-            self.fail(r);
-            self.push_acc();
+            self.enter_state(id, fp);
             if replayable {
                 let Some(r) = self.replay.as_mut() else {
                     return Visit::Expand;
@@ -369,14 +375,7 @@ impl Rider for Recorder {
             st.tags(&mut self.tags);
             self.graph.vector(&self.canon, &self.tags);
         }
-        let r = self
-            .fingerprints
-            .as_mut()
-            .map_or(Ok(()), |f| f.push(fp))
-            .and(self.set_of.as_mut().map_or(Ok(()), |s| s.push(u32::MAX)));
-        self.fail(r);
-        debug_assert_eq!(self.set_of.as_ref().map(|s| s.len()), Some(id as usize + 1));
-        self.push_acc();
+        self.enter_state(id, fp);
         if let Some((old, _)) = self
             .prune
             .as_ref()

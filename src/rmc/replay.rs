@@ -72,12 +72,19 @@ impl Replay {
         !self.foot_danger[self.graph.foot[slot as usize] as usize]
     }
 
-    /// How many recorded states would be walked, and how many executed.
+    /// How many recorded states would be walked, and how many executed (the record's
+    /// states: a graph may keep dead slots).
     pub fn predict(&self) -> (u64, u64) {
-        let walked = (0..self.graph.len() as u32)
-            .filter(|&s| self.replayable(s))
-            .count() as u64;
-        (walked, self.graph.len() as u64 - walked)
+        let live = self.graph.slot_of.iter().filter(|&&s| s != NONE);
+        let (mut walked, mut executed) = (0, 0);
+        for &s in live {
+            if self.replayable(s) {
+                walked += 1;
+            } else {
+                executed += 1;
+            }
+        }
+        (walked, executed)
     }
 
     /// Starts reading the events of `slot`, stored as search id `id`.
@@ -162,16 +169,9 @@ impl Replay {
             return stop;
         };
         let n = self.graph.len() as u32;
-        if let Event::Step {
-            to: crate::explore::event::To::State(k),
-            ..
-        }
-        | Event::End(crate::explore::event::End::Stored(k)) = ev
-        {
-            if k >= n {
-                self.failed = true;
-                return stop;
-            }
+        if ev.target().is_some_and(|k| k >= n) {
+            self.failed = true;
+            return stop;
         }
         if ev == Event::End(crate::explore::event::End::Invalid) {
             blocked.clear();
