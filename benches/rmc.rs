@@ -116,7 +116,7 @@ fn run(
     let rec = check::record(&mach, &ids, &mut r, base.as_ref(), sources, &opts);
     if let Some(rec) = &rec {
         let tmp = std::env::temp_dir().join(format!("git-rmc-bench-{}.rec", std::process::id()));
-        git_rmc::cache::write_atomic(&tmp, &rec.to_bytes()).expect("record writes");
+        git_rmc::cache::write_atomic_with(&tmp, |w| rec.write_to(w)).expect("record writes");
         let _ = std::fs::remove_file(&tmp);
     }
     let mut violations: Vec<_> = r
@@ -269,7 +269,8 @@ fn main() {
         let record = rec.record.as_ref().expect("complete run");
         let path =
             std::env::temp_dir().join(format!("git-rmc-bench-base-{}.rec", std::process::id()));
-        let bytes = git_rmc::cache::write_atomic(&path, &record.to_bytes()).expect("record writes");
+        let bytes = git_rmc::cache::write_atomic_with(&path, |w| record.write_to(w))
+            .expect("record writes");
         let t = Instant::now();
         let back = Record::read(&path).expect("record reads");
         let load = t.elapsed();

@@ -354,4 +354,16 @@ fn a_record_from_before_the_state_graph_still_loads_and_prunes() {
         Algorithm::Full,
     );
     assert_eq!(got.violations, full.violations);
+    // Auto: pruning would execute every state here (each one reaches the assertion), so a
+    // full check runs instead and writes the graph the old record lacks, for the next
+    // commit's replay.
+    let auto = check(
+        &version(&mutant).expect("loads"),
+        Some(&old),
+        Algorithm::Auto,
+    );
+    assert_eq!(auto.algorithm, Algorithm::Full, "{}", auto.reason);
+    assert!(auto.reason.contains("state graph"), "{}", auto.reason);
+    assert_eq!(auto.violations, full.violations);
+    assert!(auto.record.expect("a record").graph.is_some());
 }

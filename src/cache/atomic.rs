@@ -17,6 +17,18 @@ const MARK: &str = ".tmp-";
 /// Writes `bytes` to `path` atomically and returns the number of bytes written. The folder
 /// must exist. On any error the temporary file is removed and `path` is as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<u64> {
+    write_atomic_with(path, |w| {
+        w.write_all(bytes)?;
+        Ok(bytes.len() as u64)
+    })
+}
+
+/// As `write_atomic`, with the contents written by `write` as it goes (through a buffer);
+/// it returns the number of bytes it wrote.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
+) -> io::Result<u64> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -31,8 +43,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<u64> {
         keep: false,
     };
     // create_new: never write into a file someone else is writing.
-    let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-    f.write_all(bytes)?;
+    let f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let mut w = io::BufWriter::with_capacity(1 << 20, f);
+    let n = write(&mut w)?;
+    let f = w.into_inner().map_err(|e| e.into_error())?;
     f.sync_all()?;
     drop(f);
     fs::rename(&tmp, path)?;
@@ -42,7 +56,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<u64> {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
-    Ok(bytes.len() as u64)
+    Ok(n)
 }
 
 /// Whether a file name is one of `write_atomic`'s temporary files.

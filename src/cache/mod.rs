@@ -4,7 +4,7 @@
 //! ```text
 //! <root>/VERSION                              the layout's format number (FORMAT)
 //! <root>/lock                                 locked by the open Cache; holds its pid
-//! <root>/records/<model>/<content-hash>.rec   Record::to_bytes() of one check
+//! <root>/records/<model>/<content-hash>.rec   Record::write_to of one check
 //! <root>/results/<ab>/<abcdef…>.json          per commit: {"<model>": <result>, …}
 //! ```
 //!
@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_atomic_with};
 pub use sweep::{Freed, Listing, ModelRecords, RecordInfo};
 
 /// The layout's format, in `<root>/VERSION`. Bumped when a folder or file format changes;
@@ -197,12 +197,25 @@ impl Cache {
     /// Stores a record atomically (temporary file, fsync, rename) and returns the bytes
     /// written.
     pub fn put_record(&self, model: &str, hash: &str, bytes: &[u8]) -> Result<u64, CacheError> {
+        self.put_record_with(model, hash, |w| {
+            w.write_all(bytes)?;
+            Ok(bytes.len() as u64)
+        })
+    }
+
+    /// As `put_record`, the file written by `write` as it goes (`Record::write_to`).
+    pub fn put_record_with(
+        &self,
+        model: &str,
+        hash: &str,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<u64>,
+    ) -> Result<u64, CacheError> {
         check_hash(hash)?;
         let path = self.record_path(model, hash);
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|err| CacheError::io("cannot create", dir, err))?;
         }
-        write_atomic(&path, bytes).map_err(|err| CacheError::io("cannot write", &path, err))
+        write_atomic_with(&path, write).map_err(|err| CacheError::io("cannot write", &path, err))
     }
 
     /// The record's bytes, or `None` when there is none. Whether they parse is the

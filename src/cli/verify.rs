@@ -142,9 +142,10 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = &args.record {
         match &done.record {
             Some(r) => {
-                let bytes = crate::cache::write_atomic(path, &r.to_bytes()).map_err(|e| {
-                    anyhow::anyhow!("cannot write the record {}: {e}", path.display())
-                })?;
+                let bytes =
+                    crate::cache::write_atomic_with(path, |w| r.write_to(w)).map_err(|e| {
+                        anyhow::anyhow!("cannot write the record {}: {e}", path.display())
+                    })?;
                 let states = r.fingerprints.len() as u64;
                 done.doc.record = Some(report::verify::RecordDoc {
                     path: path.display().to_string(),

@@ -399,7 +399,8 @@ impl Session {
         };
         let complete = done_run.doc.complete;
         if let Some(rec) = &done_run.record {
-            self.cache.put_record(&key, &hash, &rec.to_bytes())?;
+            self.cache
+                .put_record_with(&key, &hash, |w| rec.write_to(w))?;
         }
         let new = match &compare_keys {
             Some(b) => count_new(&keys, b),

@@ -627,6 +627,11 @@ impl<R: Rider> Search<'_, '_, R> {
     /// every other one is looked up in the store (and stored when new).
     fn identify(&mut self, st: &State) -> Result<Ident, OutOfMemory> {
         if self.keyed {
+            // A state met before and not known to the rider is in the store: finding it
+            // there first spares the rider's lookup (a fingerprint of the canonical vector).
+            if let Some(sid) = self.store.find(&st.v[self.hidden..]) {
+                return Ok(Ident::Known(self.sids.get(sid as usize)));
+            }
             if let Some(key) = self.rider.lookup(self.m, st) {
                 return Ok(self.identify_key(key));
             }

@@ -66,6 +66,23 @@ impl Store {
         self.chunk_bytes + self.places.memory() + self.table.len() as u64 * 5
     }
 
+    /// The id of a state stored already.
+    pub fn find(&self, key: &[u8]) -> Option<u32> {
+        let h = xxh3_64(key);
+        let tag = (h >> 56) as u8;
+        let mut i = h as usize & self.mask;
+        loop {
+            let e = self.table[i];
+            if e == 0 {
+                return None;
+            }
+            if self.tags[i] == tag && self.get(e - 1) == key {
+                return Some(e - 1);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
     /// Looks a state up; inserts it when absent. Returns its id and whether it is new, or
     /// OutOfMemory when storing it would pass the budget.
     pub fn insert(&mut self, key: &[u8]) -> Result<(u32, bool), OutOfMemory> {

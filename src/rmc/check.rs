@@ -310,6 +310,26 @@ pub fn plan(
                 Ok(rp) => Some(rp.graph),
                 Err(g) => g,
             };
+            // Without a graph, a pruning run writes none either (its pruned states' parts of
+            // the state space are not walked), and every later commit is left with pruning.
+            // When pruning would execute most states anyway, a full check costs about the
+            // same and writes the graph that replay needs.
+            let states = r.fingerprints.len() as u64;
+            if want == Algorithm::Auto && graph.is_none() && predicted.prune_executed * 2 >= states
+            {
+                return Plan {
+                    program,
+                    ids,
+                    impact: Some(impact),
+                    reuse: Reuse::Nothing,
+                    algorithm: Algorithm::Full,
+                    reason: format!(
+                        "auto: a full check, which writes the state graph the record lacks                          (pruning would execute {} of its {states} states); {dangerous}",
+                        predicted.prune_executed
+                    ),
+                    predicted: Some(predicted),
+                };
+            }
             let reason = match (want, no_replay) {
                 (Algorithm::Replay, Some(why)) => {
                     format!("replay cannot run ({why}): pruning; {dangerous}")

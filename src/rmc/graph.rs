@@ -3,9 +3,10 @@
 //! that write and read them. A replay walks these instead of executing; the record keeps them
 //! in its `GRPH` section.
 //!
-//! Vectors are kept each on its own (so that a later record copies them verbatim): the XOR
-//! with a reference vector (the record's initial state), as runs of zero bytes and of literal
-//! bytes. Events name edges through a table of (stable location, edge index there), so that
+//! A vector is kept as its difference from a base: the vector of a slot a few before it
+//! (states stored one after the other differ in a few bytes), or, every `CHAIN` slots, a
+//! reference vector (the record's initial state). A later record copies them verbatim, and
+//! keeps the vectors of dropped slots until it renumbers the graph, so that every base stays. Events name edges through a table of (stable location, edge index there), so that
 //! renumbered code keeps them, and states by slot.
 
 use crate::explore::event::{End, Event, To};
@@ -59,6 +60,22 @@ impl Graph {
         &self.vectors[at as usize..at as usize + n as usize]
     }
 
+    /// The canonical vector of `slot` (`chain` is scratch). False: the graph is corrupt.
+    pub fn decode_vector(
+        &self,
+        slot: u32,
+        chain: &mut Vec<(u32, usize)>,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        decode_chain(
+            &self.reference,
+            slot,
+            |s| ((s as usize) < self.len()).then(|| self.vector_of(s)),
+            chain,
+            out,
+        )
+    }
+
     /// Checks that every index points inside its table, so that a replay never reads out of
     /// bounds (a corrupt record is refused at load, not met mid-run).
     pub fn validate(&self, states: usize) -> Result<(), String> {
@@ -83,6 +100,27 @@ impl Graph {
             || !self.vec.iter().all(|r| fits(r, self.vectors.len()))
         {
             return Err("graph range out of bounds".into());
+        }
+        // Every vector's chain of bases ends at the reference within the bound a reader
+        // follows (a vector that is not kept has none: nothing may be based on it).
+        let mut depth = vec![0u8; n];
+        for s in 0..n {
+            let r = self.vector_of(s as u32);
+            if r.is_empty() {
+                depth[s] = u8::MAX;
+                continue;
+            }
+            let Some((back, _)) = vector_back(r) else {
+                return Err("graph vector malformed".into());
+            };
+            if back == 0 {
+                continue;
+            }
+            let base = s.checked_sub(back as usize).map(|b| depth[b]);
+            match base {
+                Some(d) if (d as usize) + 1 < MAX_CHAIN => depth[s] = d + 1,
+                _ => return Err("graph vector chain broken".into()),
+            }
         }
         Ok(())
     }
@@ -110,43 +148,58 @@ pub fn get_varint(b: &[u8], at: &mut usize) -> Option<u64> {
     None
 }
 
-/// Appends `canon` encoded against `reference`: its length, then per eight bytes of their
-/// XOR a mask of the bytes that are not zero, and those bytes (`scratch` holds the XOR).
-pub fn encode_vector(reference: &[u8], canon: &[u8], scratch: &mut Vec<u8>, out: &mut Vec<u8>) {
-    put_varint(out, canon.len() as u64);
+/// The longest chain of vectors a slot's vector is decoded through (the writer starts a new
+/// chain, against the reference, every `CHAIN` slots).
+pub const CHAIN: u32 = 16;
+/// What a reader follows at most: a longer chain is a corrupt record.
+const MAX_CHAIN: usize = 64;
+
+/// Appends `canon` encoded against `base` (shorter bases read as zeros past their end): its
+/// length, then runs of the bytes where they differ, each as its length (0 ends the list),
+/// the number of equal bytes before it, and the XOR of the run's bytes. Consecutive states of
+/// one search differ in a few bytes, so most vectors take a handful of bytes.
+pub fn encode_delta(base: &[u8], canon: &[u8], scratch: &mut Vec<u8>, out: &mut Vec<u8>) {
     let n = canon.len();
-    let r = reference.len().min(n);
+    put_varint(out, n as u64);
     scratch.clear();
-    scratch.resize(n.div_ceil(8) * 8, 0);
-    for ((x, a), b) in scratch[..r]
-        .iter_mut()
-        .zip(&canon[..r])
-        .zip(&reference[..r])
-    {
-        *x = a ^ b;
+    scratch.extend_from_slice(canon);
+    for (x, b) in scratch.iter_mut().zip(base) {
+        *x ^= b;
     }
-    scratch[r..n].copy_from_slice(&canon[r..]);
-    out.reserve(n + n / 8 + 1);
-    for chunk in scratch.chunks_exact(8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(w);
-        // The high bit of each byte that is not zero, gathered into one byte.
-        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-        let high = (((w & LOW7) + LOW7) | w) & !LOW7;
-        let mask = ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8;
-        out.push(mask);
-        match mask {
-            0 => {}
-            0xff => out.extend_from_slice(chunk),
-            _ => out.extend(chunk.iter().copied().filter(|&x| x != 0)),
+    let mut i = 0;
+    let mut last_end = 0;
+    while i < n {
+        if scratch[i] == 0 {
+            i += 1;
+            continue;
         }
+        // A run: up to the first stretch of three equal bytes (a shorter one costs less
+        // inside the run than a new run's header).
+        let start = i;
+        let mut end = i + 1;
+        let mut j = end;
+        while j < n {
+            if scratch[j] != 0 {
+                j += 1;
+                end = j;
+            } else if j - end >= 2 {
+                break;
+            } else {
+                j += 1;
+            }
+        }
+        put_varint(out, (end - start) as u64);
+        put_varint(out, (start - last_end) as u64);
+        out.extend_from_slice(&scratch[start..end]);
+        last_end = end;
+        i = end;
     }
+    out.push(0);
 }
 
-/// Decodes what `encode_vector` wrote into `out`. False: the bytes are malformed.
-pub fn decode_vector(reference: &[u8], b: &[u8], out: &mut Vec<u8>) -> bool {
-    out.clear();
+/// Applies what `encode_delta` wrote to `v`, which holds the base: `v` becomes the encoded
+/// vector. False: the bytes are malformed.
+pub fn apply_delta(v: &mut Vec<u8>, b: &[u8]) -> bool {
     let mut at = 0;
     let Some(n) = get_varint(b, &mut at) else {
         return false;
@@ -155,34 +208,88 @@ pub fn decode_vector(reference: &[u8], b: &[u8], out: &mut Vec<u8>) -> bool {
         return false;
     }
     let n = n as usize;
-    out.reserve(n);
-    let r = |i: usize| reference.get(i).copied().unwrap_or(0);
-    while out.len() < n {
-        let Some(&mask) = b.get(at) else {
+    v.resize(n, 0);
+    let mut pos = 0usize;
+    loop {
+        let Some(len) = get_varint(b, &mut at) else {
             return false;
         };
-        at += 1;
-        let take = (n - out.len()).min(8);
-        if take < 8 && mask >> take != 0 {
+        if len == 0 {
+            return at == b.len();
+        }
+        let Some(skip) = get_varint(b, &mut at) else {
+            return false;
+        };
+        let (len, skip) = (len as usize, skip as usize);
+        let Some(start) = pos.checked_add(skip).filter(|&x| x <= n) else {
+            return false;
+        };
+        if len > n - start || len > b.len() - at {
             return false;
         }
-        for k in 0..take {
-            let i = out.len();
-            if mask >> k & 1 == 1 {
-                let Some(&x) = b.get(at) else {
-                    return false;
-                };
-                if x == 0 {
-                    return false;
-                }
-                at += 1;
-                out.push(x ^ r(i));
-            } else {
-                out.push(r(i));
-            }
+        for (x, d) in v[start..start + len].iter_mut().zip(&b[at..at + len]) {
+            *x ^= d;
+        }
+        at += len;
+        pos = start + len;
+    }
+}
+
+/// A slot's vector record: how many slots back its base is (0: the reference), then its
+/// delta against that base.
+pub fn encode_vector(
+    back: u32,
+    base: &[u8],
+    canon: &[u8],
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) {
+    put_varint(out, back as u64);
+    encode_delta(base, canon, scratch, out);
+}
+
+/// How many slots back the base of a vector record is, and where its delta starts.
+fn vector_back(b: &[u8]) -> Option<(u32, usize)> {
+    let mut at = 0;
+    let back = get_varint(b, &mut at)?;
+    Some((u32::try_from(back).ok()?, at))
+}
+
+/// Decodes the vector of `slot` into `out`, following its chain of bases through
+/// `record_of` (a slot's vector record). False: the records are malformed.
+pub fn decode_chain<'a>(
+    reference: &[u8],
+    slot: u32,
+    record_of: impl Fn(u32) -> Option<&'a [u8]>,
+    chain: &mut Vec<(u32, usize)>,
+    out: &mut Vec<u8>,
+) -> bool {
+    chain.clear();
+    let mut s = slot;
+    loop {
+        let Some((back, at)) = record_of(s).and_then(vector_back) else {
+            return false;
+        };
+        chain.push((s, at));
+        if back == 0 {
+            break;
+        }
+        if back > s || chain.len() >= MAX_CHAIN {
+            return false;
+        }
+        s -= back;
+    }
+    out.clear();
+    out.extend_from_slice(reference);
+    for &(s, at) in chain.iter().rev() {
+        let Some(b) = record_of(s) else {
+            return false;
+        };
+        if !apply_delta(out, &b[at..]) {
+            return false;
         }
     }
-    at == b.len()
+    true
 }
 
 // Event tags: the low three bits say what it is; the others, what follows.
@@ -321,6 +428,25 @@ pub fn decode_event(
     mut edge: impl FnMut(u32) -> Option<EdgeNo>,
 ) -> Option<Event> {
     let tag = *b.get(*at)?;
+    // The common event first: a plain step to a stored state, edge and slot in a byte each.
+    if tag == T_STEP {
+        if let Some(&[pid, e, z]) = b.get(*at + 1..*at + 4) {
+            if e < 0x80 && z < 0x80 {
+                let d = (z >> 1) as i64 ^ -((z & 1) as i64);
+                let slot = u32::try_from(own as i64 + d).ok()?;
+                *at += 4;
+                return Some(Event::Step {
+                    step: TrailStep {
+                        pid,
+                        edge: edge(e as u32)?,
+                        rv: None,
+                    },
+                    flag: None,
+                    to: To::State(slot),
+                });
+            }
+        }
+    }
     *at += 1;
     let mut step = |at: &mut usize, rv: bool| -> Option<TrailStep> {
         let pid = *b.get(*at)?;
@@ -455,31 +581,140 @@ mod tests {
     use super::*;
 
     #[test]
-    fn vectors_round_trip_against_any_reference() {
-        let reference = [1u8, 2, 3, 4, 5, 6, 7, 8];
-        let cases: [&[u8]; 6] = [
+    fn vectors_round_trip_against_any_base() {
+        let base = [1u8, 2, 3, 4, 5, 6, 7, 8];
+        let cases: [&[u8]; 7] = [
             &[],
             &[1, 2, 3, 4, 5, 6, 7, 8],
             &[1, 2, 9, 4, 5, 6, 7, 8],
+            &[1, 9, 3, 9, 5, 6, 7, 9],
             &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 1],
             &[1, 2, 3],
             &[9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9],
         ];
         for c in cases {
             let mut enc = Vec::new();
-            encode_vector(&reference, c, &mut Vec::new(), &mut enc);
-            let mut out = Vec::new();
-            assert!(decode_vector(&reference, &enc, &mut out), "{c:?}");
+            encode_delta(&base, c, &mut Vec::new(), &mut enc);
+            let mut out = base.to_vec();
+            assert!(apply_delta(&mut out, &enc), "{c:?}");
             assert_eq!(out, c);
         }
-        // The same vector as the reference costs its length and one mask.
+        // The same vector as its base costs its length and the end of the list; one byte
+        // changed, a run of one.
         let mut enc = Vec::new();
-        encode_vector(&reference, &reference, &mut Vec::new(), &mut enc);
+        encode_delta(&base, &base, &mut Vec::new(), &mut enc);
         assert_eq!(enc, [8, 0]);
+        enc.clear();
+        encode_delta(&base, &[1, 2, 9, 4, 5, 6, 7, 8], &mut Vec::new(), &mut enc);
+        assert_eq!(enc, [8, 1, 2, 3 ^ 9, 0]);
         // Garbage is refused, never a panic.
+        let mut out = base.to_vec();
+        assert!(!apply_delta(&mut out, &[5, 1, 9]));
+        assert!(!apply_delta(&mut out, &[5, 1, 5, 1, 0]));
+        assert!(!apply_delta(&mut out, &[0xff; 12]));
+    }
+
+    #[test]
+    fn vectors_decode_through_their_chain_of_bases() {
+        let reference = vec![0u8; 6];
+        let states: Vec<Vec<u8>> = (0..40u8).map(|i| vec![i, i / 2, 3, 0, i % 5, 1]).collect();
+        let mut records: Vec<Vec<u8>> = Vec::new();
+        for (k, st) in states.iter().enumerate() {
+            let mut r = Vec::new();
+            let back = if (k as u32).is_multiple_of(CHAIN) {
+                0
+            } else {
+                1
+            };
+            let base = if back == 0 {
+                &reference
+            } else {
+                &states[k - 1]
+            };
+            encode_vector(back, base, st, &mut Vec::new(), &mut r);
+            records.push(r);
+        }
         let mut out = Vec::new();
-        assert!(!decode_vector(&reference, &[5, 0, 9, 1], &mut out));
-        assert!(!decode_vector(&reference, &[0xff; 12], &mut out));
+        for (k, st) in states.iter().enumerate() {
+            let ok = decode_chain(
+                &reference,
+                k as u32,
+                |s| records.get(s as usize).map(|r| &r[..]),
+                &mut Vec::new(),
+                &mut out,
+            );
+            assert!(ok);
+            assert_eq!(&out, st);
+        }
+        // A base past the first slot, or a chain longer than a reader follows, is refused.
+        let mut bad = Vec::new();
+        encode_vector(5, &reference, &states[0], &mut Vec::new(), &mut bad);
+        let chain = |s: u32| {
+            Some(if s == 0 {
+                &bad[..]
+            } else {
+                &records[s as usize][..]
+            })
+        };
+        assert!(!decode_chain(
+            &reference,
+            0,
+            chain,
+            &mut Vec::new(),
+            &mut out
+        ));
+        let mut loops = Vec::new();
+        encode_vector(1, &reference, &states[0], &mut Vec::new(), &mut loops);
+        let all_back = |_| Some(&loops[..]);
+        assert!(!decode_chain(
+            &reference,
+            100,
+            all_back,
+            &mut Vec::new(),
+            &mut out
+        ));
+    }
+
+    #[test]
+    fn a_graph_whose_vector_chains_are_broken_is_refused() {
+        // Three slots: the first against the reference, the others based on the first.
+        let reference = vec![1u8, 2, 3];
+        let mut vectors = Vec::new();
+        let mut vec = Vec::new();
+        for (back, base, v) in [
+            (0, &reference[..], &[1u8, 2, 4][..]),
+            (1, &[1u8, 2, 4][..], &[1u8, 5, 4][..]),
+            (2, &[1u8, 2, 4][..], &[9u8, 2, 3][..]),
+        ] {
+            let at = vectors.len() as u64;
+            encode_vector(back, base, v, &mut Vec::new(), &mut vectors);
+            vec.push((at, (vectors.len() as u64 - at) as u32));
+        }
+        let g = Graph {
+            reference,
+            foots: vec![vec![]],
+            shapes: vec![(3, vec![])],
+            foot: vec![0; 3],
+            shape: vec![0; 3],
+            ev: vec![(0, 0); 3],
+            vec,
+            vectors,
+            slot_of: vec![0, 1, 2],
+            ..Graph::default()
+        };
+        assert_eq!(g.validate(3), Ok(()));
+        let mut out = Vec::new();
+        assert!(g.decode_vector(1, &mut Vec::new(), &mut out));
+        assert_eq!(out, [1, 5, 4]);
+        assert!(g.decode_vector(2, &mut Vec::new(), &mut out));
+        assert_eq!(out, [9, 2, 3]);
+        // A base that is not kept, or one past the first slot, is refused at load.
+        let mut dropped = g.clone();
+        dropped.vec[0].1 = 0;
+        assert!(dropped.validate(3).is_err());
+        let mut before_first = g.clone();
+        before_first.vectors[0] = 7;
+        assert!(before_first.validate(3).is_err());
     }
 
     #[test]

@@ -13,7 +13,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::explore::event::Event;
 use crate::explore::machine::Machine;
 
-use super::graph::{decode_event, encode_event, encode_vector, EdgeTable, Graph, NONE};
+use super::graph::{
+    apply_delta, decode_chain, decode_event, encode_event, encode_vector, EdgeTable, Graph, CHAIN,
+    NONE,
+};
 
 /// Keys that are hashes already (xxh3 of what they stand for) need no second hashing.
 #[derive(Default)]
@@ -92,6 +95,11 @@ pub struct GraphBuilder {
     ids_are_slots: bool,
     /// Something could not be recorded (a state without its vector): no graph is written.
     pub broken: bool,
+    /// The vector of the last new slot (the base of the next one's) and how long its chain
+    /// of bases is.
+    prev: Vec<u8>,
+    prev_slot: Option<u32>,
+    chain: u32,
 }
 
 impl GraphBuilder {
@@ -204,7 +212,21 @@ impl GraphBuilder {
         };
         let reference = self.reference.get_or_insert_with(|| canon.to_vec());
         let at = self.vectors.len();
-        encode_vector(reference, canon, &mut self.scratch, &mut self.vectors);
+        // Based on the last new slot's vector while its chain is short, else the reference.
+        let back = match self.prev_slot {
+            Some(p) if self.chain + 1 < CHAIN && (p as usize) < slot => slot as u32 - p,
+            _ => 0,
+        };
+        let base = if back == 0 {
+            &reference[..]
+        } else {
+            &self.prev[..]
+        };
+        encode_vector(back, base, canon, &mut self.scratch, &mut self.vectors);
+        self.chain = if back == 0 { 0 } else { self.chain + 1 };
+        self.prev.clear();
+        self.prev.extend_from_slice(canon);
+        self.prev_slot = Some(slot as u32);
         self.vec[slot] = (at as u64, (self.vectors.len() - at) as u32);
         self.shape[slot] = self.intern_shape(canon.len() as u32, tags);
     }
@@ -340,9 +362,66 @@ impl GraphBuilder {
         self.foot_stack.truncate(o.foot_at);
     }
 
+    fn vector_record(&self, slot: u32) -> Option<&[u8]> {
+        let (a, l) = *self.vec.get(slot as usize)?;
+        self.vectors.get(a as usize..a as usize + l as usize)
+    }
+
+    /// The vectors of the live slots, in the dense numbering `map` gives them, each based on
+    /// the one before (decoded in slot order, most with one delta).
+    fn renumber_vectors(&self, map: &[u32], g: &mut Graph) -> Option<()> {
+        let reference = self.reference.clone().unwrap_or_default();
+        let (mut cur, mut prev, mut scratch, mut chain_buf) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut cur_slot = None;
+        let mut chain = 0;
+        for (s, &to) in map.iter().enumerate() {
+            let s = s as u32;
+            let rec = self.vector_record(s)?;
+            if rec.is_empty() {
+                continue;
+            }
+            let mut at = 0;
+            let back = super::graph::get_varint(rec, &mut at)?;
+            let base = u32::try_from(back).ok().and_then(|b| s.checked_sub(b));
+            let next_of_cur = back != 0 && base.is_some() && base == cur_slot;
+            let ok = if next_of_cur {
+                apply_delta(&mut cur, &rec[at..])
+            } else {
+                decode_chain(
+                    &reference,
+                    s,
+                    |x| self.vector_record(x),
+                    &mut chain_buf,
+                    &mut cur,
+                )
+            };
+            if !ok {
+                return None;
+            }
+            cur_slot = Some(s);
+            if to == NONE {
+                continue;
+            }
+            let at = g.vectors.len() as u64;
+            let back = if g.vec.is_empty() || chain + 1 >= CHAIN {
+                0
+            } else {
+                1
+            };
+            let base = if back == 0 { &reference[..] } else { &prev[..] };
+            encode_vector(back, base, &cur, &mut scratch, &mut g.vectors);
+            chain = if back == 0 { 0 } else { chain + 1 };
+            g.vec.push((at, (g.vectors.len() as u64 - at) as u32));
+            prev.clone_from(&cur);
+        }
+        (g.vec.len() == g.foot.len()).then_some(())
+    }
+
     /// The graph, `slot_of` giving the slot of each fingerprint of the record (live slots
-    /// only). Dead slots keep no bytes; when they are most of the slots, the graph is
-    /// renumbered densely (and `slot_of` with it). None when the graph is incomplete.
+    /// only). Dead slots keep only their vector (a base of others); when they are most of the
+    /// slots, the graph is renumbered densely (and `slot_of` with it). None when the graph is
+    /// incomplete.
     pub fn finish(self, mut slot_of: Vec<u32>) -> Option<Graph> {
         if self.broken || !self.open.is_empty() {
             return None;
@@ -392,6 +471,14 @@ impl GraphBuilder {
             id_of[slot as usize] = id;
         }
         let mut blocked = Vec::new();
+        let (mut ev_runs, mut vec_runs) = (Runs::default(), Runs::default());
+        let slots = if map.is_some() { live } else { n };
+        g.foot.reserve_exact(slots);
+        g.shape.reserve_exact(slots);
+        g.ev.reserve_exact(slots);
+        g.vec.reserve_exact(slots);
+        g.events.reserve_exact(self.events.len());
+        g.vectors.reserve_exact(self.vectors.len());
         for s in 0..n {
             let keep = self.live[s];
             if map.is_some() && !keep {
@@ -408,15 +495,19 @@ impl GraphBuilder {
             }
             g.foot.push(f);
             g.shape.push(sh);
-            let at = g.events.len() as u64;
+            let mut at = g.events.len() as u64 + ev_runs.pending();
             if keep {
                 let (a, l) = self.ev[s];
                 let b = self.events.get(a as usize..a as usize + l as usize)?;
                 // A graph built from nothing has slots that are search ids: nothing to map.
                 let by_id = id_of[s] != NONE && !self.ids_are_slots;
                 match &map {
-                    None if !by_id => g.events.extend_from_slice(b),
+                    None if !by_id => {
+                        at = ev_runs.add(&mut g.events, &self.events, a as usize, l as usize)?;
+                    }
                     _ => {
+                        ev_runs.flush(&mut g.events, &self.events)?;
+                        at = g.events.len() as u64;
                         // Targets: search id → slot (executed states), then slot → dense
                         // slot (compaction).
                         let own = if by_id { id_of[s] } else { s as u32 };
@@ -441,14 +532,19 @@ impl GraphBuilder {
                     }
                 }
             }
-            g.ev.push((at, (g.events.len() as u64 - at) as u32));
-            let at = g.vectors.len() as u64;
-            if keep {
+            let len = g.events.len() as u64 + ev_runs.pending() - at;
+            g.ev.push((at, len as u32));
+            if map.is_none() {
+                // Every vector stays, a dropped slot's too: others may be based on it.
                 let (a, l) = self.vec[s];
-                g.vectors
-                    .extend_from_slice(self.vectors.get(a as usize..a as usize + l as usize)?);
+                let at = vec_runs.add(&mut g.vectors, &self.vectors, a as usize, l as usize)?;
+                g.vec.push((at, l));
             }
-            g.vec.push((at, (g.vectors.len() as u64 - at) as u32));
+        }
+        ev_runs.flush(&mut g.events, &self.events)?;
+        vec_runs.flush(&mut g.vectors, &self.vectors)?;
+        if let Some(m) = &map {
+            self.renumber_vectors(m, &mut g)?;
         }
         if let Some(m) = &map {
             for s in slot_of.iter_mut() {
@@ -460,5 +556,39 @@ impl GraphBuilder {
             return None;
         }
         Some(g)
+    }
+}
+
+/// Copies spans of a buffer to the end of another in order, one copy per run of adjacent
+/// spans (most slots keep their bytes, which lie one after the other).
+#[derive(Default)]
+struct Runs {
+    start: usize,
+    end: usize,
+}
+
+impl Runs {
+    /// Bytes added but not copied yet.
+    fn pending(&self) -> u64 {
+        (self.end - self.start) as u64
+    }
+
+    /// Adds the span (`a`, `l`) of `src`; returns where it lands in `out`. None: out of
+    /// bounds.
+    fn add(&mut self, out: &mut Vec<u8>, src: &[u8], a: usize, l: usize) -> Option<u64> {
+        if a != self.end {
+            self.flush(out, src)?;
+            self.start = a;
+            self.end = a;
+        }
+        let at = (out.len() + (self.end - self.start)) as u64;
+        self.end = a.checked_add(l)?;
+        Some(at)
+    }
+
+    fn flush(&mut self, out: &mut Vec<u8>, src: &[u8]) -> Option<()> {
+        out.extend_from_slice(src.get(self.start..self.end)?);
+        self.start = self.end;
+        Some(())
     }
 }

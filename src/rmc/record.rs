@@ -143,8 +143,19 @@ pub enum RecordError {
     Corrupt(String),
 }
 
-fn section(tag: &[u8; 4], body: Vec<u8>) -> ([u8; 4], Vec<u8>) {
-    (*tag, body)
+/// A piece of a section: bytes made for the file, or bytes the record holds already.
+enum Part<'a> {
+    Own(Vec<u8>),
+    Ref(&'a [u8]),
+}
+
+impl Part<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Part::Own(v) => v,
+            Part::Ref(b) => b,
+        }
+    }
 }
 
 struct W(Vec<u8>);
@@ -214,9 +225,18 @@ fn kind_code(k: ViolationKind) -> u8 {
 impl Record {
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut sections = Vec::new();
+        let mut out = Vec::new();
+        // Writing to memory cannot fail.
+        let _ = self.write_to(&mut out);
+        out
+    }
+
+    /// Writes the file to `out` as it goes (the big parts of the state graph straight from
+    /// memory, the checksum computed along) and returns the bytes written.
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> std::io::Result<u64> {
+        let mut sections: Vec<([u8; 4], Vec<Part>)> = Vec::new();
         let meta = serde_json::to_vec(&self.meta).unwrap_or_default();
-        sections.push(section(b"META", meta));
+        sections.push((*b"META", vec![Part::Own(meta)]));
         let mut w = W(Vec::new());
         w.str(&self.sources.main);
         w.u32(self.sources.defines.len() as u32);
@@ -232,7 +252,7 @@ impl Record {
             w.str(n);
             w.str(t);
         }
-        sections.push(section(b"SRCS", w.0));
+        sections.push((*b"SRCS", vec![Part::Own(w.0)]));
         let mut w = W(Vec::new());
         w.u32(self.ids.next_free);
         w.u32(self.ids.pairs.len() as u32);
@@ -240,7 +260,7 @@ impl Record {
             w.u32(p);
             w.u32(s);
         }
-        sections.push(section(b"IDS ", w.0));
+        sections.push((*b"IDS ", vec![Part::Own(w.0)]));
         let mut w = W(Vec::new());
         w.u32(self.elements.len() as u32);
         for e in &self.elements {
@@ -264,7 +284,7 @@ impl Record {
                 }
             }
         }
-        sections.push(section(b"ELEM", w.0));
+        sections.push((*b"ELEM", vec![Part::Own(w.0)]));
         let mut w = W(Vec::new());
         w.u32(self.sets.len() as u32);
         for s in &self.sets {
@@ -273,7 +293,7 @@ impl Record {
                 w.u32(*e);
             }
         }
-        sections.push(section(b"SETS", w.0));
+        sections.push((*b"SETS", vec![Part::Own(w.0)]));
         let mut w = W(Vec::with_capacity(4 + self.fingerprints.len() * 20));
         w.u32(self.fingerprints.len() as u32);
         for f in &self.fingerprints {
@@ -282,32 +302,39 @@ impl Record {
         for s in &self.set_of {
             w.u32(*s);
         }
-        sections.push(section(b"STAT", w.0));
+        sections.push((*b"STAT", vec![Part::Own(w.0)]));
         let viol = serde_json::to_vec(&self.violations).unwrap_or_default();
-        sections.push(section(b"VIOL", viol));
+        sections.push((*b"VIOL", vec![Part::Own(viol)]));
         if let Some(g) = &self.graph {
-            sections.push(section(b"GRPH", graph_bytes(g)));
+            sections.push((*b"GRPH", graph_parts(g)));
         }
 
         let header = 8 + 4 + 4 + sections.len() * 20;
-        let mut out =
-            Vec::with_capacity(header + sections.iter().map(|s| s.1.len()).sum::<usize>() + 8);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT.to_le_bytes());
-        out.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+        let mut head = Vec::with_capacity(header);
+        head.extend_from_slice(MAGIC);
+        head.extend_from_slice(&FORMAT.to_le_bytes());
+        head.extend_from_slice(&(sections.len() as u32).to_le_bytes());
         let mut offset = header as u64;
-        for (tag, body) in &sections {
-            out.extend_from_slice(tag);
-            out.extend_from_slice(&offset.to_le_bytes());
-            out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-            offset += body.len() as u64;
+        for (tag, parts) in &sections {
+            let len: u64 = parts.iter().map(|p| p.bytes().len() as u64).sum();
+            head.extend_from_slice(tag);
+            head.extend_from_slice(&offset.to_le_bytes());
+            head.extend_from_slice(&len.to_le_bytes());
+            offset += len;
         }
-        for (_, body) in &sections {
-            out.extend_from_slice(body);
+        let mut sum = xxhash_rust::xxh3::Xxh3::new();
+        let mut put = |b: &[u8]| -> std::io::Result<()> {
+            sum.update(b);
+            out.write_all(b)
+        };
+        put(&head)?;
+        for (_, parts) in &sections {
+            for p in parts {
+                put(p.bytes())?;
+            }
         }
-        let sum = xxhash_rust::xxh3::xxh3_64(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        out
+        out.write_all(&sum.digest().to_le_bytes())?;
+        Ok(offset + 8)
     }
 
     /// Reads a record's bytes, checking magic, format, checksum and semantics version.
@@ -527,12 +554,10 @@ impl Record {
 
 /// The layout of the `GRPH` section. A record whose graph has another layout is still used,
 /// without its graph (pruning only).
-const GRAPH_FORMAT: u32 = 1;
+const GRAPH_FORMAT: u32 = 2;
 
-fn graph_bytes(g: &Graph) -> Vec<u8> {
-    let mut w = W(Vec::with_capacity(
-        64 + g.len() * 24 + g.events.len() + g.vectors.len() + g.slot_of.len() * 4,
-    ));
+fn graph_parts(g: &Graph) -> Vec<Part<'_>> {
+    let mut w = W(Vec::with_capacity(64 + g.len() * 6));
     w.u32(GRAPH_FORMAT);
     w.blob(&g.reference);
     w.u32(g.foots.len() as u32);
@@ -563,19 +588,35 @@ fn graph_bytes(g: &Graph) -> Vec<u8> {
         }
     }
     w.blob(&slots);
-    w.u64(g.ev.iter().map(|e| e.1 as u64).sum());
-    for i in 0..g.len() {
-        w.0.extend_from_slice(g.events_of(i as u32));
-    }
-    w.u64(g.vec.iter().map(|e| e.1 as u64).sum());
-    for i in 0..g.len() {
-        w.0.extend_from_slice(g.vector_of(i as u32));
+    // Events and vectors in slot order: as the graph holds them when it is laid out so (a
+    // graph just built or read is), else gathered.
+    let mut parts = Vec::with_capacity(5);
+    for (spans, bytes) in [(&g.ev, &g.events), (&g.vec, &g.vectors)] {
+        let total: u64 = spans.iter().map(|e| e.1 as u64).sum();
+        w.u64(total);
+        parts.push(Part::Own(std::mem::take(&mut w.0)));
+        let mut next = 0u64;
+        let in_order = spans.iter().all(|&(at, len)| {
+            let ok = at == next;
+            next += len as u64;
+            ok
+        }) && next == bytes.len() as u64;
+        if in_order {
+            parts.push(Part::Ref(&bytes[..]));
+        } else {
+            let mut v = Vec::with_capacity(total as usize);
+            for &(at, len) in spans.iter() {
+                v.extend_from_slice(&bytes[at as usize..at as usize + len as usize]);
+            }
+            parts.push(Part::Own(v));
+        }
     }
     w.u32(g.slot_of.len() as u32);
     for &s in &g.slot_of {
         w.u32(s);
     }
-    w.0
+    parts.push(Part::Own(w.0));
+    parts
 }
 
 /// The graph of a `GRPH` section; None when it has another layout.

@@ -83,7 +83,9 @@ pub struct Recorder {
     loc_elements: Vec<Vec<(u32, u32)>>,
     /// Interned sets by their bitset words (trailing zero words cut), so that a component
     /// whose set is known costs one hash lookup.
-    by_bits: std::collections::HashMap<Vec<u64>, u32>,
+    by_bits: std::collections::HashMap<Vec<u64>, u32, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
+    /// Per set interned here: its bitset words, so that merging it is a few ORs.
+    set_bits: Vec<Vec<u64>>,
     /// The state graph being written.
     pub graph: GraphBuilder,
     /// A replaying run's source of recorded expansions.
@@ -127,6 +129,7 @@ impl Recorder {
             scratch: Vec::new(),
             loc_elements: Vec::new(),
             by_bits: Default::default(),
+            set_bits: Vec::new(),
         }
     }
 
@@ -178,6 +181,17 @@ impl Recorder {
             Some(last) if *last == set => return,
             Some(last) => *last = set,
             None => return,
+        }
+        if let Some(n) = self.set_bits.get(set as usize).map(|b| b.len()) {
+            if n > self.words {
+                self.widen((n * 64 - 1) as u32);
+            }
+            if let (Some(a), Some(bits)) = (self.accs.last_mut(), self.set_bits.get(set as usize)) {
+                for (x, b) in a.iter_mut().zip(bits) {
+                    *x |= b;
+                }
+            }
+            return;
         }
         // Sets are sorted: their last element is the widest.
         if let Some(&max) = self.sets.get(set).last() {
@@ -353,18 +367,16 @@ impl Rider for Recorder {
         m.canonical(st, &mut self.canon);
         let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
         // A pruning run: the slot the old graph has for it, and whether it is pruned.
-        let (old_slot, pruned) = match self.prune.as_ref() {
-            Some(p) => match p.lookup(fp) {
-                Some((s, at)) => (
-                    p.graph
-                        .as_ref()
-                        .map(|g| g.slot_of[at])
-                        .filter(|&x| x != super::graph::NONE),
-                    !p.meets_danger[s as usize],
-                ),
-                None => (None, false),
-            },
-            None => (None, false),
+        let found = self.prune.as_ref().and_then(|p| p.lookup(fp));
+        let (old_slot, pruned) = match (self.prune.as_ref(), found) {
+            (Some(p), Some((s, at))) => (
+                p.graph
+                    .as_ref()
+                    .map(|g| g.slot_of[at])
+                    .filter(|&x| x != super::graph::NONE),
+                !p.meets_danger[s as usize],
+            ),
+            _ => (None, false),
         };
         if pruned && old_slot.is_none() {
             // Pruned without its recorded expansion: no graph for the next record.
@@ -376,12 +388,7 @@ impl Rider for Recorder {
             self.graph.vector(&self.canon, &self.tags);
         }
         self.enter_state(id, fp);
-        if let Some((old, _)) = self
-            .prune
-            .as_ref()
-            .and_then(|p| p.lookup(fp))
-            .filter(|_| pruned)
-        {
+        if let Some((old, _)) = found.filter(|_| pruned) {
             // Its whole sub-state-space is as recorded: its set is the old one.
             for e in self.translate(old) {
                 self.add(e);
@@ -496,7 +503,10 @@ impl Rider for Recorder {
                 let before = self.sets.memory();
                 self.root_set = self.sets.intern(&self.scratch);
                 self.by_bits.insert(a[..used].to_vec(), self.root_set);
-                let grew = self.sets.memory() - before + used as u64 * 8 + 48;
+                if self.root_set as usize == self.set_bits.len() {
+                    self.set_bits.push(a[..used].to_vec());
+                }
+                let grew = self.sets.memory() - before + used as u64 * 16 + 96;
                 if self.budget.take(grew).is_err() {
                     self.oom = true;
                 }

@@ -7,7 +7,7 @@ use crate::explore::event::Event;
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::state::State;
 
-use super::graph::{decode_event, decode_vector, edge_map, Graph, NONE};
+use super::graph::{decode_event, edge_map, Graph, NONE};
 
 /// The old graph and what the change makes of it.
 pub struct Replay {
@@ -26,6 +26,7 @@ pub struct Replay {
     cursors: Vec<(u32, u32, usize)>,
     blocked: Vec<(u32, u32)>,
     scratch: Vec<u8>,
+    chain: Vec<(u32, usize)>,
     /// Per shape: (search-form length, pan bytes) in the new machine, once computed.
     shapes: Vec<Option<(u64, u64)>>,
     pub failed: bool,
@@ -55,6 +56,7 @@ impl Replay {
             cursors: Vec::new(),
             blocked: Vec::new(),
             scratch: Vec::new(),
+            chain: Vec::new(),
             shapes: Vec::new(),
             failed: false,
         }
@@ -128,11 +130,8 @@ impl Replay {
     /// Builds a recorded state for the new machine.
     pub fn load(&mut self, m: &Machine, slot: u32, out: &mut State) -> bool {
         let mut canon = std::mem::take(&mut self.scratch);
-        let ok = decode_vector(
-            &self.graph.reference,
-            self.graph.vector_of(slot),
-            &mut canon,
-        ) && m.from_canonical(&canon, out);
+        let ok = self.graph.decode_vector(slot, &mut self.chain, &mut canon)
+            && m.from_canonical(&canon, out);
         self.scratch = canon;
         if !ok {
             self.failed = true;
@@ -144,16 +143,16 @@ impl Replay {
     /// location index). A record that does not fit the new machine sets `failed`.
     pub fn next(&mut self, m: &Machine, blocked: &mut Vec<(usize, usize, u32)>) -> Event {
         let stop = Event::End(crate::explore::event::End::Leave);
-        let Some(&(_, slot, at)) = self.cursors.last() else {
+        if self.edges.is_none() {
+            self.edges = Some(edge_map(m, &self.graph.edges));
+        }
+        let (Some(c), Some(edges)) = (self.cursors.last_mut(), self.edges.as_deref()) else {
             self.failed = true;
             return stop;
         };
-        let edges = self
-            .edges
-            .get_or_insert_with(|| edge_map(m, &self.graph.edges));
+        let (slot, mut pos) = (c.1, c.2);
         let (start, len) = self.graph.ev[slot as usize];
         let end = start as usize + len as usize;
-        let mut pos = at;
         let ev = decode_event(
             &self.graph.events[..end],
             slot,
@@ -161,19 +160,16 @@ impl Replay {
             &mut self.blocked,
             |i| edges.get(i as usize).copied().filter(|&e| e != NONE),
         );
-        if let Some(c) = self.cursors.last_mut() {
-            c.2 = pos;
-        }
+        c.2 = pos;
         let Some(ev) = ev else {
             self.failed = true;
             return stop;
         };
-        let n = self.graph.len() as u32;
-        if ev.target().is_some_and(|k| k >= n) {
+        if ev.target().is_some_and(|k| k as usize >= self.graph.len()) {
             self.failed = true;
             return stop;
         }
-        if ev == Event::End(crate::explore::event::End::Invalid) {
+        if matches!(ev, Event::End(crate::explore::event::End::Invalid)) {
             blocked.clear();
             for &(pid, loc) in &self.blocked {
                 match m.locate_id(crate::program::LocId(loc)) {
