@@ -169,6 +169,13 @@ pub fn encode_delta(base: &[u8], canon: &[u8], scratch: &mut Vec<u8>, out: &mut 
     let mut i = 0;
     let mut last_end = 0;
     while i < n {
+        // Equal stretches go by eight bytes at a time.
+        if let Some(w) = scratch.get(i..i + 8) {
+            if w == [0u8; 8] {
+                i += 8;
+                continue;
+            }
+        }
         if scratch[i] == 0 {
             i += 1;
             continue;
