@@ -194,6 +194,19 @@ impl ByteStack {
         })
     }
 
+    /// Where the next string would start (a string pushed there would be empty): a frame
+    /// that keeps nothing on the stack marks its place without a push.
+    #[inline]
+    pub fn end(&self) -> Pos {
+        match self.chunks.len().checked_sub(1) {
+            Some(c) => Pos {
+                chunk: c as u32,
+                offset: self.chunks[c].len() as u32,
+            },
+            None => Pos::default(),
+        }
+    }
+
     #[inline]
     pub fn get(&self, at: Pos, len: usize) -> &[u8] {
         let o = at.offset as usize;

@@ -285,9 +285,7 @@ pub fn search<R: Rider>(
         let f = s.frames.get_ref(fi);
         let (replay, depth) = (f.replay, f.depth);
         if replay {
-            let mut blocked = std::mem::take(&mut s.blocked);
-            let ev = s.rider.replay(s.m, &mut blocked);
-            s.blocked = blocked;
+            let ev = s.rider.replay(s.m, &mut s.blocked);
             s.replayed(fi, depth, ev);
         } else {
             s.executed(fi, depth);
@@ -765,9 +763,8 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// Pushes a replayed frame: no vector, its events come from the rider.
     fn push_replayed(&mut self, id: u32, depth: u64, anchor: u32, step: Option<TrailStep>) {
-        let Ok(at) = self.path.push(&[]) else {
-            return self.out_of_memory();
-        };
+        // Nothing of it goes on the path: it starts where the path ends.
+        let at = self.path.end();
         let frame = Frame {
             id,
             sid: NONE,
@@ -852,9 +849,7 @@ impl<R: Rider> Search<'_, '_, R> {
         fr.anchor = fi as u32;
         if visit == Visit::Replay {
             self.stats.states_walked += 1;
-            let Ok(at) = self.path.push(&[]) else {
-                return self.out_of_memory();
-            };
+            let at = self.path.end();
             let fr = self.frames.get_mut(fi);
             fr.sid = NONE;
             fr.at = at;
@@ -951,7 +946,8 @@ impl<R: Rider> Search<'_, '_, R> {
     }
 
     fn anchor(&self) -> Option<u32> {
-        self.frames.last().map(|f| f.anchor).filter(|&a| a != NONE)
+        let top = self.frames.len().checked_sub(1)?;
+        Some(self.frames.get_ref(top).anchor).filter(|&a| a != NONE)
     }
 
     /// Inside one atomic run (the unstored frames above the nearest stored one, and that

@@ -435,24 +435,56 @@ pub fn decode_event(
     mut edge: impl FnMut(u32) -> Option<EdgeNo>,
 ) -> Option<Event> {
     let tag = *b.get(*at)?;
-    // The common event first: a plain step to a stored state, edge and slot in a byte each.
-    if tag == T_STEP {
-        if let Some(&[pid, e, z]) = b.get(*at + 1..*at + 4) {
-            if e < 0x80 && z < 0x80 {
-                let d = (z >> 1) as i64 ^ -((z & 1) as i64);
-                let slot = u32::try_from(own as i64 + d).ok()?;
-                *at += 4;
-                return Some(Event::Step {
-                    step: TrailStep {
-                        pid,
-                        edge: edge(e as u32)?,
-                        rv: None,
-                    },
-                    flag: None,
-                    to: To::State(slot),
-                });
+    // The common events first: a plain step to a stored state (edge in a byte) or inside an
+    // atomic sequence (edge in a byte), and the end of an expansion.
+    const ATOMIC_STEP: u8 = T_STEP | 1 << TO_SHIFT;
+    match tag {
+        T_STEP => {
+            if let Some(&[pid, e, z0]) = b.get(*at + 1..*at + 4) {
+                if e < 0x80 {
+                    let mut p = *at + 3;
+                    let z = if z0 < 0x80 {
+                        p += 1;
+                        z0 as u64
+                    } else {
+                        get_varint(b, &mut p)?
+                    };
+                    let d = (z >> 1) as i64 ^ -((z & 1) as i64);
+                    let slot = u32::try_from(own as i64 + d).ok()?;
+                    *at = p;
+                    return Some(Event::Step {
+                        step: TrailStep {
+                            pid,
+                            edge: edge(e as u32)?,
+                            rv: None,
+                        },
+                        flag: None,
+                        to: To::State(slot),
+                    });
+                }
             }
         }
+        ATOMIC_STEP => {
+            if let Some(&[pid, e]) = b.get(*at + 1..*at + 3) {
+                if e < 0x80 {
+                    *at += 3;
+                    return Some(Event::Step {
+                        step: TrailStep {
+                            pid,
+                            edge: edge(e as u32)?,
+                            rv: None,
+                        },
+                        flag: None,
+                        to: To::Atomic,
+                    });
+                }
+            }
+        }
+        T_LEAVE => {
+            *at += 1;
+            return Some(Event::End(End::Leave));
+        }
+        _ => {}
     }
     *at += 1;
     let mut step = |at: &mut usize, rv: bool| -> Option<TrailStep> {

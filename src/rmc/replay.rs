@@ -22,8 +22,8 @@ pub struct Replay {
     /// The new machine's edge per edge-table entry, filled at the first replayed event.
     edges: Option<Vec<EdgeNo>>,
     /// Read positions of the replayed states on the search stack: (search id, slot, next
-    /// byte).
-    cursors: Vec<(u32, u32, usize)>,
+    /// byte, end of its events).
+    cursors: Vec<(u32, u32, usize, usize)>,
     blocked: Vec<(u32, u32)>,
     scratch: Vec<u8>,
     chain: Vec<(u32, usize)>,
@@ -91,8 +91,9 @@ impl Replay {
 
     /// Starts reading the events of `slot`, stored as search id `id`.
     pub fn open(&mut self, id: u32, slot: u32) {
-        let (at, _) = self.graph.ev[slot as usize];
-        self.cursors.push((id, slot, at as usize));
+        let (at, len) = self.graph.ev[slot as usize];
+        self.cursors
+            .push((id, slot, at as usize, at as usize + len as usize));
     }
 
     /// The stored state `id` is finished (replayed or not).
@@ -150,9 +151,7 @@ impl Replay {
             self.failed = true;
             return stop;
         };
-        let (slot, mut pos) = (c.1, c.2);
-        let (start, len) = self.graph.ev[slot as usize];
-        let end = start as usize + len as usize;
+        let (slot, mut pos, end) = (c.1, c.2, c.3);
         let ev = decode_event(
             &self.graph.events[..end],
             slot,
