@@ -367,3 +367,157 @@ fn a_record_from_before_the_state_graph_still_loads_and_prunes() {
     assert_eq!(auto.violations, full.violations);
     assert!(auto.record.expect("a record").graph.is_some());
 }
+
+/// The layout gains a global (declared between two others, so that every later global moves):
+/// states are looked up by their projection onto the record's layout, and what cannot reach
+/// a statement that uses the new global is pruned.
+#[test]
+fn a_layout_that_only_gains_globals_is_pruned_by_projection() {
+    let v1 = "byte a; byte b;
+active proctype P() {
+    if
+    :: a = 1; do :: b < 5 -> b++ :: b == 5 -> break od
+    :: a = 2; do :: b < 5 -> b++ :: b == 5 -> break od; assert(b == 5)
+    fi
+}
+";
+    let base = check(&version(v1).expect("loads"), None, Algorithm::Full)
+        .record
+        .expect("a record");
+    let gained = |assertion: &str| {
+        v1.replace("byte a; byte b;", "byte a; byte g = 7; byte b;")
+            .replace("assert(b == 5)", assertion)
+    };
+    for (text, fails) in [
+        (gained("assert(b == 5)"), false),
+        (gained("assert(b == 5 && g == 7)"), false),
+        (gained("g++; assert(g == 7)"), true),
+        (gained("assert(b == 5); g = b"), false),
+    ] {
+        let v = version(&text).expect("loads");
+        let prune = check(&v, Some(&base), Algorithm::Prune);
+        let full = check(&v, Some(&base), Algorithm::Full);
+        assert_eq!(prune.algorithm, Algorithm::Prune, "{}", prune.reason);
+        assert!(prune.reason.contains("'g'"), "{}", prune.reason);
+        assert_eq!(prune.violations, full.violations, "{text}");
+        assert_eq!(prune.verdict, full.verdict, "{text}");
+        assert_eq!(!full.violations.is_empty(), fails, "{text}");
+        // The branch that never reaches the changed statement is pruned, all but its first
+        // state (the initial state is new: it holds g).
+        assert!(prune.stats.states_pruned > 0, "{text}: {}", prune.reason);
+        assert!(prune.stats.states_stored < full.stats.states_stored);
+        // No state of the old layout is carried into the new record.
+        let rec = prune.record.expect("a record");
+        assert!(rec.graph.is_none());
+        let all = full.record.expect("a record");
+        for fp in &rec.fingerprints {
+            assert!(all.fingerprints.binary_search(fp).is_ok());
+        }
+    }
+    // Removing a global, or gaining a channel, is no extension: a full check.
+    for text in [
+        v1.replace("byte a; byte b;", "byte b;")
+            .replace("a = 1", "b = 1")
+            .replace("a = 2", "b = 2"),
+        v1.replace(
+            "byte a; byte b;",
+            "byte a; chan q = [1] of { byte }; byte b;",
+        ),
+    ] {
+        let got = check(
+            &version(&text).expect("loads"),
+            Some(&base),
+            Algorithm::Prune,
+        );
+        assert_eq!(got.algorithm, Algorithm::Full, "{text}: {}", got.reason);
+    }
+}
+
+/// Mutants of every seed model that gain a global at a random place among the declarations
+/// (and, half the time, another change): the pruning run reports what a full check reports.
+#[test]
+fn pruning_runs_agree_with_full_checks_when_globals_are_added() {
+    let mut rng = Rng(0x5eed_0a11);
+    let (mut compared, mut projected) = (0, 0);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        // Top-level declaration lines: a global may go before any of them.
+        let lines: Vec<&str> = text.lines().collect();
+        let decls: Vec<usize> = (0..lines.len())
+            .filter(|&i| {
+                [
+                    "byte ", "int ", "bool ", "bit ", "short ", "mtype ", "chan ",
+                ]
+                .iter()
+                .any(|k| lines[i].starts_with(k))
+            })
+            .collect();
+        if decls.is_empty() {
+            continue;
+        }
+        for k in 0..6 {
+            let at = decls[rng.below(decls.len())];
+            let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+            let decl = match k % 3 {
+                0 => "byte rmc_gained;".to_string(),
+                1 => format!("short rmc_gained = {};", rng.below(9)),
+                _ => "bool rmc_gained[3];".to_string(),
+            };
+            ls.insert(at, decl);
+            let mut m = ls.join("\n") + "\n";
+            if k % 2 == 1 {
+                match mutate(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            let Some(mv) = version(&m) else { continue };
+            let inc = check(&mv, Some(&base), Algorithm::Prune);
+            projected += usize::from(inc.reason.contains("projection"));
+            if compare(&name, &base, &m).is_some() {
+                compared += 1;
+            }
+        }
+    }
+    eprintln!("{compared} mutants gaining a global compared, {projected} pruned by projection");
+    assert!(compared >= 30, "only {compared} compared");
+    assert!(
+        projected * 2 >= compared,
+        "{projected} of {compared} projected"
+    );
+    // Chains: each version gains one more global (and, every other step, another change)
+    // and is pruned with the record the previous pruning run wrote.
+    let mut steps = 0;
+    for (name, text) in seed_models(20_000).into_iter().take(8) {
+        let Some(v) = version(&text) else { continue };
+        let Some(mut base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let mut current = text.clone();
+        for k in 0..10 {
+            let lines: Vec<&str> = current.lines().collect();
+            let Some(at) = (0..lines.len())
+                .find(|&i| lines[i].starts_with("active") || lines[i].starts_with("proctype"))
+            else {
+                break;
+            };
+            let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+            ls.insert(rng.below(at + 1), format!("byte rmc_gained_{k} = {k};"));
+            let mut next = ls.join("\n") + "\n";
+            if k % 2 == 1 {
+                if let Some(x) = mutate(&next, &mut rng) {
+                    next = x;
+                }
+            }
+            if let Some((rec, _)) = compare(&format!("{name} chain step {k}"), &base, &next) {
+                base = rec;
+                current = next;
+                steps += 1;
+            }
+        }
+    }
+    assert!(steps >= 40, "only {steps} chain steps");
+}

@@ -17,8 +17,12 @@ pub struct DiffDoc {
     pub locations_dangerous: usize,
     pub locations_new: usize,
     pub locations_deleted: usize,
-    /// Why the state layout differs (then nothing of the old version can be reused).
+    /// Why the state layout differs (then nothing of the old version can be reused, unless
+    /// the new layout only gains globals: `layout_extends`).
     pub layout_change: Option<String>,
+    /// The new layout only gains globals: a pruning run looks states up by their projection
+    /// onto the old layout.
+    pub layout_extends: bool,
     pub initial_state_changes: Vec<String>,
 }
 
@@ -77,6 +81,7 @@ pub fn document(
         locations_new: impact.new_locations,
         locations_deleted: impact.deleted,
         layout_change: impact.layout_change.clone(),
+        layout_extends: impact.extension.is_some(),
         initial_state_changes: impact.notes.clone(),
     }
 }
@@ -111,6 +116,13 @@ pub fn text(d: &DiffDoc) -> String {
         let _ = writeln!(o, "note: {n}");
     }
     match &d.layout_change {
+        Some(c) if d.layout_extends => {
+            let _ = writeln!(
+                o,
+                "layout changed: {c}; recorded states are reused through their projection \
+                 (pruning only: replay needs the same layout)"
+            );
+        }
         Some(c) => {
             let _ = writeln!(
                 o,

@@ -202,6 +202,16 @@ pub fn plan(
     let layout = crate::explore::layout::Layout::new(&program)
         .map(|l| l.hash)
         .ok();
+    // A layout that only gains globals: states are looked up by their projection onto the
+    // record's layout (whose hash must be the old program's, to seed its fingerprints).
+    let old_hash = base.record.meta.layout_hash;
+    let extension = impact
+        .extension
+        .clone()
+        .filter(|_| layout != Some(old_hash))
+        .filter(|_| {
+            crate::explore::layout::Layout::new(&base.program).is_ok_and(|l| l.hash == old_hash)
+        });
     let why_not = if want == Algorithm::Full {
         Some("--algorithm full".to_string())
     } else if !prunable(&program) {
@@ -214,7 +224,7 @@ pub fn plan(
         Some("the record's model had hidden variables".into())
     } else if base.record.meta.checks != checks {
         Some("the record was made with other checks (end states, assertions, -q)".into())
-    } else if layout != Some(base.record.meta.layout_hash) {
+    } else if layout != Some(base.record.meta.layout_hash) && extension.is_none() {
         Some(format!(
             "the state layout changed ({}): no recorded state can be reused",
             impact
@@ -236,7 +246,8 @@ pub fn plan(
             predicted: None,
         };
     }
-    let graph = base.record.graph.take();
+    // A recorded graph holds vectors of the old layout: no use once it changed.
+    let graph = base.record.graph.take().filter(|_| extension.is_none());
     let r = &base.record;
     let sets: Vec<Vec<Element>> = r
         .sets
@@ -263,10 +274,21 @@ pub fn plan(
     );
     // Replay needs the graph and a search without a depth limit (a cut at the limit
     // depends on the depth a state is reached at, which a record does not keep).
-    let no_replay = if graph.is_none() {
-        Some("the record has no state graph (an older record, or one a pruning run wrote)")
+    let no_replay = if let Some(ext) = &extension {
+        Some(format!(
+            "the state layout gained global{} {}; states are looked up by their projection \
+             onto the record's layout",
+            if ext.added.len() == 1 { "" } else { "s" },
+            ext.added
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    } else if graph.is_none() {
+        Some("the record has no state graph (an older record, or one a pruning run wrote)".into())
     } else if opts.max_depth.is_some() {
-        Some("a depth limit (-m) is set")
+        Some("a depth limit (-m) is set".into())
     } else {
         None
     };
@@ -274,7 +296,7 @@ pub fn plan(
         prune_executed,
         ..Predicted::default()
     };
-    let replay = match (no_replay, graph) {
+    let replay = match (&no_replay, graph) {
         (None, Some(g)) if want != Algorithm::Prune => {
             let rp = Replay::new(g, r.fingerprints.clone(), |l| impact.is_dangerous(l));
             let (walked, executed) = rp.predict();
@@ -324,13 +346,19 @@ pub fn plan(
                     reuse: Reuse::Nothing,
                     algorithm: Algorithm::Full,
                     reason: format!(
-                        "auto: a full check, which writes the state graph the record lacks                          (pruning would execute {} of its {states} states); {dangerous}",
+                        "auto: a full check, which writes the state graph {} (pruning would \
+                         execute {} of its {states} states); {dangerous}",
+                        if extension.is_some() {
+                            "that a changed layout cannot reuse"
+                        } else {
+                            "the record lacks"
+                        },
                         predicted.prune_executed
                     ),
                     predicted: Some(predicted),
                 };
             }
-            let reason = match (want, no_replay) {
+            let reason = match (want, no_replay.as_deref()) {
                 (Algorithm::Replay, Some(why)) => {
                     format!("replay cannot run ({why}): pruning; {dangerous}")
                 }
@@ -346,6 +374,12 @@ pub fn plan(
                 }
                 _ => format!("pruning: {dangerous}"),
             };
+            let reason = match (&extension, &no_replay) {
+                (Some(_), Some(why)) if !reason.contains(why.as_str()) => {
+                    format!("{reason}; {why}")
+                }
+                _ => reason,
+            };
             let prune = Prune {
                 index: super::fpindex::FpIndex::new(&r.fingerprints),
                 fingerprints: r.fingerprints.clone(),
@@ -353,6 +387,7 @@ pub fn plan(
                 sets,
                 meets_danger,
                 graph,
+                project: extension.map(|e| (e, old_hash)),
             };
             (Reuse::Prune(prune), Algorithm::Prune, reason)
         }
@@ -576,7 +611,8 @@ pub fn record(
             }
         }
     }
-    if let (Some(base), Some(prune)) = (base, rec.prune()) {
+    // (Not when the layout changed: the record's fingerprints are of its own layout.)
+    if let (Some(base), Some(prune)) = (base, rec.prune().filter(|p| p.project.is_none())) {
         // Accumulate: old states this run did not reach whose set is still valid. Both
         // lists are sorted by fingerprint: one merge, no lookups.
         let mut translated: std::collections::HashMap<u32, u32> = Default::default();

@@ -41,8 +41,11 @@ pub struct Impact {
     pub paired: usize,
     pub new_locations: usize,
     pub deleted: usize,
-    /// Why the state layout differs (then no record of the old version can be reused).
+    /// Why the state layout differs (then no record of the old version can be reused,
+    /// unless the new layout only adds globals: `extension`).
     pub layout_change: Option<String>,
+    /// How the new layout extends the old one, when it only adds global variables.
+    pub extension: Option<Extension>,
     /// Changes that alter the initial state only (they need no dangerous location: the new
     /// initial state is simply not in the record).
     pub notes: Vec<String>,
@@ -61,6 +64,9 @@ struct Side<'a> {
     /// Positional → stable ids (None: the program's ids are stable already).
     map: Option<&'a HashMap<u32, u32>>,
     labels: HashMap<(usize, String), LocId>,
+    /// Per global: the number it is compared by (the new version's, for an old version
+    /// whose layout the new one extends).
+    globals: Option<Vec<usize>>,
 }
 
 impl<'a> Side<'a> {
@@ -73,7 +79,17 @@ impl<'a> Side<'a> {
                 }
             }
         }
-        Side { prog, map, labels }
+        Side {
+            prog,
+            map,
+            labels,
+            globals: None,
+        }
+    }
+
+    fn with_globals(mut self, ext: Option<&Extension>) -> Self {
+        self.globals = ext.map(|e| e.globals.clone());
+        self
     }
 
     fn stable(&self, id: LocId) -> Option<u32> {
@@ -101,16 +117,24 @@ impl Names for Side<'_> {
     fn start(&self, proc: usize) -> Option<u32> {
         self.stable(self.prog.procs.get(proc)?.automaton.initial)
     }
+
+    fn global(&self, i: usize) -> usize {
+        self.globals
+            .as_ref()
+            .and_then(|g| g.get(i).copied())
+            .unwrap_or(i)
+    }
 }
 
 /// Compares an old version (its locations carrying stable ids, `next_free` the first unused
 /// id) with a new one (numbered by position, as `program::build` leaves it).
 pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
-    let old_side = Side::new(old, None);
+    let extension = layout_extension(old, new);
+    let old_side = Side::new(old, None).with_globals(extension.as_ref());
     // Shapes leave every stable id out (targets, labels read remotely, where `run` starts),
     // on both sides alike.
     let empty = HashMap::new();
-    let old_shape_side = Side::new(old, Some(&empty));
+    let old_shape_side = Side::new(old, Some(&empty)).with_globals(extension.as_ref());
     let shape_side = Side::new(new, Some(&empty));
     // Shapes (labels without targets) of every location.
     let shapes = |side: &Side, p: &Proc| -> HashMap<u32, Parts> {
@@ -336,8 +360,20 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         paired: o2n.len(),
         new_locations,
         deleted,
-        layout_change: layout_change(old, new),
-        notes: initial_notes(old, new, &map),
+        layout_change: match &extension {
+            Some(e) => Some(format!(
+                "global{} {} added",
+                if e.added.len() == 1 { "" } else { "s" },
+                e.added
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            None => layout_change(old, new),
+        },
+        notes: initial_notes(old, new, &map, extension.as_ref()),
+        extension,
         dangerous,
     }
 }
@@ -496,6 +532,115 @@ fn remote_labels(e: &LExpr, out: &mut Vec<(usize, String)>) {
     }
 }
 
+/// A new layout that differs from an old one only by global variables it adds (scalars or
+/// arrays of them: no channel, no record), the others keeping their names and types. Every
+/// statement that reads or writes an added global is new, so its location is dangerous;
+/// every other statement leaves the added globals as they are. A new state therefore has the
+/// sub-state-space of the old state it projects to (its bytes without the added globals), and
+/// a pruning run looks states up by that projection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extension {
+    /// Per old global: its index among the new globals.
+    pub globals: Vec<usize>,
+    /// Per old global, in order: where its bytes are in the new globals area (offset, size).
+    pub from: Vec<(u32, u32)>,
+    /// Where the globals area starts (the same in both), and where the records start in the
+    /// new canonical vector.
+    pub globals_at: u32,
+    pub records_at: u32,
+    /// The added globals' names.
+    pub added: Vec<String>,
+}
+
+impl Extension {
+    /// The old version's canonical vector of the state whose new canonical vector is
+    /// `canon` (false: `canon` is too short to be one).
+    pub fn project(&self, canon: &[u8], out: &mut Vec<u8>) -> bool {
+        out.clear();
+        let (g, r) = (self.globals_at as usize, self.records_at as usize);
+        let (Some(head), Some(tail)) = (canon.get(..g), canon.get(r..)) else {
+            return false;
+        };
+        out.extend_from_slice(head);
+        for &(off, size) in &self.from {
+            let at = g + off as usize;
+            match canon.get(at..at + size as usize) {
+                Some(b) => out.extend_from_slice(b),
+                None => return false,
+            }
+        }
+        out.extend_from_slice(tail);
+        true
+    }
+}
+
+/// How `new`'s layout extends `old`'s, when it only adds globals (see `Extension`).
+pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
+    use crate::program::types::Type;
+    let (a, b) = (Layout::new(old).ok()?, Layout::new(new).ok()?);
+    if a.hash == b.hash
+        || a.hidden_size != 0
+        || b.hidden_size != 0
+        || a.last_at != b.last_at
+        || a.globals_at != b.globals_at
+        || a.uses_priority != b.uses_priority
+        || a.chans != b.chans
+        || old.procs.len() != new.procs.len()
+        || old.globals.len() >= new.globals.len()
+    {
+        return None;
+    }
+    let scalars = |v: &VarLayout| {
+        let mut sc = Vec::new();
+        v.shape.scalars(0, &mut sc);
+        sc.iter()
+            .map(|(o, s)| (*o, s.width, s.signed, s.bits))
+            .collect::<Vec<_>>()
+    };
+    for (i, (x, y)) in a.procs.iter().zip(&b.procs).enumerate() {
+        let same_locals = x.locals.len() == y.locals.len()
+            && x.locals
+                .iter()
+                .zip(&y.locals)
+                .all(|(p, q)| scalars(p) == scalars(q));
+        if !same_locals || x.header != y.header || old.procs[i].kind != new.procs[i].kind {
+            return None;
+        }
+    }
+    let mut globals = Vec::with_capacity(old.globals.len());
+    let mut from = Vec::with_capacity(old.globals.len());
+    let mut taken = vec![false; new.globals.len()];
+    for (k, v) in old.globals.iter().enumerate() {
+        let j = new.globals.iter().position(|w| w.name == v.name)?;
+        if taken[j]
+            || scalars(&a.globals[k]) != scalars(&b.globals[j])
+            || v.vis != new.globals[j].vis
+        {
+            return None;
+        }
+        taken[j] = true;
+        globals.push(j);
+        from.push((b.globals[j].offset, b.globals[j].shape.size()));
+    }
+    let mut added = Vec::new();
+    for (j, w) in new.globals.iter().enumerate() {
+        if taken[j] {
+            continue;
+        }
+        if matches!(w.ty, Type::Chan | Type::Struct { .. }) || b.globals[j].hidden {
+            return None;
+        }
+        added.push(w.name.clone());
+    }
+    Some(Extension {
+        globals,
+        from,
+        globals_at: b.globals_at,
+        records_at: b.records_at,
+        added,
+    })
+}
+
 /// Why two versions' state layouts differ, naming the first declaration that differs.
 pub fn layout_change(old: &Program, new: &Program) -> Option<String> {
     let (a, b) = match (Layout::new(old), Layout::new(new)) {
@@ -565,7 +710,12 @@ pub fn layout_change(old: &Program, new: &Program) -> Option<String> {
 }
 
 /// Changes that alter only the initial state: process counts and initial global values.
-fn initial_notes(old: &Program, new: &Program, map: &HashMap<u32, u32>) -> Vec<String> {
+fn initial_notes(
+    old: &Program,
+    new: &Program,
+    map: &HashMap<u32, u32>,
+    ext: Option<&Extension>,
+) -> Vec<String> {
     let mut notes = Vec::new();
     for np in &new.procs {
         if let Some(op) = old.procs.iter().find(|p| p.name == np.name) {
@@ -583,9 +733,20 @@ fn initial_notes(old: &Program, new: &Program, map: &HashMap<u32, u32>) -> Vec<S
             }
         }
     }
-    let side_o = Side::new(old, None);
+    let side_o = Side::new(old, None).with_globals(ext);
     let side_n = Side::new(new, None);
-    for (k, (a, b)) in old.globals.iter().zip(&new.globals).enumerate() {
+    // Globals pair by place, or by name when the layout only gained some.
+    let pairs: Vec<(usize, usize)> = match ext {
+        Some(e) => e.globals.iter().copied().enumerate().collect(),
+        None => (0..old.globals.len().min(new.globals.len()))
+            .map(|k| (k, k))
+            .collect(),
+    };
+    for (i, j) in pairs {
+        let (Some(a), Some(b)) = (old.globals.get(i), new.globals.get(j)) else {
+            continue;
+        };
+        let k = j;
         let mut ca = Canon::new(old, &side_o);
         let mut cb = Canon::new(new, &side_n);
         ca.var_decl(a);

@@ -40,6 +40,10 @@ pub struct Prune {
     pub meets_danger: Vec<bool>,
     /// The old state graph, whose pruned states' events the new one borrows.
     pub graph: Option<Graph>,
+    /// When the new layout only adds globals: how a state projects onto the record's
+    /// layout, and that layout's hash (states are looked up by the projection's
+    /// fingerprint).
+    pub project: Option<(super::impact::Extension, u64)>,
 }
 
 impl Prune {
@@ -77,6 +81,8 @@ pub struct Recorder {
     budget: Budget,
     oom: bool,
     canon: Vec<u8>,
+    /// A state's canonical vector in the record's layout (when the layout gained globals).
+    projected: Vec<u8>,
     tags: Vec<u8>,
     scratch: Vec<u32>,
     /// Element id and stable id per (proctype, location index), filled as met.
@@ -125,6 +131,7 @@ impl Recorder {
             budget: Budget::unlimited(),
             oom: false,
             canon: Vec::new(),
+            projected: Vec::new(),
             tags: Vec::new(),
             scratch: Vec::new(),
             loc_elements: Vec::new(),
@@ -367,7 +374,16 @@ impl Rider for Recorder {
         m.canonical(st, &mut self.canon);
         let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
         // A pruning run: the slot the old graph has for it, and whether it is pruned.
-        let found = self.prune.as_ref().and_then(|p| p.lookup(fp));
+        let found = match self.prune.as_ref() {
+            Some(p) => match &p.project {
+                Some((ext, old_hash)) => ext
+                    .project(&self.canon, &mut self.projected)
+                    .then(|| crate::explore::store::fingerprint(*old_hash, &self.projected))
+                    .and_then(|old| p.lookup(old)),
+                None => p.lookup(fp),
+            },
+            None => None,
+        };
         let (old_slot, pruned) = match (self.prune.as_ref(), found) {
             (Some(p), Some((s, at))) => (
                 p.graph
