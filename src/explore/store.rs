@@ -68,16 +68,22 @@ impl Store {
 
     /// The id of a state stored already.
     pub fn find(&self, key: &[u8]) -> Option<u32> {
+        self.probe(key).ok()
+    }
+
+    /// Where a state is: its id, or the empty slot where it would go.
+    #[inline]
+    fn probe(&self, key: &[u8]) -> Result<u32, (usize, u8)> {
         let h = xxh3_64(key);
         let tag = (h >> 56) as u8;
         let mut i = h as usize & self.mask;
         loop {
             let e = self.table[i];
             if e == 0 {
-                return None;
+                return Err((i, tag));
             }
             if self.tags[i] == tag && self.get(e - 1) == key {
-                return Some(e - 1);
+                return Ok(e - 1);
             }
             i = (i + 1) & self.mask;
         }
@@ -86,19 +92,10 @@ impl Store {
     /// Looks a state up; inserts it when absent. Returns its id and whether it is new, or
     /// OutOfMemory when storing it would pass the budget.
     pub fn insert(&mut self, key: &[u8]) -> Result<(u32, bool), OutOfMemory> {
-        let h = xxh3_64(key);
-        let tag = (h >> 56) as u8;
-        let mut i = h as usize & self.mask;
-        loop {
-            let e = self.table[i];
-            if e == 0 {
-                break;
-            }
-            if self.tags[i] == tag && self.get(e - 1) == key {
-                return Ok((e - 1, false));
-            }
-            i = (i + 1) & self.mask;
-        }
+        let (i, tag) = match self.probe(key) {
+            Ok(id) => return Ok((id, false)),
+            Err(slot) => slot,
+        };
         if key.len() > MAX_STATE {
             return Err(OutOfMemory);
         }

@@ -235,16 +235,17 @@ pub fn plan(
     } else {
         None
     };
+    let full = |program, ids, impact, reason, predicted| Plan {
+        program,
+        ids,
+        impact: Some(impact),
+        reuse: Reuse::Nothing,
+        algorithm: Algorithm::Full,
+        reason,
+        predicted,
+    };
     if let Some(reason) = why_not {
-        return Plan {
-            program,
-            ids,
-            impact: Some(impact),
-            reuse: Reuse::Nothing,
-            algorithm: Algorithm::Full,
-            reason,
-            predicted: None,
-        };
+        return full(program, ids, impact, reason, None);
     }
     // A recorded graph holds vectors of the old layout: no use once it changed.
     let graph = base.record.graph.take().filter(|_| extension.is_none());
@@ -276,14 +277,9 @@ pub fn plan(
     // depends on the depth a state is reached at, which a record does not keep).
     let no_replay = if let Some(ext) = &extension {
         Some(format!(
-            "the state layout gained global{} {}; states are looked up by their projection \
-             onto the record's layout",
-            if ext.added.len() == 1 { "" } else { "s" },
-            ext.added
-                .iter()
-                .map(|n| format!("'{n}'"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "the state layout gained {}; states are looked up by their projection onto the \
+             record's layout",
+            ext.describe()
         ))
     } else if graph.is_none() {
         Some("the record has no state graph (an older record, or one a pruning run wrote)".into())
@@ -339,24 +335,17 @@ pub fn plan(
             let states = r.fingerprints.len() as u64;
             if want == Algorithm::Auto && graph.is_none() && predicted.prune_executed * 2 >= states
             {
-                return Plan {
-                    program,
-                    ids,
-                    impact: Some(impact),
-                    reuse: Reuse::Nothing,
-                    algorithm: Algorithm::Full,
-                    reason: format!(
-                        "auto: a full check, which writes the state graph {} (pruning would \
-                         execute {} of its {states} states); {dangerous}",
-                        if extension.is_some() {
-                            "that a changed layout cannot reuse"
-                        } else {
-                            "the record lacks"
-                        },
-                        predicted.prune_executed
-                    ),
-                    predicted: Some(predicted),
-                };
+                let reason = format!(
+                    "auto: a full check, which writes the state graph {} (pruning would \
+                     execute {} of its {states} states); {dangerous}",
+                    if extension.is_some() {
+                        "that a changed layout cannot reuse"
+                    } else {
+                        "the record lacks"
+                    },
+                    predicted.prune_executed
+                );
+                return full(program, ids, impact, reason, Some(predicted));
             }
             let reason = match (want, no_replay.as_deref()) {
                 (Algorithm::Replay, Some(why)) => {

@@ -424,6 +424,20 @@ pub fn encode_event(
     }
 }
 
+/// A step without a rendezvous or a flag.
+#[inline]
+fn plain_step(pid: u8, edge: EdgeNo, to: To) -> Option<Event> {
+    Some(Event::Step {
+        step: TrailStep {
+            pid,
+            edge,
+            rv: None,
+        },
+        flag: None,
+        to,
+    })
+}
+
 /// Reads one event of slot `own` at `*at`. `edge` maps an edge-table index to an edge
 /// (None: there is none); blocked processes go to `blocked` as (pid, stable location).
 /// None: malformed.
@@ -452,15 +466,7 @@ pub fn decode_event(
                     let d = (z >> 1) as i64 ^ -((z & 1) as i64);
                     let slot = u32::try_from(own as i64 + d).ok()?;
                     *at = p;
-                    return Some(Event::Step {
-                        step: TrailStep {
-                            pid,
-                            edge: edge(e as u32)?,
-                            rv: None,
-                        },
-                        flag: None,
-                        to: To::State(slot),
-                    });
+                    return plain_step(pid, edge(e as u32)?, To::State(slot));
                 }
             }
         }
@@ -468,15 +474,7 @@ pub fn decode_event(
             if let Some(&[pid, e]) = b.get(*at + 1..*at + 3) {
                 if e < 0x80 {
                     *at += 3;
-                    return Some(Event::Step {
-                        step: TrailStep {
-                            pid,
-                            edge: edge(e as u32)?,
-                            rv: None,
-                        },
-                        flag: None,
-                        to: To::Atomic,
-                    });
+                    return plain_step(pid, edge(e as u32)?, To::Atomic);
                 }
             }
         }

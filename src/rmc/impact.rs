@@ -361,15 +361,7 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         new_locations,
         deleted,
         layout_change: match &extension {
-            Some(e) => Some(format!(
-                "global{} {} added",
-                if e.added.len() == 1 { "" } else { "s" },
-                e.added
-                    .iter()
-                    .map(|n| format!("'{n}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            Some(e) => Some(format!("{} added", e.describe())),
             None => layout_change(old, new),
         },
         notes: initial_notes(old, new, &map, extension.as_ref()),
@@ -553,6 +545,13 @@ pub struct Extension {
 }
 
 impl Extension {
+    /// "global 'g'", "globals 'g', 'h'": what was added.
+    pub fn describe(&self) -> String {
+        let names: Vec<String> = self.added.iter().map(|n| format!("'{n}'")).collect();
+        let s = if names.len() == 1 { "" } else { "s" };
+        format!("global{s} {}", names.join(", "))
+    }
+
     /// The old version's canonical vector of the state whose new canonical vector is
     /// `canon` (false: `canon` is too short to be one).
     pub fn project(&self, canon: &[u8], out: &mut Vec<u8>) -> bool {
