@@ -169,6 +169,49 @@ fn the_first_commit_records_and_the_next_ones_reuse() {
     );
 }
 
+/// A commit that declares a new global between two others (every later global moves in the
+/// state vector) is still checked incrementally: pruned through the projection onto its
+/// parent's layout, with the verdict and violations of a full check (`--audit`).
+#[test]
+fn a_commit_that_gains_a_global_is_pruned_through_a_projection() {
+    let mut r = Repo::new();
+    let v1 = "byte a; byte b;
+active proctype P() {
+    if
+    :: a = 1; do :: b < 50 -> b++ :: b == 50 -> break od
+    :: a = 2; do :: b < 50 -> b++ :: b == 50 -> break od; assert(b == 50)
+    fi
+}
+active proctype Q() { byte i; do :: i < 20 -> i++ :: i == 20 -> break od }
+";
+    r.write("m.pml", v1);
+    r.commit("first");
+    r.write(
+        "m.pml",
+        &v1.replace("byte a; byte b;", "byte a; byte g = 7; byte b;")
+            .replace("assert(b == 50)", "g++; assert(g == 7)"),
+    );
+    r.commit("gain g");
+    let (code, res, err) = r.check(&["--all", "--audit"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(res[1]["mode"], "incremental", "{}", res[1]);
+    assert_eq!(res[1]["algorithm"], "prune", "{}", res[1]);
+    let reason = res[1]["algorithm_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("gained global 'g'"), "{reason}");
+    assert!(
+        res[1]["stats"]["states_pruned"].as_u64() > Some(0),
+        "{}",
+        res[1]
+    );
+    assert_eq!(res[1]["verdict"], "fail");
+    assert_eq!(res[1]["violations"][0]["kind"], "assertion");
+    assert_eq!(res[1]["violations"][0]["new"], true);
+    assert_eq!(res[1]["audit"], "agrees with a full check", "{}", res[1]);
+    let out = r.rmc(&["diff", "HEAD~1", "HEAD"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("global 'g' added"), "{text}");
+}
+
 #[test]
 fn fail_on_new_passes_a_known_violation_and_any_fails_it() {
     let mut r = Repo::new();
