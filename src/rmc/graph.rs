@@ -169,14 +169,18 @@ pub fn encode_delta(base: &[u8], canon: &[u8], scratch: &mut Vec<u8>, out: &mut 
     let mut i = 0;
     let mut last_end = 0;
     while i < n {
-        // Equal stretches go by eight bytes at a time.
-        if let Some(w) = scratch.get(i..i + 8) {
-            if w == [0u8; 8] {
+        // Equal stretches go by eight bytes at a time, up to the first byte that differs.
+        if let Some(w) = scratch
+            .get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        {
+            let w = u64::from_le_bytes(w);
+            if w == 0 {
                 i += 8;
                 continue;
             }
-        }
-        if scratch[i] == 0 {
+            i += (w.trailing_zeros() / 8) as usize;
+        } else if scratch[i] == 0 {
             i += 1;
             continue;
         }

@@ -504,7 +504,11 @@ impl Rider for Recorder {
         };
         if root {
             let used = a.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1);
-            if let Some(&s) = self.by_bits.get(&a[..used]) {
+            // Components finished one after the other often reach the same elements.
+            let last = self.root_set as usize;
+            if self.set_bits.get(last).is_some_and(|b| b[..] == a[..used]) {
+                // root_set stays.
+            } else if let Some(&s) = self.by_bits.get(&a[..used]) {
                 self.root_set = s;
             } else {
                 self.scratch.clear();
