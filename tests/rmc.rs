@@ -368,11 +368,11 @@ fn a_record_from_before_the_state_graph_still_loads_and_prunes() {
     assert!(auto.record.expect("a record").graph.is_some());
 }
 
-/// The layout gains a global (declared between two others, so that every later global moves):
-/// states are looked up by their projection onto the record's layout, and what cannot reach
-/// a statement that uses the new global is pruned.
+/// The layout gains a global (declared between two others, so that every later global moves)
+/// or a local of a proctype: states are looked up by their projection onto the record's
+/// layout, and what cannot reach a statement that uses the new variable is pruned.
 #[test]
-fn a_layout_that_only_gains_globals_is_pruned_by_projection() {
+fn a_layout_that_only_gains_variables_is_pruned_by_projection() {
     let v1 = "byte a; byte b;
 active proctype P() {
     if
@@ -414,6 +414,81 @@ active proctype P() {
             assert!(all.fingerprints.binary_search(fp).is_ok());
         }
     }
+    // A local gained by a proctype (before the others): the same.
+    let v2 = "byte a; byte b;
+active proctype P() {
+    byte i;
+    if
+    :: a = 1; do :: i < 5 -> i++ :: i == 5 -> break od
+    :: a = 2; do :: i < 5 -> i++ :: i == 5 -> break od; b = i
+    fi
+}
+active proctype Q() { byte k; if :: (b > 0) -> k = b; assert(k == 5) :: (a == 1) -> skip fi }
+";
+    let base2 = check(&version(v2).expect("loads"), None, Algorithm::Full)
+        .record
+        .expect("a record");
+    let gained = |with: &str| {
+        v2.replace("    byte i;", "    byte n = 2; byte i;")
+            .replace("b = i", with)
+    };
+    for (text, fails) in [
+        (gained("b = i"), false),
+        (gained("n++; b = i + n"), true),
+        (
+            v2.replace(
+                "active proctype Q() { byte k;",
+                "active proctype Q() { byte j = 1; byte k;",
+            )
+            .replace("assert(k == 5)", "assert(k + j == 7)"),
+            true,
+        ),
+    ] {
+        let v = version(&text).expect("loads");
+        let prune = check(&v, Some(&base2), Algorithm::Prune);
+        let full = check(&v, Some(&base2), Algorithm::Full);
+        assert_eq!(prune.algorithm, Algorithm::Prune, "{}", prune.reason);
+        assert!(prune.reason.contains("projection"), "{}", prune.reason);
+        assert_eq!(prune.violations, full.violations, "{text}");
+        assert_eq!(prune.verdict, full.verdict, "{text}");
+        assert_eq!(!full.violations.is_empty(), fails, "{text}");
+        assert!(prune.stats.states_pruned > 0, "{text}: {}", prune.reason);
+    }
+    // Processes started by `run`: a `run` of a proctype that gained a local starts another
+    // process, so it is dangerous; what runs before it is pruned.
+    let v3 = "byte done;
+proctype W(byte id) { byte s; do :: s < 3 -> s++ :: s == 3 -> break od; done++ }
+init { byte t; do :: t < 4 -> t++ :: t == 4 -> break od; run W(1); run W(2); (done == 2); assert(done == 2) }
+";
+    let base3 = check(&version(v3).expect("loads"), None, Algorithm::Full)
+        .record
+        .expect("a record");
+    for (with, fails) in [
+        ("s++; done++", false),
+        ("s++; w = s; done = done + w", true),
+    ] {
+        let text = v3
+            .replace("byte s;", "byte w; byte s;")
+            .replace("s++; done++", with)
+            .replace(
+                "break od; done++",
+                &format!("break od; {}", with.replace("s++; ", "")),
+            );
+        let text = text.replace("do :: s < 3 -> w = s", "do :: s < 3 -> s++");
+        let v = version(&text).expect("loads");
+        let prune = check(&v, Some(&base3), Algorithm::Prune);
+        let full = check(&v, Some(&base3), Algorithm::Full);
+        assert_eq!(prune.algorithm, Algorithm::Prune, "{}", prune.reason);
+        assert!(prune.reason.contains("'W:w'"), "{}", prune.reason);
+        assert_eq!(prune.violations, full.violations, "{text}");
+        assert_eq!(!full.violations.is_empty(), fails, "{text}");
+        // Unless every state reaches the changed end of W.
+        assert!(
+            fails || prune.stats.states_pruned > 0,
+            "{text}: {}",
+            prune.reason
+        );
+    }
     // Removing a global, or gaining a channel, is no extension: a full check.
     for text in [
         v1.replace("byte a; byte b;", "byte b;")
@@ -433,12 +508,13 @@ active proctype P() {
     }
 }
 
-/// Mutants of every seed model that gain a global at a random place among the declarations
-/// (and, half the time, another change): the pruning run reports what a full check reports.
+/// Mutants of every seed model that gain a global at a random place among the declarations,
+/// or a local in a random proctype (and, half the time, another change): the pruning run
+/// reports what a full check reports.
 #[test]
-fn pruning_runs_agree_with_full_checks_when_globals_are_added() {
+fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
     let mut rng = Rng(0x5eed_0a11);
-    let (mut compared, mut projected) = (0, 0);
+    let (mut compared, mut projected, mut locals) = (0, 0, 0);
     for (name, text) in seed_models(20_000) {
         let Some(v) = version(&text) else { continue };
         let Some(base) = check(&v, None, Algorithm::Full).record else {
@@ -467,6 +543,15 @@ fn pruning_runs_agree_with_full_checks_when_globals_are_added() {
                 _ => "bool rmc_gained[3];".to_string(),
             };
             ls.insert(at, decl);
+            // Every third one, a local as well, first in a proctype's body.
+            if k % 3 == 2 {
+                if let Some(b) = ls
+                    .iter()
+                    .position(|l| l.contains("proctype") && l.trim_end().ends_with('{'))
+                {
+                    ls.insert(b + 1, format!("int rmc_local = {};", rng.below(5)));
+                }
+            }
             let mut m = ls.join("\n") + "\n";
             if k % 2 == 1 {
                 match mutate(&m, &mut rng) {
@@ -477,12 +562,53 @@ fn pruning_runs_agree_with_full_checks_when_globals_are_added() {
             let Some(mv) = version(&m) else { continue };
             let inc = check(&mv, Some(&base), Algorithm::Prune);
             projected += usize::from(inc.reason.contains("projection"));
+            locals += usize::from(inc.reason.contains(":rmc_local'"));
             if compare(&name, &base, &m).is_some() {
                 compared += 1;
             }
         }
     }
-    eprintln!("{compared} mutants gaining a global compared, {projected} pruned by projection");
+    eprintln!(
+        "{compared} mutants gaining a global compared, {projected} pruned by projection, \
+         {locals} of them gaining a local too"
+    );
+    assert!(locals >= 10, "only {locals} gained a local");
+    // A local alone, in a random proctype (processes started by `run` included).
+    let mut only_locals = 0;
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let heads: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].contains("proctype") && lines[i].trim_end().ends_with('{'))
+            .collect();
+        for k in 0..4 {
+            if heads.is_empty() {
+                break;
+            }
+            let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+            ls.insert(
+                heads[rng.below(heads.len())] + 1,
+                format!("byte rmc_local = {k};"),
+            );
+            let mut m = ls.join("\n") + "\n";
+            if k % 2 == 1 {
+                match mutate(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            if compare(&name, &base, &m).is_some() {
+                only_locals += 1;
+            }
+        }
+    }
+    assert!(
+        only_locals >= 20,
+        "only {only_locals} mutants gaining a local"
+    );
     assert!(compared >= 30, "only {compared} compared");
     assert!(
         projected * 2 >= compared,

@@ -18,9 +18,9 @@ pub struct DiffDoc {
     pub locations_new: usize,
     pub locations_deleted: usize,
     /// Why the state layout differs (then nothing of the old version can be reused, unless
-    /// the new layout only gains globals: `layout_extends`).
+    /// the new layout only gains variables: `layout_extends`).
     pub layout_change: Option<String>,
-    /// The new layout only gains globals: a pruning run looks states up by their projection
+    /// The new layout only gains variables: a pruning run looks states up by their projection
     /// onto the old layout.
     pub layout_extends: bool,
     pub initial_state_changes: Vec<String>,

@@ -202,7 +202,7 @@ pub fn plan(
     let layout = crate::explore::layout::Layout::new(&program)
         .map(|l| l.hash)
         .ok();
-    // A layout that only gains globals: states are looked up by their projection onto the
+    // A layout that only gains variables: states are looked up by their projection onto the
     // record's layout (whose hash must be the old program's, to seed its fingerprints).
     let old_hash = base.record.meta.layout_hash;
     let extension = impact

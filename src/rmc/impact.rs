@@ -42,9 +42,9 @@ pub struct Impact {
     pub new_locations: usize,
     pub deleted: usize,
     /// Why the state layout differs (then no record of the old version can be reused,
-    /// unless the new layout only adds globals: `extension`).
+    /// unless the new layout only adds variables: `extension`).
     pub layout_change: Option<String>,
-    /// How the new layout extends the old one, when it only adds global variables.
+    /// How the new layout extends the old one, when it only adds variables.
     pub extension: Option<Extension>,
     /// Changes that alter the initial state only (they need no dangerous location: the new
     /// initial state is simply not in the record).
@@ -64,9 +64,10 @@ struct Side<'a> {
     /// Positional → stable ids (None: the program's ids are stable already).
     map: Option<&'a HashMap<u32, u32>>,
     labels: HashMap<(usize, String), LocId>,
-    /// Per global: the number it is compared by (the new version's, for an old version
-    /// whose layout the new one extends).
+    /// Per global, and per proctype per local: the number it is compared by (the new
+    /// version's, for an old version whose layout the new one extends).
     globals: Option<Vec<usize>>,
+    locals: Option<Vec<Vec<usize>>>,
 }
 
 impl<'a> Side<'a> {
@@ -84,11 +85,13 @@ impl<'a> Side<'a> {
             map,
             labels,
             globals: None,
+            locals: None,
         }
     }
 
     fn with_globals(mut self, ext: Option<&Extension>) -> Self {
         self.globals = ext.map(|e| e.globals.clone());
+        self.locals = ext.map(|e| e.procs.iter().map(|p| p.locals.clone()).collect());
         self
     }
 
@@ -122,6 +125,13 @@ impl Names for Side<'_> {
         self.globals
             .as_ref()
             .and_then(|g| g.get(i).copied())
+            .unwrap_or(i)
+    }
+
+    fn local(&self, proc: usize, i: usize) -> usize {
+        self.locals
+            .as_ref()
+            .and_then(|l| l.get(proc)?.get(i).copied())
             .unwrap_or(i)
     }
 }
@@ -524,12 +534,13 @@ fn remote_labels(e: &LExpr, out: &mut Vec<(usize, String)>) {
     }
 }
 
-/// A new layout that differs from an old one only by global variables it adds (scalars or
-/// arrays of them: no channel, no record), the others keeping their names and types. Every
-/// statement that reads or writes an added global is new, so its location is dangerous;
-/// every other statement leaves the added globals as they are. A new state therefore has the
-/// sub-state-space of the old state it projects to (its bytes without the added globals), and
-/// a pruning run looks states up by that projection.
+/// A new layout that differs from an old one only by variables it adds, globals or locals of
+/// a proctype (scalars or arrays of them: no channel, no record), the others keeping their
+/// names and types. Every statement that reads or writes an added variable is new, and a
+/// `run` of a proctype that gained a local makes a different process, so their locations are
+/// dangerous; every other statement leaves the added variables as they are. A new state
+/// therefore has the sub-state-space of the old state it projects to (its bytes without the
+/// added variables), and a pruning run looks states up by that projection.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Extension {
     /// Per old global: its index among the new globals.
@@ -540,42 +551,129 @@ pub struct Extension {
     /// new canonical vector.
     pub globals_at: u32,
     pub records_at: u32,
-    /// The added globals' names.
+    /// Per proctype, the same for its locals.
+    pub procs: Vec<ProcExtension>,
+    /// Bytes of a channel record per channel type, and of a process record before its
+    /// locals (tag, stable location, priority), in the canonical vector.
+    pub chan_sizes: Vec<u32>,
+    pub proc_head: u32,
+    /// The added variables' names (`P:x` for a local of proctype P).
     pub added: Vec<String>,
 }
 
+/// How a proctype's locals map from the old layout to the new one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcExtension {
+    /// Per old local: its index among the new locals.
+    pub locals: Vec<usize>,
+    /// Per old local, in order: where its bytes are among the new locals (offset, size).
+    pub from: Vec<(u32, u32)>,
+    /// Bytes of the new locals.
+    pub size: u32,
+}
+
 impl Extension {
-    /// "global 'g'", "globals 'g', 'h'": what was added.
+    /// "global 'g'", "globals 'g', 'P:x'": what was added.
     pub fn describe(&self) -> String {
         let names: Vec<String> = self.added.iter().map(|n| format!("'{n}'")).collect();
+        let what = if self.added.iter().all(|n| !n.contains(':')) {
+            "global"
+        } else {
+            "variable"
+        };
         let s = if names.len() == 1 { "" } else { "s" };
-        format!("global{s} {}", names.join(", "))
+        format!("{what}{s} {}", names.join(", "))
     }
 
     /// The old version's canonical vector of the state whose new canonical vector is
-    /// `canon` (false: `canon` is too short to be one).
+    /// `canon` (false: `canon` is not one of the new layout's).
     pub fn project(&self, canon: &[u8], out: &mut Vec<u8>) -> bool {
+        self.try_project(canon, out).is_some()
+    }
+
+    fn try_project(&self, canon: &[u8], out: &mut Vec<u8>) -> Option<()> {
         out.clear();
         let (g, r) = (self.globals_at as usize, self.records_at as usize);
-        let (Some(head), Some(tail)) = (canon.get(..g), canon.get(r..)) else {
-            return false;
-        };
-        out.extend_from_slice(head);
-        for &(off, size) in &self.from {
-            let at = g + off as usize;
-            match canon.get(at..at + size as usize) {
-                Some(b) => out.extend_from_slice(b),
-                None => return false,
+        out.extend_from_slice(canon.get(..g)?);
+        let copy = |out: &mut Vec<u8>, base: usize, from: &[(u32, u32)]| -> Option<()> {
+            for &(off, size) in from {
+                let at = base + off as usize;
+                out.extend_from_slice(canon.get(at..at + size as usize)?);
             }
+            Some(())
+        };
+        copy(out, g, &self.from)?;
+        // The records (processes and channels, in creation order), each by its tag.
+        let mut at = r;
+        while at < canon.len() {
+            let tag = canon[at];
+            if tag & crate::explore::layout::CHAN_TAG != 0 {
+                let size = *self
+                    .chan_sizes
+                    .get((tag & !crate::explore::layout::CHAN_TAG) as usize)?
+                    as usize;
+                out.extend_from_slice(canon.get(at..at + size)?);
+                at += size;
+                continue;
+            }
+            let p = self.procs.get(tag as usize)?;
+            let head = self.proc_head as usize;
+            out.extend_from_slice(canon.get(at..at + head)?);
+            copy(out, at + head, &p.from)?;
+            at += head + p.size as usize;
         }
-        out.extend_from_slice(tail);
-        true
+        (at == canon.len()).then_some(())
     }
 }
 
-/// How `new`'s layout extends `old`'s, when it only adds globals (see `Extension`).
-pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
+/// Per old variable, its index among the new ones and where its bytes are (offset, size).
+type Pairing = (Vec<usize>, Vec<(u32, u32)>);
+
+/// Pairs old variables with new ones by name (same scalars, same visibility); the new ones
+/// left over are added (their names go to `added`, after `prefix`) and must be plain data.
+/// Returns, per old variable, its new index and where its bytes are. None: a variable was
+/// removed or changed type, or a channel or a record was added.
+fn pair_vars(
+    old: (&[crate::program::types::Var], &[VarLayout]),
+    new: (&[crate::program::types::Var], &[VarLayout]),
+    prefix: &str,
+    added: &mut Vec<String>,
+) -> Option<Pairing> {
     use crate::program::types::Type;
+    let scalars = |v: &VarLayout| {
+        let mut sc = Vec::new();
+        v.shape.scalars(0, &mut sc);
+        sc.iter()
+            .map(|(o, s)| (*o, s.width, s.signed, s.bits))
+            .collect::<Vec<_>>()
+    };
+    let (mut index, mut from) = (Vec::new(), Vec::new());
+    let mut taken = vec![false; new.0.len()];
+    for (k, v) in old.0.iter().enumerate() {
+        let j = new.0.iter().position(|w| w.name == v.name)?;
+        let (ol, nl) = (old.1.get(k)?, new.1.get(j)?);
+        if taken[j] || scalars(ol) != scalars(nl) || v.vis != new.0[j].vis || ol.hidden != nl.hidden
+        {
+            return None;
+        }
+        taken[j] = true;
+        index.push(j);
+        from.push((nl.offset, nl.shape.size()));
+    }
+    for (j, w) in new.0.iter().enumerate() {
+        if taken[j] {
+            continue;
+        }
+        if matches!(w.ty, Type::Chan | Type::Struct { .. }) || new.1.get(j)?.hidden {
+            return None;
+        }
+        added.push(format!("{prefix}{}", w.name));
+    }
+    Some((index, from))
+}
+
+/// How `new`'s layout extends `old`'s, when it only adds variables (see `Extension`).
+pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
     let (a, b) = (Layout::new(old).ok()?, Layout::new(new).ok()?);
     if a.hash == b.hash
         || a.hidden_size != 0
@@ -585,57 +683,45 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         || a.uses_priority != b.uses_priority
         || a.chans != b.chans
         || old.procs.len() != new.procs.len()
-        || old.globals.len() >= new.globals.len()
     {
         return None;
     }
-    let scalars = |v: &VarLayout| {
-        let mut sc = Vec::new();
-        v.shape.scalars(0, &mut sc);
-        sc.iter()
-            .map(|(o, s)| (*o, s.width, s.signed, s.bits))
-            .collect::<Vec<_>>()
-    };
-    for (i, (x, y)) in a.procs.iter().zip(&b.procs).enumerate() {
-        let same_locals = x.locals.len() == y.locals.len()
-            && x.locals
-                .iter()
-                .zip(&y.locals)
-                .all(|(p, q)| scalars(p) == scalars(q));
-        if !same_locals || x.header != y.header || old.procs[i].kind != new.procs[i].kind {
-            return None;
-        }
-    }
-    let mut globals = Vec::with_capacity(old.globals.len());
-    let mut from = Vec::with_capacity(old.globals.len());
-    let mut taken = vec![false; new.globals.len()];
-    for (k, v) in old.globals.iter().enumerate() {
-        let j = new.globals.iter().position(|w| w.name == v.name)?;
-        if taken[j]
-            || scalars(&a.globals[k]) != scalars(&b.globals[j])
-            || v.vis != new.globals[j].vis
-        {
-            return None;
-        }
-        taken[j] = true;
-        globals.push(j);
-        from.push((b.globals[j].offset, b.globals[j].shape.size()));
-    }
     let mut added = Vec::new();
-    for (j, w) in new.globals.iter().enumerate() {
-        if taken[j] {
-            continue;
-        }
-        if matches!(w.ty, Type::Chan | Type::Struct { .. }) || b.globals[j].hidden {
+    let (globals, from) = pair_vars(
+        (&old.globals, &a.globals),
+        (&new.globals, &b.globals),
+        "",
+        &mut added,
+    )?;
+    let mut procs = Vec::with_capacity(new.procs.len());
+    for (i, (x, y)) in a.procs.iter().zip(&b.procs).enumerate() {
+        let (op, np) = (&old.procs[i], &new.procs[i]);
+        if x.header != y.header || op.kind != np.kind || op.name != np.name {
             return None;
         }
-        added.push(w.name.clone());
+        let (locals, from) = pair_vars(
+            (&op.locals, &x.locals),
+            (&np.locals, &y.locals),
+            &format!("{}:", np.name),
+            &mut added,
+        )?;
+        procs.push(ProcExtension {
+            locals,
+            from,
+            size: y.locals_size,
+        });
+    }
+    if added.is_empty() {
+        return None;
     }
     Some(Extension {
         globals,
         from,
         globals_at: b.globals_at,
         records_at: b.records_at,
+        procs,
+        chan_sizes: b.chans.iter().map(|c| c.record_size() as u32).collect(),
+        proc_head: b.procs.first().map_or(0, |p| p.header + 4 - b.loc_width),
         added,
     })
 }

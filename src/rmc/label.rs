@@ -29,6 +29,12 @@ pub trait Names {
     fn global(&self, i: usize) -> usize {
         i
     }
+    /// The number local `i` of proctype `proc` is compared by (likewise, when the new
+    /// version's proctype only gained locals).
+    fn local(&self, proc: usize, i: usize) -> usize {
+        let _ = proc;
+        i
+    }
 }
 
 /// Writes canonical bytes.
@@ -36,6 +42,8 @@ pub struct Canon<'a, N: Names> {
     pub prog: &'a Program,
     pub names: &'a N,
     pub out: Vec<u8>,
+    /// The proctype whose locals `Slot::Local` names (None: outside any).
+    cur: Option<usize>,
 }
 
 impl<'a, N: Names> Canon<'a, N> {
@@ -44,6 +52,7 @@ impl<'a, N: Names> Canon<'a, N> {
             prog,
             names,
             out: Vec::new(),
+            cur: None,
         }
     }
 
@@ -87,6 +96,7 @@ impl<'a, N: Names> Canon<'a, N> {
             }
             Slot::Local(i) => {
                 self.tag(2);
+                let i = self.cur.map_or(i, |p| self.names.local(p, i));
                 self.u32(i as u32);
             }
             Slot::Pid => self.tag(3),
@@ -149,15 +159,18 @@ impl<'a, N: Names> Canon<'a, N> {
                     None => self.tag(0),
                 }
                 if let Some(p) = self.prog.procs.get(*proc) {
+                    // Its declarations name its own locals.
+                    let caller = self.cur.replace(*proc);
                     self.u32(p.params.len() as u32);
                     for &i in &p.params {
-                        self.u32(i as u32);
+                        self.u32(self.names.local(*proc, i) as u32);
                     }
                     self.u32(p.locals.len() as u32);
                     for v in &p.locals {
                         self.var_decl(v);
                     }
                     self.i64(p.priority);
+                    self.cur = caller;
                 }
                 self.exprs(args);
                 match priority {
@@ -225,7 +238,7 @@ impl<'a, N: Names> Canon<'a, N> {
                 self.tag(16);
                 self.proc_name(*proc);
                 self.opt_expr(index.as_deref());
-                self.u32(*local as u32);
+                self.u32(self.names.local(*proc, *local) as u32);
                 self.opt_expr(var_index.as_deref());
             }
         }
@@ -404,6 +417,7 @@ impl<'a, N: Names> Canon<'a, N> {
     /// The label of location `l` of proctype `p`, in parts that can be compared one by one.
     pub fn parts(&mut self, p: &Proc, l: &Location) -> Parts {
         self.out.clear();
+        self.cur = self.prog.procs.iter().position(|q| std::ptr::eq(q, p));
         self.flags(l);
         let flags = self.take();
         self.opt_expr(p.provided.as_ref());

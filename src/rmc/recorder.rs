@@ -40,7 +40,7 @@ pub struct Prune {
     pub meets_danger: Vec<bool>,
     /// The old state graph, whose pruned states' events the new one borrows.
     pub graph: Option<Graph>,
-    /// When the new layout only adds globals: how a state projects onto the record's
+    /// When the new layout only adds variables: how a state projects onto the record's
     /// layout, and that layout's hash (states are looked up by the projection's
     /// fingerprint).
     pub project: Option<(super::impact::Extension, u64)>,
@@ -81,7 +81,7 @@ pub struct Recorder {
     budget: Budget,
     oom: bool,
     canon: Vec<u8>,
-    /// A state's canonical vector in the record's layout (when the layout gained globals).
+    /// A state's canonical vector in the record's layout (when the layout gained variables).
     projected: Vec<u8>,
     tags: Vec<u8>,
     scratch: Vec<u32>,
