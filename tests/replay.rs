@@ -6,7 +6,9 @@
 
 mod common;
 
-use common::rmc::{check, check_with, limited, mutate, seed_models, version, Checked, Rng};
+use common::rmc::{
+    check, check_with, corpus_files, limited, mutate, seed_models, version, Checked, Rng,
+};
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::Record;
@@ -391,22 +393,7 @@ fn replays_equal_full_checks_on_a_corpus() {
     let Some(dir) = std::env::var_os("GIT_RMC_CORPUS") else {
         return;
     };
-    fn walk(d: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p
-                .extension()
-                .is_some_and(|x| x == "pml" || x == "prom" || x == "pr")
-            {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(std::path::Path::new(&dir), &mut files);
-    files.sort();
+    let files = corpus_files(std::path::Path::new(&dir));
     let mut rng = Rng(0x5eed_0103);
     let (mut compared, mut walked) = (0, 0);
     for f in files {

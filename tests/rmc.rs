@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::rmc::{check, mutate, seed_models, version, Rng};
+use common::rmc::{check, corpus_files, gain_variables, mutate, seed_models, version, Rng};
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::elements::Element;
 use git_rmc::rmc::Record;
@@ -646,4 +646,45 @@ fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
         }
     }
     assert!(steps >= 40, "only {steps} chain steps");
+}
+
+/// Mutants of every model under `$GIT_RMC_CORPUS` (a folder of public models, say) that gain
+/// a global, a local or both (and, half the time, another change): pruning through the
+/// projection reports what a full check reports. Run with `--ignored`.
+#[test]
+#[ignore = "needs GIT_RMC_CORPUS: a folder of Promela models"]
+fn pruning_through_gained_variables_equals_full_checks_on_a_corpus() {
+    let Some(dir) = std::env::var_os("GIT_RMC_CORPUS") else {
+        return;
+    };
+    let mut rng = Rng(0x5eed_0a12);
+    let (mut compared, mut projected) = (0, 0);
+    for f in corpus_files(std::path::Path::new(&dir)) {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let name = f.display().to_string();
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        for k in 1..7 {
+            let Some(mut m) = gain_variables(&text, &mut rng, k) else {
+                continue;
+            };
+            if k % 3 == 0 {
+                match mutate(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            let Some(mv) = version(&m) else { continue };
+            let inc = check(&mv, Some(&base), Algorithm::Prune);
+            if compare(&format!("{name} +vars #{k}"), &base, &m).is_some() {
+                compared += 1;
+                projected += usize::from(inc.reason.contains("projection"));
+            }
+        }
+    }
+    eprintln!("{compared} corpus mutants gaining variables compared, {projected} projected");
 }

@@ -327,3 +327,61 @@ pub fn seed_models(max_states: u64) -> Vec<(String, String)> {
     }
     out
 }
+
+/// The Promela files under `dir` (`.pml`, `.prom`, `.pr`), sorted.
+pub fn corpus_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    fn walk(d: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p
+                .extension()
+                .is_some_and(|x| x == "pml" || x == "prom" || x == "pr")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files.sort();
+    files
+}
+
+/// `text` with a global declared before a random top-level declaration (`k` even) and a
+/// local first in a random proctype (`k` not a multiple of 4), both plain data: a layout
+/// that only gains variables. None when there is nowhere to put them.
+pub fn gain_variables(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
+    let mut ls: Vec<String> = text.lines().map(str::to_string).collect();
+    let decls: Vec<usize> = (0..ls.len())
+        .filter(|&i| {
+            [
+                "byte ", "int ", "bool ", "bit ", "short ", "mtype ", "chan ",
+            ]
+            .iter()
+            .any(|d| ls[i].starts_with(d))
+        })
+        .collect();
+    let heads: Vec<usize> = (0..ls.len())
+        .filter(|&i| ls[i].contains("proctype") && ls[i].trim_end().ends_with('{'))
+        .collect();
+    let local =
+        (!k.is_multiple_of(4) && !heads.is_empty()).then(|| heads[rng.below(heads.len())] + 1);
+    let global = (k.is_multiple_of(2) && !decls.is_empty()).then(|| decls[rng.below(decls.len())]);
+    let mut at: Vec<(usize, String)> = Vec::new();
+    if let Some(i) = local {
+        at.push((i, format!("byte rmc_gained_local = {};", k % 7)));
+    }
+    if let Some(i) = global {
+        at.push((i, format!("short rmc_gained_global = {};", k % 5)));
+    }
+    // Both places are taken first and filled from the bottom up, so that each index still
+    // points where it was taken.
+    at.sort_by_key(|a| std::cmp::Reverse(a.0));
+    let changed = !at.is_empty();
+    for (i, line) in at {
+        ls.insert(i, line);
+    }
+    changed.then(|| ls.join("\n") + "\n")
+}
