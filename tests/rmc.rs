@@ -8,7 +8,9 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::rmc::{check, corpus_files, gain_variables, mutate, seed_models, version, Rng};
+use common::rmc::{
+    check, corpus_files, gain_variables, mutate, seed_models, version, Checked, Rng,
+};
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::elements::Element;
 use git_rmc::rmc::Record;
@@ -368,6 +370,35 @@ fn a_record_from_before_the_state_graph_still_loads_and_prunes() {
     assert!(auto.record.expect("a record").graph.is_some());
 }
 
+/// A pruning run of `text` against `base` (whose layout `text` extends): it prunes through
+/// the projection (its reason names `added`), reports a full check's violations and verdict
+/// (failing or not as `fails` says), and carries no state of the old layout into its record.
+/// Returns the pruning run and the full check.
+fn pruned_through_projection(
+    base: &Record,
+    text: &str,
+    added: &str,
+    fails: bool,
+) -> (Checked, Checked) {
+    let v = version(text).expect("loads");
+    let prune = check(&v, Some(base), Algorithm::Prune);
+    let full = check(&v, Some(base), Algorithm::Full);
+    assert_eq!(prune.algorithm, Algorithm::Prune, "{}", prune.reason);
+    assert!(prune.reason.contains(added), "{}", prune.reason);
+    assert_eq!(prune.violations, full.violations, "{text}");
+    assert_eq!(prune.verdict, full.verdict, "{text}");
+    assert_eq!(!full.violations.is_empty(), fails, "{text}");
+    assert!(prune.stats.states_stored <= full.stats.states_stored);
+    // A graph only when nothing was pruned (every state was executed in the new layout).
+    let rec = prune.record.as_ref().expect("a record");
+    assert!(rec.graph.is_none() || prune.stats.states_pruned == 0);
+    let all = full.record.as_ref().expect("a record");
+    for fp in &rec.fingerprints {
+        assert!(all.fingerprints.binary_search(fp).is_ok());
+    }
+    (prune, full)
+}
+
 /// The layout gains a global (declared between two others, so that every later global moves)
 /// or a local of a proctype: states are looked up by their projection onto the record's
 /// layout, and what cannot reach a statement that uses the new variable is pruned.
@@ -394,25 +425,11 @@ active proctype P() {
         (gained("g++; assert(g == 7)"), true),
         (gained("assert(b == 5); g = b"), false),
     ] {
-        let v = version(&text).expect("loads");
-        let prune = check(&v, Some(&base), Algorithm::Prune);
-        let full = check(&v, Some(&base), Algorithm::Full);
-        assert_eq!(prune.algorithm, Algorithm::Prune, "{}", prune.reason);
-        assert!(prune.reason.contains("'g'"), "{}", prune.reason);
-        assert_eq!(prune.violations, full.violations, "{text}");
-        assert_eq!(prune.verdict, full.verdict, "{text}");
-        assert_eq!(!full.violations.is_empty(), fails, "{text}");
+        let (prune, full) = pruned_through_projection(&base, &text, "'g'", fails);
         // The branch that never reaches the changed statement is pruned, all but its first
         // state (the initial state is new: it holds g).
         assert!(prune.stats.states_pruned > 0, "{text}: {}", prune.reason);
         assert!(prune.stats.states_stored < full.stats.states_stored);
-        // No state of the old layout is carried into the new record.
-        let rec = prune.record.expect("a record");
-        assert!(rec.graph.is_none());
-        let all = full.record.expect("a record");
-        for fp in &rec.fingerprints {
-            assert!(all.fingerprints.binary_search(fp).is_ok());
-        }
     }
     // A local gained by a proctype (before the others): the same.
     let v2 = "byte a; byte b;
@@ -444,14 +461,7 @@ active proctype Q() { byte k; if :: (b > 0) -> k = b; assert(k == 5) :: (a == 1)
             true,
         ),
     ] {
-        let v = version(&text).expect("loads");
-        let prune = check(&v, Some(&base2), Algorithm::Prune);
-        let full = check(&v, Some(&base2), Algorithm::Full);
-        assert_eq!(prune.algorithm, Algorithm::Prune, "{}", prune.reason);
-        assert!(prune.reason.contains("projection"), "{}", prune.reason);
-        assert_eq!(prune.violations, full.violations, "{text}");
-        assert_eq!(prune.verdict, full.verdict, "{text}");
-        assert_eq!(!full.violations.is_empty(), fails, "{text}");
+        let (prune, _) = pruned_through_projection(&base2, &text, "projection", fails);
         assert!(prune.stats.states_pruned > 0, "{text}: {}", prune.reason);
     }
     // Processes started by `run`: a `run` of a proctype that gained a local starts another
@@ -463,25 +473,11 @@ init { byte t; do :: t < 4 -> t++ :: t == 4 -> break od; run W(1); run W(2); (do
     let base3 = check(&version(v3).expect("loads"), None, Algorithm::Full)
         .record
         .expect("a record");
-    for (with, fails) in [
-        ("s++; done++", false),
-        ("s++; w = s; done = done + w", true),
-    ] {
+    for (end, fails) in [("done++", false), ("w = s; done = done + w", true)] {
         let text = v3
             .replace("byte s;", "byte w; byte s;")
-            .replace("s++; done++", with)
-            .replace(
-                "break od; done++",
-                &format!("break od; {}", with.replace("s++; ", "")),
-            );
-        let text = text.replace("do :: s < 3 -> w = s", "do :: s < 3 -> s++");
-        let v = version(&text).expect("loads");
-        let prune = check(&v, Some(&base3), Algorithm::Prune);
-        let full = check(&v, Some(&base3), Algorithm::Full);
-        assert_eq!(prune.algorithm, Algorithm::Prune, "{}", prune.reason);
-        assert!(prune.reason.contains("'W:w'"), "{}", prune.reason);
-        assert_eq!(prune.violations, full.violations, "{text}");
-        assert_eq!(!full.violations.is_empty(), fails, "{text}");
+            .replace("break od; done++", &format!("break od; {end}"));
+        let (prune, _) = pruned_through_projection(&base3, &text, "'W:w'", fails);
         // Unless every state reaches the changed end of W.
         assert!(
             fails || prune.stats.states_pruned > 0,
@@ -514,46 +510,17 @@ init { byte t; do :: t < 4 -> t++ :: t == 4 -> break od; run W(1); run W(2); (do
 #[test]
 fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
     let mut rng = Rng(0x5eed_0a11);
-    let (mut compared, mut projected, mut locals) = (0, 0, 0);
+    let (mut compared, mut projected, mut locals, mut only_locals) = (0, 0, 0, 0);
     for (name, text) in seed_models(20_000) {
         let Some(v) = version(&text) else { continue };
         let Some(base) = check(&v, None, Algorithm::Full).record else {
             continue;
         };
-        // Top-level declaration lines: a global may go before any of them.
-        let lines: Vec<&str> = text.lines().collect();
-        let decls: Vec<usize> = (0..lines.len())
-            .filter(|&i| {
-                [
-                    "byte ", "int ", "bool ", "bit ", "short ", "mtype ", "chan ",
-                ]
-                .iter()
-                .any(|k| lines[i].starts_with(k))
-            })
-            .collect();
-        if decls.is_empty() {
-            continue;
-        }
-        for k in 0..6 {
-            let at = decls[rng.below(decls.len())];
-            let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
-            let decl = match k % 3 {
-                0 => "byte rmc_gained;".to_string(),
-                1 => format!("short rmc_gained = {};", rng.below(9)),
-                _ => "bool rmc_gained[3];".to_string(),
+        for k in 0..10 {
+            let Some(mut m) = gain_variables(&text, &mut rng, k) else {
+                continue;
             };
-            ls.insert(at, decl);
-            // Every third one, a local as well, first in a proctype's body.
-            if k % 3 == 2 {
-                if let Some(b) = ls
-                    .iter()
-                    .position(|l| l.contains("proctype") && l.trim_end().ends_with('{'))
-                {
-                    ls.insert(b + 1, format!("int rmc_local = {};", rng.below(5)));
-                }
-            }
-            let mut m = ls.join("\n") + "\n";
-            if k % 2 == 1 {
+            if k % 3 == 1 {
                 match mutate(&m, &mut rng) {
                     Some(x) => m = x,
                     None => continue,
@@ -561,59 +528,26 @@ fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
             }
             let Some(mv) = version(&m) else { continue };
             let inc = check(&mv, Some(&base), Algorithm::Prune);
-            projected += usize::from(inc.reason.contains("projection"));
-            locals += usize::from(inc.reason.contains(":rmc_local'"));
             if compare(&name, &base, &m).is_some() {
                 compared += 1;
+                projected += usize::from(inc.reason.contains("projection"));
+                let local = inc.reason.contains(":rmc_gained_local'");
+                locals += usize::from(local);
+                only_locals += usize::from(local && !inc.reason.contains("rmc_gained_global"));
             }
         }
     }
     eprintln!(
-        "{compared} mutants gaining a global compared, {projected} pruned by projection, \
-         {locals} of them gaining a local too"
-    );
-    assert!(locals >= 10, "only {locals} gained a local");
-    // A local alone, in a random proctype (processes started by `run` included).
-    let mut only_locals = 0;
-    for (name, text) in seed_models(20_000) {
-        let Some(v) = version(&text) else { continue };
-        let Some(base) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        let lines: Vec<&str> = text.lines().collect();
-        let heads: Vec<usize> = (0..lines.len())
-            .filter(|&i| lines[i].contains("proctype") && lines[i].trim_end().ends_with('{'))
-            .collect();
-        for k in 0..4 {
-            if heads.is_empty() {
-                break;
-            }
-            let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
-            ls.insert(
-                heads[rng.below(heads.len())] + 1,
-                format!("byte rmc_local = {k};"),
-            );
-            let mut m = ls.join("\n") + "\n";
-            if k % 2 == 1 {
-                match mutate(&m, &mut rng) {
-                    Some(x) => m = x,
-                    None => continue,
-                }
-            }
-            if compare(&name, &base, &m).is_some() {
-                only_locals += 1;
-            }
-        }
-    }
-    assert!(
-        only_locals >= 20,
-        "only {only_locals} mutants gaining a local"
+        "{compared} mutants gaining variables compared, {projected} pruned by projection, \
+         {locals} gaining a local ({only_locals} only a local)"
     );
     assert!(compared >= 30, "only {compared} compared");
     assert!(
         projected * 2 >= compared,
         "{projected} of {compared} projected"
     );
+    assert!(locals >= 10, "only {locals} gained a local");
+    assert!(only_locals >= 20, "only {only_locals} gained only a local");
     // Chains: each version gains one more global (and, every other step, another change)
     // and is pruned with the record the previous pruning run wrote.
     let mut steps = 0;

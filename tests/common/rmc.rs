@@ -374,7 +374,12 @@ pub fn gain_variables(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
         at.push((i, format!("byte rmc_gained_local = {};", k % 7)));
     }
     if let Some(i) = global {
-        at.push((i, format!("short rmc_gained_global = {};", k % 5)));
+        let decl = match k % 3 {
+            0 => format!("short rmc_gained_global = {};", k % 5),
+            1 => "bool rmc_gained_global[3];".to_string(),
+            _ => "byte rmc_gained_global;".to_string(),
+        };
+        at.push((i, decl));
     }
     // Both places are taken first and filled from the bottom up, so that each index still
     // points where it was taken.
