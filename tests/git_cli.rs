@@ -170,10 +170,12 @@ fn the_first_commit_records_and_the_next_ones_reuse() {
 }
 
 /// A commit that declares a new global between two others (every later global moves in the
-/// state vector) is still checked incrementally: pruned through the projection onto its
-/// parent's layout, with the verdict and violations of a full check (`--audit`).
+/// state vector) is still checked incrementally, with the verdict and violations of a full
+/// check (`--audit`): `auto` replays the parent's state graph, building each recorded
+/// successor in the new layout, and `prune` prunes through the projection onto the parent's
+/// layout.
 #[test]
-fn a_commit_that_gains_a_global_is_pruned_through_a_projection() {
+fn a_commit_that_gains_a_global_is_checked_incrementally_through_a_projection() {
     let mut r = Repo::new();
     let v1 = "byte a; byte b;
 active proctype P() {
@@ -192,21 +194,35 @@ active proctype Q() { byte i; do :: i < 20 -> i++ :: i == 20 -> break od }
             .replace("assert(b == 50)", "g++; assert(g == 7)"),
     );
     r.commit("gain g");
-    let (code, res, err) = r.check(&["--all", "--audit"]);
-    assert_eq!(code, Some(1), "{err}");
-    assert_eq!(res[1]["mode"], "incremental", "{}", res[1]);
-    assert_eq!(res[1]["algorithm"], "prune", "{}", res[1]);
-    let reason = res[1]["algorithm_reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("gained global 'g'"), "{reason}");
-    assert!(
-        res[1]["stats"]["states_pruned"].as_u64() > Some(0),
-        "{}",
-        res[1]
-    );
-    assert_eq!(res[1]["verdict"], "fail");
-    assert_eq!(res[1]["violations"][0]["kind"], "assertion");
-    assert_eq!(res[1]["violations"][0]["new"], true);
-    assert_eq!(res[1]["audit"], "agrees with a full check", "{}", res[1]);
+    for (alg, counter) in [("auto", "states_walked"), ("prune", "states_pruned")] {
+        r.rmc(&["cache", "clear"]);
+        let (code, res, err) = r.check(&["--all", "--audit", "--algorithm", alg]);
+        assert_eq!(code, Some(1), "{err}");
+        assert_eq!(res[1]["mode"], "incremental", "{}", res[1]);
+        let want = if alg == "auto" { "replay" } else { "prune" };
+        assert_eq!(res[1]["algorithm"], want, "{}", res[1]);
+        let reason = res[1]["algorithm_reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("gained global 'g'"), "{reason}");
+        let stats = &res[1]["stats"];
+        assert!(stats[counter].as_u64() > Some(0), "{}", res[1]);
+        if alg == "auto" {
+            // Only what meets the changed statement (and the new states) is executed.
+            let (executed, stored) = (
+                stats["states_executed"].as_u64(),
+                stats["states_stored"].as_u64(),
+            );
+            assert!(
+                executed.zip(stored).is_some_and(|(e, s)| e * 10 < s),
+                "{}",
+                res[1]
+            );
+            assert_eq!(stats["states_dropped"], 0, "{}", res[1]);
+        }
+        assert_eq!(res[1]["verdict"], "fail");
+        assert_eq!(res[1]["violations"][0]["kind"], "assertion");
+        assert_eq!(res[1]["violations"][0]["new"], true);
+        assert_eq!(res[1]["audit"], "agrees with a full check", "{}", res[1]);
+    }
     let out = r.rmc(&["diff", "HEAD~1", "HEAD"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("global 'g' added"), "{text}");

@@ -7,7 +7,8 @@
 mod common;
 
 use common::rmc::{
-    check, check_with, corpus_files, limited, mutate, seed_models, version, Checked, Rng,
+    check, check_with, corpus_files, gain_variables, limited, mutate, seed_models, version,
+    Checked, Rng,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -36,6 +37,11 @@ fn assert_same(name: &str, text: &str, got: &Checked, full: &Checked) {
 
 /// A replay of `text` against `base`, compared with a full check; returns the replay.
 fn replay_against_full(name: &str, base: &Record, text: &str) -> Option<Checked> {
+    replay_and_full(name, base, text).map(|(r, _)| r)
+}
+
+/// A replay of `text` against `base`, compared with a full check; returns both.
+fn replay_and_full(name: &str, base: &Record, text: &str) -> Option<(Checked, Checked)> {
     let v = version(text)?;
     let rep = check(&v, Some(base), Algorithm::Replay);
     let full = check(&v, Some(base), Algorithm::Full);
@@ -48,7 +54,52 @@ fn replay_against_full(name: &str, base: &Record, text: &str) -> Option<Checked>
     let auto = check(&v, Some(base), Algorithm::Auto);
     assert_eq!(auto.violations, full.violations, "{name}: auto\n{text}");
     assert_eq!(auto.verdict, full.verdict, "{name}: auto verdict\n{text}");
-    Some(rep)
+    Some((rep, full))
+}
+
+/// Two records hold the same states, each with the same reachable locations.
+fn same_states_and_sets(name: &str, got: &Record, full: &Record) {
+    assert_eq!(got.fingerprints, full.fingerprints, "{name}: states");
+    // Element ids are numbered as met: compare the locations as sets.
+    let set = |r: &Record, fp: u128| {
+        git_rmc::rmc::check::set_locations(r, fp).map(|mut v| {
+            v.sort_unstable_by_key(|l| l.0);
+            v
+        })
+    };
+    for fp in &full.fingerprints {
+        assert_eq!(
+            set(got, *fp),
+            set(full, *fp),
+            "{name}: the set of state {fp:032x}"
+        );
+    }
+}
+
+/// `text` (which gained variables named `rmc_gained_…`) with a statement that toggles one
+/// of them after a random statement of a proctype that can see it: the added variables are
+/// then read and written, and their values tell states apart.
+fn use_gained(text: &str, rng: &mut Rng) -> Option<String> {
+    let ls: Vec<&str> = text.lines().collect();
+    let global = ls.iter().find(|l| l.contains("rmc_gained_global"))?;
+    let var = if global.contains('[') {
+        "rmc_gained_global[1] = !rmc_gained_global[1];"
+    } else {
+        "rmc_gained_global = 1 - rmc_gained_global;"
+    };
+    let first_body = ls
+        .iter()
+        .position(|l| l.contains("proctype") || l.starts_with("init"))?;
+    let spots: Vec<usize> = (first_body..ls.len())
+        .filter(|&i| ls[i].trim_end().ends_with(';') && !ls[i].contains("rmc_gained"))
+        .collect();
+    if spots.is_empty() {
+        return None;
+    }
+    let at = spots[rng.below(spots.len())];
+    let mut out: Vec<String> = ls.iter().map(|s| s.to_string()).collect();
+    out.insert(at + 1, var.to_string());
+    Some(out.join("\n") + "\n")
 }
 
 /// Mutants of every seed model (at most `max_states` states), each replayed against the
@@ -265,6 +316,149 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
 }
 
+/// Mutants of every seed model that gain a global, a local or both (the global toggled by a
+/// statement added somewhere, every other time; another change, every third time),
+/// replayed against the seed's record: each recorded successor is built in the new layout
+/// from its recorded vector and the added variables of the state replayed. The replay gives
+/// a full check's figures, violations and trails, and its record holds a recording run's
+/// states with their sets. Then chains of ten versions, each gaining a global and replayed
+/// against the record the previous replay wrote.
+#[test]
+fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
+    let mut rng = Rng(0x5eed_0a21);
+    let (mut compared, mut projected, mut walked, mut toggled) = (0, 0, 0, 0);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        for k in 0..8 {
+            let Some(mut m) = gain_variables(&text, &mut rng, k) else {
+                continue;
+            };
+            let toggles = k % 2 == 0;
+            if toggles {
+                match use_gained(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            if k % 3 == 1 {
+                match mutate(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            let what = format!("{name} +vars #{k}");
+            let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
+                continue;
+            };
+            compared += 1;
+            if rep.algorithm == Algorithm::Replay && rep.reason.contains("projection") {
+                projected += 1;
+                toggled += usize::from(toggles);
+                walked += usize::from(rep.stats.states_walked > 0);
+                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
+                    same_states_and_sets(&what, a, b);
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{compared} mutants gaining variables compared, {projected} replayed through the \
+         projection ({toggled} toggling the gained global), {walked} walked something"
+    );
+    assert!(compared >= 100, "only {compared} compared");
+    assert!(
+        projected * 2 >= compared,
+        "{projected} of {compared} projected"
+    );
+    assert!(toggled >= 30, "only {toggled} toggled the gained global");
+    assert!(
+        walked * 2 >= projected,
+        "{walked} of {projected} walked something"
+    );
+    let mut chains = 0;
+    for (name, text) in seed_models(5_000).into_iter().step_by(2) {
+        let Some(v) = version(&text) else { continue };
+        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let mut current = text.clone();
+        let (mut steps, mut tries) = (0, 0);
+        while steps < 10 && tries < 40 {
+            tries += 1;
+            let lines: Vec<&str> = current.lines().collect();
+            let Some(at) = (0..lines.len())
+                .find(|&i| lines[i].contains("proctype") || lines[i].starts_with("init"))
+            else {
+                break;
+            };
+            let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+            ls.insert(
+                rng.below(at + 1),
+                format!("byte rmc_chain_{tries} = {};", tries % 3),
+            );
+            let mut next = ls.join("\n") + "\n";
+            if steps % 2 == 1 {
+                if let Some(x) = mutate(&next, &mut rng) {
+                    next = x;
+                }
+            }
+            let what = format!("{name} chain step {steps}");
+            let Some((rep, full)) = replay_and_full(&what, &record, &next) else {
+                continue;
+            };
+            let Some(r) = rep.record.clone() else {
+                continue;
+            };
+            if let Some(b) = &full.record {
+                same_states_and_sets(&what, &r, b);
+            }
+            record = r;
+            current = next;
+            steps += 1;
+        }
+        chains += usize::from(steps == 10);
+    }
+    assert!(chains >= 5, "only {chains} chains of 10 versions");
+}
+
+/// A cyclic model gains a global that one statement of one process toggles: the replay
+/// walks the recorded graph for both values of the new global and executes only the states
+/// at the changed statement and what they lead to first; its figures are a full check's.
+#[test]
+fn a_cyclic_model_that_gains_a_global_is_replayed_through_the_projection() {
+    let v1 = "byte x; byte y; byte z;
+active proctype A() { do :: x < 10 -> x++ :: x == 10 -> x = 0 od }
+active proctype B() { do :: y < 10 -> y++ :: y == 10 -> y = 0 od }
+active proctype C() { do :: z < 10 -> z++ :: z == 10 -> z = 0 od }
+";
+    let base = check(&version(v1).expect("parses"), None, Algorithm::Full)
+        .record
+        .expect("a record");
+    let v2 = v1
+        .replace("byte x; byte y;", "byte x; bool flip; byte y;")
+        .replace("y == 10 -> y = 0", "y == 10 -> flip = !flip; y = 0");
+    let (rep, full) = replay_and_full("cyclic +flip", &base, &v2).expect("complete");
+    assert_eq!(rep.algorithm, Algorithm::Replay, "{}", rep.reason);
+    assert!(rep.reason.contains("'flip'"), "{}", rep.reason);
+    let stored = rep.stats.states_stored;
+    assert!(stored >= 10_000, "{stored} states");
+    assert!(
+        rep.stats.states_executed * 10 < stored,
+        "replay executed {} of {stored}",
+        rep.stats.states_executed
+    );
+    same_states_and_sets(
+        "cyclic +flip",
+        rep.record.as_ref().expect("a record"),
+        full.record.as_ref().expect("a record"),
+    );
+    let auto = check(&version(&v2).expect("parses"), Some(&base), Algorithm::Auto);
+    assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
+}
+
 #[test]
 fn a_record_without_a_graph_is_pruned_and_says_why() {
     let text = "byte x; active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }\n";
@@ -461,4 +655,132 @@ fn records_stay_exact_when_most_states_die_and_come_back() {
         );
         record = next;
     }
+}
+
+/// Checks, at every state a search stores, that its canonical vector projects onto the old
+/// layout and that embedding the projection again, with the state itself as the parent,
+/// gives the vector back.
+struct RoundTrip<'a> {
+    ext: &'a git_rmc::rmc::impact::Extension,
+    canon: Vec<u8>,
+    old: Vec<u8>,
+    back: Vec<u8>,
+    checked: usize,
+}
+
+impl git_rmc::explore::Rider for RoundTrip<'_> {
+    fn stored(
+        &mut self,
+        m: &git_rmc::explore::Machine,
+        _id: u32,
+        st: Option<&git_rmc::explore::state::State>,
+        _key: Option<u32>,
+    ) -> git_rmc::explore::Visit {
+        if let Some(st) = st {
+            m.canonical(st, &mut self.canon);
+            assert!(self.ext.project(&self.canon, &mut self.old), "projects");
+            assert!(
+                self.ext.embed(&self.old, &self.canon, &mut self.back),
+                "embeds"
+            );
+            assert_eq!(self.back, self.canon, "the embedding of the projection");
+            self.checked += 1;
+        }
+        git_rmc::explore::Visit::Expand
+    }
+}
+
+/// For versions of the seed models that gain variables, every reachable state's vector is
+/// the embedding of its projection (the replay builds successors that way).
+#[test]
+fn a_state_is_the_embedding_of_its_projection() {
+    let mut rng = Rng(0x5eed_0a22);
+    let (mut models, mut states) = (0, 0);
+    for (_, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        for k in 0..4 {
+            let Some(m) = gain_variables(&text, &mut rng, k)
+                .and_then(|m| use_gained(&m, &mut rng).or(Some(m)))
+            else {
+                continue;
+            };
+            let Some(nv) = version(&m) else { continue };
+            let Some(ext) = git_rmc::rmc::impact::layout_extension(&v.program, &nv.program) else {
+                continue;
+            };
+            let Ok(mach) = git_rmc::explore::Machine::new(&nv.program) else {
+                continue;
+            };
+            let mut rt = RoundTrip {
+                ext: &ext,
+                canon: Vec::new(),
+                old: Vec::new(),
+                back: Vec::new(),
+                checked: 0,
+            };
+            git_rmc::explore::search(&mach, &limited(), &mut rt, &mut |_| {});
+            models += 1;
+            states += rt.checked;
+        }
+    }
+    eprintln!("{models} versions, {states} states round-tripped");
+    assert!(
+        models >= 100 && states >= 10_000,
+        "{models} versions, {states} states"
+    );
+}
+
+/// Versions of every model under `$GIT_RMC_CORPUS` that gain a global, a local or both (the
+/// global toggled somewhere every other time, another change every third time), replayed
+/// through the projection and compared with a full check. Run with `--ignored`.
+#[test]
+#[ignore = "needs GIT_RMC_CORPUS: a folder of Promela models"]
+fn replays_through_gained_variables_equal_full_checks_on_a_corpus() {
+    let Some(dir) = std::env::var_os("GIT_RMC_CORPUS") else {
+        return;
+    };
+    let mut rng = Rng(0x5eed_0a23);
+    let (mut compared, mut projected, mut walked) = (0, 0, 0);
+    for f in corpus_files(std::path::Path::new(&dir)) {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let name = f.display().to_string();
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        for k in 1..7 {
+            let Some(mut m) = gain_variables(&text, &mut rng, k) else {
+                continue;
+            };
+            if k % 2 == 0 {
+                if let Some(x) = use_gained(&m, &mut rng) {
+                    m = x;
+                }
+            }
+            if k % 3 == 0 {
+                match mutate(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            let what = format!("{name} +vars #{k}");
+            let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
+                continue;
+            };
+            compared += 1;
+            if rep.reason.contains("projection") {
+                projected += 1;
+                walked += usize::from(rep.stats.states_walked > 0);
+                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
+                    same_states_and_sets(&what, a, b);
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{compared} corpus versions gaining variables compared, {projected} replayed through \
+         the projection, {walked} walked something"
+    );
 }

@@ -28,9 +28,11 @@ pub enum HistoryFormat {
 ///   git rmc history v1.0..HEAD --format markdown
 ///   git rmc history --format html > report.html
 ///
-/// The speed-up of an incremental check is the time of the model's nearest full check in the
-/// history (or of the commit's own, measured by `git rmc check --audit`) over the time it
-/// took. Exit status
+/// The speed-up of an incremental check is the time of a full check of the same commit (as
+/// `git rmc check --audit` measures it) over the time it took; without one, the time of the
+/// model's nearest full check in the history, scaled by the work of the two versions
+/// (transitions and atomic steps where the check's figures give them, as a replay's do; else
+/// the states stored). Exit status
 /// 0 once the report is made (the verdicts are in it), 2 when it cannot be made.
 #[derive(Args, Debug)]
 pub struct HistoryArgs {
@@ -64,8 +66,11 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
     let mut names: Vec<String> = Vec::new();
     let mut lives: Vec<ViolationLife> = Vec::new();
     // Per model, per commit: the time of a full check, when one ran (or was measured by
-    // --audit); speed-ups compare with the nearest one.
-    let mut full_ms: Vec<(usize, String, f64)> = Vec::new();
+    // --audit), and its work; speed-ups compare with the nearest one, scaled by work.
+    let mut full_ms: Vec<(usize, String, f64, f64, f64)> = Vec::new();
+    // Per row, per cell: the work of a full check of that version (pan's transitions and
+    // atomic steps, which a replay's or a full check's figures give exactly).
+    let mut works: Vec<Vec<(Option<f64>, f64)>> = Vec::new();
     let mut noted = std::collections::HashSet::new();
     for c in &commits {
         let info = s.repo.commit(*c)?;
@@ -76,6 +81,7 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
             }
         }
         let mut cells = Vec::new();
+        let mut row_works = Vec::new();
         for m in &models.config.models {
             if !names.contains(&m.name) {
                 names.push(m.name.clone());
@@ -86,12 +92,15 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
             let measured = r["full_ms"].as_f64().or_else(|| {
                 (cell.mode == "full" && cell.states_stored > 0).then_some(cell.elapsed_ms as f64)
             });
-            if let Some(ms) = measured {
-                full_ms.push((rows.len(), m.name.clone(), ms));
+            let work = full_work(r);
+            if let (Some(ms), Some(w)) = (measured, work) {
+                full_ms.push((rows.len(), m.name.clone(), ms, w, cell.states_stored as f64));
             }
             track(&mut lives, &m.name, &c.short(), r);
             cells.push(cell);
+            row_works.push((work, full_states(r)));
         }
+        works.push(row_works);
         rows.push(CommitRow {
             commit: c.hex(),
             short: c.short(),
@@ -102,15 +111,29 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
     }
     // Speed-ups need the full checks' times, known once the history is walked.
     for (i, row) in rows.iter_mut().enumerate() {
-        for cell in &mut row.models {
+        for (k, cell) in row.models.iter_mut().enumerate() {
             if cell.mode == "full" || cell.verdict == "error" || cell.verdict == "absent" {
                 continue;
             }
             let nearest = full_ms
                 .iter()
-                .filter(|(_, m, _)| *m == cell.model)
-                .min_by_key(|(j, _, _)| (*j as i64 - i as i64).unsigned_abs());
-            if let Some((_, _, ms)) = nearest {
+                .filter(|(_, m, _, _, _)| *m == cell.model)
+                .min_by_key(|(j, _, _, _, _)| (*j as i64 - i as i64).unsigned_abs());
+            if let Some(&(j, _, ms, w, stored)) = nearest {
+                // The commit's own full check when --audit measured it, else the nearest
+                // one's time scaled by the work of this version's state space (by its states
+                // stored when a pruning run does not know its work).
+                let (own, states) = works
+                    .get(i)
+                    .and_then(|r| r.get(k))
+                    .copied()
+                    .unwrap_or_default();
+                let ms = match own {
+                    _ if j == i => ms,
+                    Some(x) if w > 0.0 => ms * x / w,
+                    _ if stored > 0.0 && states > 0.0 => ms * states / stored,
+                    _ => ms,
+                };
                 cell.speedup = Some(ms / (cell.elapsed_ms.max(1) as f64));
             }
         }
@@ -141,6 +164,26 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
         None => super::out(&text)?,
     }
     Ok(Outcome::Ok)
+}
+
+/// The work of a full check of a version (transitions and atomic steps), when the run's
+/// figures are a full check's (a full check or a replay; a pruning run skips work).
+fn full_work(r: &Value) -> Option<f64> {
+    let st = &r["stats"];
+    if st["states_pruned"].as_u64().unwrap_or(0) > 0 || r["complete"] == false {
+        return None;
+    }
+    let w = st["transitions"].as_u64()? + st["atomic_steps"].as_u64().unwrap_or(0);
+    (w > 0).then_some(w as f64)
+}
+
+/// The states of a version's whole state space as a run knows them: those it stored, less
+/// those it did not expand, plus the recorded states below them that it carried over.
+fn full_states(r: &Value) -> f64 {
+    let st = &r["stats"];
+    let n = |k: &str| st[k].as_u64().unwrap_or(0);
+    (n("states_stored") + n("states_reused"))
+        .saturating_sub(n("states_pruned") + n("states_walked")) as f64
 }
 
 fn cell(model: &str, verdict: &str, r: &Value) -> ModelCell {

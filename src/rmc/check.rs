@@ -65,8 +65,8 @@ pub struct Predicted {
 /// What a run reuses of the old version.
 pub enum Reuse {
     Nothing,
-    Prune(Prune),
-    Replay(Replay),
+    Prune(Box<Prune>),
+    Replay(Box<Replay>),
 }
 
 /// The version a check builds on: its record, its program (with stable ids) and the
@@ -247,8 +247,7 @@ pub fn plan(
     if let Some(reason) = why_not {
         return full(program, ids, impact, reason, None);
     }
-    // A recorded graph holds vectors of the old layout: no use once it changed.
-    let graph = base.record.graph.take().filter(|_| extension.is_none());
+    let graph = base.record.graph.take();
     let r = &base.record;
     let sets: Vec<Vec<Element>> = r
         .sets
@@ -275,13 +274,7 @@ pub fn plan(
     );
     // Replay needs the graph and a search without a depth limit (a cut at the limit
     // depends on the depth a state is reached at, which a record does not keep).
-    let no_replay = if let Some(ext) = &extension {
-        Some(format!(
-            "the state layout gained {}; states are looked up by their projection onto the \
-             record's layout",
-            ext.describe()
-        ))
-    } else if graph.is_none() {
+    let no_replay: Option<String> = if graph.is_none() {
         Some("the record has no state graph (an older record, or one a pruning run wrote)".into())
     } else if opts.max_depth.is_some() {
         Some("a depth limit (-m) is set".into())
@@ -294,7 +287,8 @@ pub fn plan(
     };
     let replay = match (&no_replay, graph) {
         (None, Some(g)) if want != Algorithm::Prune => {
-            let rp = Replay::new(g, r.fingerprints.clone(), |l| impact.is_dangerous(l));
+            let mut rp = Replay::new(g, r.fingerprints.clone(), |l| impact.is_dangerous(l));
+            rp.project = extension.clone().map(|e| (e, old_hash));
             let (walked, executed) = rp.predict();
             predicted.replay_walked = Some(walked);
             predicted.replay_executed = Some(executed);
@@ -305,34 +299,59 @@ pub fn plan(
     let replay_cost = |p: &Predicted| {
         p.replay_walked.unwrap_or(0) as f64 * WALK_COST + p.replay_executed.unwrap_or(0) as f64
     };
+    // Across a layout that gained variables, states are met through their projection.
+    let projected = extension.as_ref().map(|e| {
+        format!(
+            "; the state layout gained {}: recorded states are met through their projection",
+            e.describe()
+        )
+    });
+    let projected = projected.as_deref().unwrap_or("");
+    // Across a layout change, a pruning run writes no state graph (its pruned states'
+    // recorded vectors are the old layout's): when it would execute most states anyway, a
+    // replay, which writes one, is worth its walk.
+    let states = r.fingerprints.len() as u64;
+    let prune_graphless = extension.is_some() && predicted.prune_executed * 2 >= states;
     let (reuse, algorithm, reason) = match replay {
         Ok(rp)
             if want == Algorithm::Replay
-                || replay_cost(&predicted) < predicted.prune_executed as f64 =>
+                || replay_cost(&predicted) < predicted.prune_executed as f64
+                || (want == Algorithm::Auto && prune_graphless) =>
         {
             let reason = if want == Algorithm::Replay {
-                format!("replay: {dangerous}")
+                format!("replay: {dangerous}{projected}")
+            } else if replay_cost(&predicted) >= predicted.prune_executed as f64 {
+                format!(
+                    "auto: replay, which writes the state graph that pruning across a changed \
+                     layout cannot ({} walked, {} executed; pruning would execute {} of {states}); \
+                     {dangerous}{projected}",
+                    predicted.replay_walked.unwrap_or(0),
+                    predicted.replay_executed.unwrap_or(0),
+                    predicted.prune_executed
+                )
             } else {
                 format!(
                     "auto: replay predicted cheaper ({} walked, {} executed; pruning would \
-                     execute {}); {dangerous}",
+                     execute {}); {dangerous}{projected}",
                     predicted.replay_walked.unwrap_or(0),
                     predicted.replay_executed.unwrap_or(0),
                     predicted.prune_executed
                 )
             };
-            (Reuse::Replay(rp), Algorithm::Replay, reason)
+            (Reuse::Replay(Box::new(rp)), Algorithm::Replay, reason)
         }
         other => {
             let graph = match other {
                 Ok(rp) => Some(rp.graph),
                 Err(g) => g,
             };
+            // A pruned state keeps its recorded slot, vector and events: not across a layout
+            // change (the vectors would be the old layout's).
+            let graph = graph.filter(|_| extension.is_none());
             // Without a graph, a pruning run writes none either (its pruned states' parts of
             // the state space are not walked), and every later commit is left with pruning.
             // When pruning would execute most states anyway, a full check costs about the
             // same and writes the graph that replay needs.
-            let states = r.fingerprints.len() as u64;
             if want == Algorithm::Auto && graph.is_none() && predicted.prune_executed * 2 >= states
             {
                 let reason = format!(
@@ -363,12 +382,7 @@ pub fn plan(
                 }
                 _ => format!("pruning: {dangerous}"),
             };
-            let reason = match (&extension, &no_replay) {
-                (Some(_), Some(why)) if !reason.contains(why.as_str()) => {
-                    format!("{reason}; {why}")
-                }
-                _ => reason,
-            };
+            let reason = format!("{reason}{projected}");
             let prune = Prune {
                 index: super::fpindex::FpIndex::new(&r.fingerprints),
                 fingerprints: r.fingerprints.clone(),
@@ -378,7 +392,7 @@ pub fn plan(
                 graph,
                 project: extension.map(|e| (e, old_hash)),
             };
-            (Reuse::Prune(prune), Algorithm::Prune, reason)
+            (Reuse::Prune(Box::new(prune)), Algorithm::Prune, reason)
         }
     };
     Plan {
@@ -405,8 +419,8 @@ pub struct Run {
 pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&Stats)) -> Run {
     let (prune, replay) = match reuse {
         Reuse::Nothing => (None, None),
-        Reuse::Prune(p) => (Some(p), None),
-        Reuse::Replay(r) => (None, Some(r)),
+        Reuse::Prune(p) => (Some(*p), None),
+        Reuse::Replay(r) => (None, Some(*r)),
     };
     let replaying = replay.is_some();
     let mut recorder = Recorder::new(prune, replay);
@@ -651,13 +665,18 @@ pub fn record(
     states.dedup_by_key(|s| s.0);
     let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
     if let Some(base) = base {
-        // Both lists are sorted: one merge.
+        // Across a layout change, the old states met through their projection; else both
+        // lists are sorted: one merge.
         let (mut j, mut still) = (0, 0u64);
-        for fp in &base.record.fingerprints {
-            while j < states.len() && states[j].0 < *fp {
-                j += 1;
+        if let Some(met) = rec.old_states_met() {
+            still = met;
+        } else {
+            for fp in &base.record.fingerprints {
+                while j < states.len() && states[j].0 < *fp {
+                    j += 1;
+                }
+                still += u64::from(states.get(j).is_some_and(|s| s.0 == *fp));
             }
-            still += u64::from(states.get(j).is_some_and(|s| s.0 == *fp));
         }
         let st = &mut run.outcome.stats;
         st.states_dropped = base.record.fingerprints.len() as u64 - still;

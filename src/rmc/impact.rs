@@ -626,6 +626,128 @@ impl Extension {
     }
 }
 
+impl Extension {
+    /// The new canonical vector of a successor that a step not touching the added variables
+    /// leads to from `parent` (a new canonical vector), given the successor's old canonical
+    /// vector `old`: the old variables' bytes come from `old`, the added ones from `parent`
+    /// (a process keeps its pid, so its added locals are those of the parent's process with
+    /// the same pid). False when they do not fit: a process of a proctype that gained locals
+    /// that the parent does not have (its creation is dangerous, so a replayed step never
+    /// makes one), or vectors of another layout.
+    pub fn embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> bool {
+        self.try_embed(old, parent, out).is_some()
+    }
+
+    /// What `embed` takes from a parent (new canonical vector `canon`): the added
+    /// variables' bytes, with each process's tag (the old variables' bytes zeroed). Two
+    /// parents with the same extras give every successor the same new vector.
+    pub fn extras(&self, canon: &[u8], out: &mut Vec<u8>) -> bool {
+        self.try_extras(canon, out).is_some()
+    }
+
+    fn try_extras(&self, canon: &[u8], out: &mut Vec<u8>) -> Option<()> {
+        out.clear();
+        let (g, r) = (self.globals_at as usize, self.records_at as usize);
+        let zero = |out: &mut Vec<u8>, start: usize, from: &[(u32, u32)]| {
+            for &(off, size) in from {
+                let o = start + off as usize;
+                out.get_mut(o..o + size as usize)?.fill(0);
+            }
+            Some(())
+        };
+        out.extend_from_slice(canon.get(g..r)?);
+        zero(out, 0, &self.from)?;
+        let head = self.proc_head as usize;
+        let mut at = r;
+        while at < canon.len() {
+            let tag = canon[at];
+            if tag & crate::explore::layout::CHAN_TAG != 0 {
+                at += *self
+                    .chan_sizes
+                    .get((tag & !crate::explore::layout::CHAN_TAG) as usize)?
+                    as usize;
+                continue;
+            }
+            let p = self.procs.get(tag as usize)?;
+            out.push(tag);
+            let locals = at + head;
+            at = locals + p.size as usize;
+            if p.from.iter().map(|f| f.1).sum::<u32>() < p.size {
+                let start = out.len();
+                out.extend_from_slice(canon.get(locals..at)?);
+                zero(out, start, &p.from)?;
+            }
+        }
+        (at == canon.len()).then_some(())
+    }
+
+    fn try_embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> Option<()> {
+        out.clear();
+        let (g, r) = (self.globals_at as usize, self.records_at as usize);
+        out.extend_from_slice(old.get(..g)?);
+        // Over the parent's bytes of an area, the old variables' bytes, in order.
+        let overlay = |out: &mut Vec<u8>, start: usize, from: &[(u32, u32)], at: &mut usize| {
+            for &(off, size) in from {
+                let (o, s) = (start + off as usize, size as usize);
+                let src = old.get(*at..*at + s)?;
+                out.get_mut(o..o + s)?.copy_from_slice(src);
+                *at += s;
+            }
+            Some(())
+        };
+        out.extend_from_slice(parent.get(g..r)?);
+        let mut at = g;
+        overlay(out, g, &self.from, &mut at)?;
+        let head = self.proc_head as usize;
+        // The parent's process records, met in pid order as the successor's are.
+        let mut pat = r;
+        let mut next_parent_proc = || -> Option<(u8, usize)> {
+            while pat < parent.len() {
+                let tag = parent[pat];
+                if tag & crate::explore::layout::CHAN_TAG != 0 {
+                    let size = *self
+                        .chan_sizes
+                        .get((tag & !crate::explore::layout::CHAN_TAG) as usize)?;
+                    pat += size as usize;
+                    continue;
+                }
+                let locals = pat + head;
+                pat = locals + self.procs.get(tag as usize)?.size as usize;
+                return Some((tag, locals));
+            }
+            None
+        };
+        while at < old.len() {
+            let tag = old[at];
+            if tag & crate::explore::layout::CHAN_TAG != 0 {
+                let size = *self
+                    .chan_sizes
+                    .get((tag & !crate::explore::layout::CHAN_TAG) as usize)?
+                    as usize;
+                out.extend_from_slice(old.get(at..at + size)?);
+                at += size;
+                continue;
+            }
+            let p = self.procs.get(tag as usize)?;
+            out.extend_from_slice(old.get(at..at + head)?);
+            at += head;
+            let start = out.len();
+            let kept: u32 = p.from.iter().map(|f| f.1).sum();
+            // (The parent's record of the same pid is passed even when not needed, to keep
+            // the two walks in step.)
+            match next_parent_proc() {
+                _ if kept == p.size => out.resize(start + p.size as usize, 0),
+                Some((t, l)) if t == tag => {
+                    out.extend_from_slice(parent.get(l..l + p.size as usize)?);
+                }
+                _ => return None,
+            }
+            overlay(out, start, &p.from, &mut at)?;
+        }
+        Some(())
+    }
+}
+
 /// Per old variable, its index among the new ones and where its bytes are (offset, size).
 type Pairing = (Vec<usize>, Vec<(u32, u32)>);
 

@@ -19,7 +19,7 @@ use crate::explore::chunked::ChunkedVec;
 use crate::explore::event::Event;
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::property::Key;
-use crate::explore::search::{Rider, Visit};
+use crate::explore::search::{Build, Rider, Visit};
 use crate::explore::state::State;
 use crate::explore::ViolationKind;
 
@@ -103,15 +103,29 @@ pub struct Recorder {
     /// Per accumulator on the stack: the set merged into it last (sets repeat along a
     /// state's successors; merging one again changes nothing).
     last_set: Vec<u32>,
+    /// Across a layout that gained variables: which recorded states (by position in the
+    /// record's list) some new state projected to.
+    met_old: Option<Vec<u64>>,
 }
 
 impl Recorder {
     pub fn new(prune: Option<Prune>, replay: Option<Replay>) -> Recorder {
+        // Across a layout change, the new graph is written afresh (its vectors are new).
         let old = replay
             .as_ref()
+            .filter(|r| r.project.is_none())
             .map(|r| &r.graph)
             .or(prune.as_ref().and_then(|p| p.graph.as_ref()));
+        let recorded = replay
+            .as_ref()
+            .filter(|r| r.project.is_some())
+            .map(|r| r.fingerprints.len())
+            .or(prune
+                .as_ref()
+                .filter(|p| p.project.is_some())
+                .map(|p| p.fingerprints.len()));
         Recorder {
+            met_old: recorded.map(|n| vec![0; n.div_ceil(64)]),
             graph: GraphBuilder::new(old),
             replay,
             graph_taken: 0,
@@ -295,6 +309,88 @@ impl Recorder {
         t
     }
 
+    /// A replayed state's locations and those its recorded expansion passed (its footprint
+    /// in `slot`), into its accumulator (as element ids, computed once per footprint) and,
+    /// when the graph is written afresh (`touch`), into its new footprint.
+    fn replayed_footprint(&mut self, slot: u32, touch: bool) {
+        let Some(r) = self.replay.as_ref() else {
+            return;
+        };
+        let of = r.graph.foot[slot as usize] as usize;
+        let mut elems = std::mem::take(&mut self.scratch);
+        elems.clear();
+        if let Some(Some(e)) = self.foot_elements.get(of) {
+            elems.extend_from_slice(e);
+        } else {
+            for &l in &r.graph.foots[of] {
+                elems.push(self.elements.location(l));
+            }
+            if self.foot_elements.len() <= of {
+                self.foot_elements.resize(of + 1, None);
+            }
+            self.foot_elements[of] = Some(elems.clone());
+        }
+        if touch {
+            for &l in &r.graph.foots[of] {
+                self.graph.touch(l);
+            }
+        }
+        if let Some(&max) = elems.iter().max() {
+            self.widen(max);
+        }
+        if let Some(a) = self.accs.last_mut() {
+            for &e in &elems {
+                a[e as usize / 64] |= 1 << (e % 64);
+            }
+        }
+        self.scratch = elems;
+    }
+
+    /// A replay across a layout that gained variables: the state (its canonical vector in
+    /// `canon`) is stored by the search, and replayed when its projection is a recorded
+    /// state whose footprint misses the change. Its slot in the new graph is its own (the
+    /// graph is written afresh: old slots stand for many new states).
+    fn stored_projected(&mut self, m: &Machine, id: u32, st: &State, fp: u128) -> Visit {
+        let found = self.replay.as_ref().and_then(|r| {
+            let (ext, old_hash) = r.project.as_ref()?;
+            ext.project(&self.canon, &mut self.projected)
+                .then(|| crate::explore::store::fingerprint(*old_hash, &self.projected))
+                .and_then(|old| r.position_and_slot(old))
+        });
+        self.graph.open(id, None, false);
+        st.tags(&mut self.tags);
+        self.graph.vector(&self.canon, &self.tags);
+        self.enter_state(id, fp);
+        if let Some((at, slot)) = found {
+            self.met(at);
+            if let Some(r) = self.replay.as_mut().filter(|r| r.replayable(slot)) {
+                r.open_with(id, slot, &self.canon);
+                self.replayed_footprint(slot, true);
+                return Visit::Replay;
+            }
+        }
+        self.add_locations(m, st);
+        Visit::Expand
+    }
+
+    /// The recorded state at position `at` of the record's list was met (through its
+    /// projection).
+    fn met(&mut self, at: usize) {
+        if let Some(b) = self.met_old.as_mut() {
+            if let Some(w) = b.get_mut(at / 64) {
+                *w |= 1 << (at % 64);
+            }
+        }
+    }
+
+    /// How many recorded states a run across a layout that gained variables met through
+    /// their projection (None in other runs).
+    pub fn old_states_met(&self) -> Option<u64> {
+        self.met_old
+            .as_ref()
+            .map(|b| b.iter().map(|w| w.count_ones() as u64).sum())
+    }
+
     fn element_of_edge(m: &Machine, kind: ViolationKind, edge: EdgeNo) -> Element {
         let (at, k) = m.edge_at(edge);
         Element::Violation { kind, at, edge: k }
@@ -309,7 +405,7 @@ impl Rider for Recorder {
     }
 
     fn keyed(&self) -> bool {
-        self.replay.is_some()
+        self.replay.as_ref().is_some_and(|r| r.project.is_none())
     }
 
     fn lookup(&mut self, m: &Machine, st: &State) -> Option<u32> {
@@ -330,35 +426,10 @@ impl Rider for Recorder {
             self.graph.open(id, Some(k), replayable);
             self.enter_state(id, fp);
             if replayable {
-                let Some(r) = self.replay.as_mut() else {
-                    return Visit::Expand;
-                };
-                r.open(id, k);
-                let of = r.graph.foot[k as usize];
-                // Its own locations and those passed: the footprint's, as element ids
-                // (computed once per footprint).
-                let mut elems = std::mem::take(&mut self.scratch);
-                elems.clear();
-                if let Some(Some(e)) = self.foot_elements.get(of as usize) {
-                    elems.extend_from_slice(e);
-                } else {
-                    for &l in &r.graph.foots[of as usize] {
-                        elems.push(self.elements.location(l));
-                    }
-                    if self.foot_elements.len() <= of as usize {
-                        self.foot_elements.resize(of as usize + 1, None);
-                    }
-                    self.foot_elements[of as usize] = Some(elems.clone());
+                if let Some(r) = self.replay.as_mut() {
+                    r.open(id, k);
                 }
-                if let Some(&max) = elems.iter().max() {
-                    self.widen(max);
-                }
-                if let Some(a) = self.accs.last_mut() {
-                    for &e in &elems {
-                        a[e as usize / 64] |= 1 << (e % 64);
-                    }
-                }
-                self.scratch = elems;
+                self.replayed_footprint(k, false);
                 return Visit::Replay;
             }
             if let Some(st) = st {
@@ -373,6 +444,9 @@ impl Rider for Recorder {
         };
         m.canonical(st, &mut self.canon);
         let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
+        if self.replay.is_some() {
+            return self.stored_projected(m, id, st, fp);
+        }
         // A pruning run: the slot the old graph has for it, and whether it is pruned.
         let found = match self.prune.as_ref() {
             Some(p) => match &p.project {
@@ -384,6 +458,9 @@ impl Rider for Recorder {
             },
             None => None,
         };
+        if let Some((_, at)) = found {
+            self.met(at);
+        }
         let (old_slot, pruned) = match (self.prune.as_ref(), found) {
             (Some(p), Some((s, at))) => (
                 p.graph
@@ -444,6 +521,19 @@ impl Rider for Recorder {
         }
         self.add_locations(m, out);
         true
+    }
+
+    fn build(&mut self, m: &Machine, key: u32, out: &mut State) -> Build {
+        match self.replay.as_mut() {
+            Some(r) => r.build(m, key, out),
+            None => Build::Failed,
+        }
+    }
+
+    fn built(&mut self, key: u32, id: u32) {
+        if let Some(r) = self.replay.as_mut() {
+            r.built(key, id);
+        }
     }
 
     fn replay(&mut self, m: &Machine, blocked: &mut Vec<(usize, usize, u32)>) -> Event {

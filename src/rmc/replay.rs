@@ -5,6 +5,7 @@
 
 use crate::explore::event::Event;
 use crate::explore::machine::{EdgeNo, Machine};
+use crate::explore::search::Build;
 use crate::explore::state::State;
 
 use super::graph::{decode_event, edge_map, Graph, NONE};
@@ -22,8 +23,25 @@ pub struct Replay {
     /// The new machine's edge per edge-table entry, filled at the first replayed event.
     edges: Option<Vec<EdgeNo>>,
     /// Read positions of the replayed states on the search stack: (search id, slot, next
-    /// byte, end of its events).
-    cursors: Vec<(u32, u32, usize, usize)>,
+    /// byte, end of its events, where its new canonical vector starts in `canons`, the id
+    /// of its extras).
+    cursors: Vec<(u32, u32, usize, usize, usize, u32)>,
+    /// When the new layout only adds variables: how a state projects onto the record's
+    /// layout, and that layout's hash. States are then not known by slot (one slot stands
+    /// for every state that projects to it): the search stores them, a built state finds
+    /// its slot through its projection, and a replayed successor is built from its recorded
+    /// vector and the added variables of the state replayed (`build`).
+    pub project: Option<(super::impact::Extension, u64)>,
+    /// The new canonical vectors of the replayed states on the stack (with `project`).
+    canons: Vec<u8>,
+    embedded: Vec<u8>,
+    /// Replayed states' extras (`Extension::extras`), interned: a successor is a function
+    /// of its slot and its parent's extras.
+    extras: std::collections::HashMap<Vec<u8>, u32, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
+    extras_buf: Vec<u8>,
+    /// Per slot: the (extras id, search id) of the state built for it last, so that a
+    /// transition to a state met before costs no building.
+    memo: Vec<(u32, u32)>,
     blocked: Vec<(u32, u32)>,
     scratch: Vec<u8>,
     chain: Vec<(u32, usize)>,
@@ -54,6 +72,12 @@ impl Replay {
             foot_danger,
             edges: None,
             cursors: Vec::new(),
+            project: None,
+            canons: Vec::new(),
+            embedded: Vec::new(),
+            extras: Default::default(),
+            extras_buf: Vec::new(),
+            memo: Vec::new(),
             blocked: Vec::new(),
             scratch: Vec::new(),
             chain: Vec::new(),
@@ -64,9 +88,15 @@ impl Replay {
 
     /// The slot of the state with fingerprint `fp`, if the graph has it.
     pub fn slot(&self, fp: u128) -> Option<u32> {
+        self.position_and_slot(fp).map(|x| x.1)
+    }
+
+    /// The position of fingerprint `fp` in the record's list, and its slot, if the graph
+    /// has it.
+    pub fn position_and_slot(&self, fp: u128) -> Option<(usize, u32)> {
         let i = self.index.find(&self.fingerprints, fp)?;
         let s = self.graph.slot_of[i];
-        (s != NONE).then_some(s)
+        (s != NONE).then_some((i, s))
     }
 
     /// Whether the recorded expansion of `slot` holds in the new version.
@@ -91,16 +121,81 @@ impl Replay {
 
     /// Starts reading the events of `slot`, stored as search id `id`.
     pub fn open(&mut self, id: u32, slot: u32) {
+        self.open_with(id, slot, &[]);
+    }
+
+    /// Starts reading the events of `slot` for the state stored as `id` whose new canonical
+    /// vector is `canon` (kept to build its successors when the layout gained variables).
+    pub fn open_with(&mut self, id: u32, slot: u32, canon: &[u8]) {
         let (at, len) = self.graph.ev[slot as usize];
+        let c = self.canons.len();
+        self.canons.extend_from_slice(canon);
+        let mut ctx = NONE;
+        if let Some((ext, _)) = &self.project {
+            if ext.extras(canon, &mut self.extras_buf) {
+                let n = self.extras.len() as u32;
+                ctx = *self
+                    .extras
+                    .entry(std::mem::take(&mut self.extras_buf))
+                    .or_insert(n);
+            }
+        }
         self.cursors
-            .push((id, slot, at as usize, at as usize + len as usize));
+            .push((id, slot, at as usize, at as usize + len as usize, c, ctx));
     }
 
     /// The stored state `id` is finished (replayed or not).
     pub fn close(&mut self, id: u32) {
         if self.cursors.last().is_some_and(|c| c.0 == id) {
-            self.cursors.pop();
+            if let Some(c) = self.cursors.pop() {
+                self.canons.truncate(c.4);
+            }
         }
+    }
+
+    /// Builds the successor that the replayed state on top reaches as `slot`, in the new
+    /// layout (`project`): its recorded vector with the added variables of the state
+    /// replayed. False (and `failed`) when it does not fit.
+    pub fn build(&mut self, m: &Machine, slot: u32, out: &mut State) -> Build {
+        let ctx = self.cursors.last().map_or(NONE, |c| c.5);
+        if let Some(&(x, id)) = self.memo.get(slot as usize) {
+            if x == ctx && ctx != NONE {
+                return Build::Known(id);
+            }
+        }
+        if self.try_build(m, slot, out) {
+            Build::Built
+        } else {
+            self.failed = true;
+            Build::Failed
+        }
+    }
+
+    /// The state built for `slot` from the replayed state on top is search id `id`.
+    pub fn built(&mut self, slot: u32, id: u32) {
+        let ctx = self.cursors.last().map_or(NONE, |c| c.5);
+        if self.memo.len() != self.graph.len() {
+            self.memo = vec![(NONE, NONE); self.graph.len()];
+        }
+        if let Some(m) = self.memo.get_mut(slot as usize) {
+            *m = (ctx, id);
+        }
+    }
+
+    fn try_build(&mut self, m: &Machine, slot: u32, out: &mut State) -> bool {
+        let (Some((ext, _)), Some(c)) = (&self.project, self.cursors.last()) else {
+            return false;
+        };
+        if slot as usize >= self.graph.len() {
+            return false;
+        }
+        let parent = &self.canons[c.4..];
+        let mut old = std::mem::take(&mut self.scratch);
+        let ok = self.graph.decode_vector(slot, &mut self.chain, &mut old)
+            && ext.embed(&old, parent, &mut self.embedded)
+            && m.from_canonical(&self.embedded, out);
+        self.scratch = old;
+        ok
     }
 
     /// The (search-form length, pan bytes) of a recorded state, in the new machine.
