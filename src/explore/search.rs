@@ -92,8 +92,9 @@ pub trait Rider {
     /// the processes from `first` on are new.
     fn created(&mut self, _m: &Machine, _st: &State, _first: usize) {}
     /// A state the search passes inside an atomic sequence (not stored): it belongs to the
-    /// stored state the sequence started from.
-    fn passed(&mut self, _m: &Machine, _st: &State) {}
+    /// stored state the sequence started from. `step` led to it: only its process (and a
+    /// rendezvous partner) moved, unless processes were created or died.
+    fn passed(&mut self, _m: &Machine, _st: &State, _step: Option<TrailStep>) {}
     /// A transition into the stored state `id`; `done` when its component is complete.
     fn matched(&mut self, _id: u32, _done: bool) {}
     /// A violation occurred at the state being expanded (every occurrence).
@@ -580,7 +581,7 @@ impl<R: Rider> Search<'_, '_, R> {
             self.reach(depth);
             let anchor = anchor.unwrap_or(NONE);
             if built {
-                self.rider.passed(self.m, &self.next);
+                self.rider.passed(self.m, &self.next, step);
                 // Stored only if the process blocks inside the sequence (see `exhausted`).
                 self.push(NONE, NONE, depth, Some(p), anchor, step);
             } else {

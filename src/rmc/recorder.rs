@@ -21,6 +21,7 @@ use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::property::Key;
 use crate::explore::search::{Build, Rider, Visit};
 use crate::explore::state::State;
+use crate::explore::trail::TrailStep;
 use crate::explore::ViolationKind;
 
 use super::elements::{Element, ElementTable, SetTable};
@@ -106,6 +107,12 @@ pub struct Recorder {
     /// Across a layout that gained variables: which recorded states (by position in the
     /// record's list) some new state projected to.
     met_old: Option<Vec<u64>>,
+    /// Per pid: the (proctype, location index) added last to the accumulator on top, while
+    /// that accumulator is `seen_gen` (`gen` counts accumulator changes). Inside an atomic
+    /// run only the process in control moves: the others' locations are in already.
+    seen: Vec<(usize, usize)>,
+    seen_gen: u64,
+    gen: u64,
 }
 
 impl Recorder {
@@ -126,6 +133,9 @@ impl Recorder {
                 .map(|p| p.fingerprints.len()));
         Recorder {
             met_old: recorded.map(|n| vec![0; n.div_ceil(64)]),
+            seen: Vec::new(),
+            seen_gen: u64::MAX,
+            gen: 0,
             graph: GraphBuilder::new(old),
             replay,
             graph_taken: 0,
@@ -226,34 +236,52 @@ impl Recorder {
     }
 
     fn add_locations(&mut self, m: &Machine, st: &State) {
-        for pid in 0..st.nr_pr() {
-            let (t, l) = (st.ptype(pid), st.loc(pid) as usize);
-            // The element and stable id of a (proctype, location index), looked up once.
-            let cached = self
-                .loc_elements
-                .get(t)
-                .and_then(|v| v.get(l))
-                .copied()
-                .filter(|&(e, _)| e != u32::MAX);
-            let (e, stable) = match cached {
-                Some(x) => x,
-                None => {
-                    let stable = m.loc_id(st, pid);
-                    let e = self.elements.location(stable);
-                    if self.loc_elements.len() <= t {
-                        self.loc_elements.resize(t + 1, Vec::new());
-                    }
-                    let row = &mut self.loc_elements[t];
-                    if row.len() <= l {
-                        row.resize(l + 1, (u32::MAX, u32::MAX));
-                    }
-                    row[l] = (e, stable);
-                    (e, stable)
-                }
-            };
-            self.graph.touch(stable);
-            self.add(e);
+        if self.seen_gen != self.gen {
+            self.seen.clear();
+            self.seen_gen = self.gen;
         }
+        for pid in 0..st.nr_pr() {
+            self.add_location(m, st, pid);
+        }
+        self.seen.truncate(st.nr_pr());
+    }
+
+    /// Process `pid`'s location, unless the accumulator on top has it from this pid.
+    #[inline]
+    fn add_location(&mut self, m: &Machine, st: &State, pid: usize) {
+        let (t, l) = (st.ptype(pid), st.loc(pid) as usize);
+        let n = self.seen.len();
+        match self.seen.get_mut(pid) {
+            Some(x) if *x == (t, l) => return,
+            Some(x) => *x = (t, l),
+            None if n == pid => self.seen.push((t, l)),
+            None => {}
+        }
+        // The element and stable id of a (proctype, location index), looked up once.
+        let cached = self
+            .loc_elements
+            .get(t)
+            .and_then(|v| v.get(l))
+            .copied()
+            .filter(|&(e, _)| e != u32::MAX);
+        let (e, stable) = match cached {
+            Some(x) => x,
+            None => {
+                let stable = m.loc_id(st, pid);
+                let e = self.elements.location(stable);
+                if self.loc_elements.len() <= t {
+                    self.loc_elements.resize(t + 1, Vec::new());
+                }
+                let row = &mut self.loc_elements[t];
+                if row.len() <= l {
+                    row.resize(l + 1, (u32::MAX, u32::MAX));
+                }
+                row[l] = (e, stable);
+                (e, stable)
+            }
+        };
+        self.graph.touch(stable);
+        self.add(e);
     }
 
     /// A newly stored state's fingerprint, its set to come, and its accumulator.
@@ -269,6 +297,7 @@ impl Recorder {
     }
 
     fn push_acc(&mut self) {
+        self.gen += 1;
         let a = match self.pool.pop() {
             Some(a) => a,
             None => {
@@ -284,6 +313,7 @@ impl Recorder {
     }
 
     fn pop_acc(&mut self) -> Option<Vec<u64>> {
+        self.gen += 1;
         self.last_set.pop();
         self.accs.pop()
     }
@@ -493,8 +523,18 @@ impl Rider for Recorder {
         Visit::Expand
     }
 
-    fn passed(&mut self, m: &Machine, st: &State) {
-        self.add_locations(m, st);
+    fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>) {
+        // Inside an atomic run from the state whose accumulator is on top, the processes
+        // that did not move are in it already.
+        match step {
+            Some(s) if self.seen_gen == self.gen && self.seen.len() == st.nr_pr() => {
+                self.add_location(m, st, s.pid as usize);
+                if let Some((q, _)) = s.rv {
+                    self.add_location(m, st, q as usize);
+                }
+            }
+            _ => self.add_locations(m, st),
+        }
     }
 
     fn created(&mut self, m: &Machine, st: &State, first: usize) {
