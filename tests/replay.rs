@@ -450,6 +450,13 @@ active proctype C() { do :: z < 10 -> z++ :: z == 10 -> z = 0 od }
         "replay executed {} of {stored}",
         rep.stats.states_executed
     );
+    // Recorded states at the changed statement are executed (the frontier), for both
+    // values of the new global.
+    let frontier = rep.stats.frontier_states;
+    assert!(
+        frontier > 0 && frontier <= rep.stats.states_executed,
+        "{frontier} recorded states executed"
+    );
     same_states_and_sets(
         "cyclic +flip",
         rep.record.as_ref().expect("a record"),

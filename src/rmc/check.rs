@@ -437,6 +437,7 @@ pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&
         };
     }
     outcome.stats.states_reused = outcome.stats.states_walked + outcome.stats.states_pruned;
+    outcome.stats.frontier_states += recorder.frontier;
     Run {
         outcome,
         recorder,

@@ -113,6 +113,9 @@ pub struct Recorder {
     seen: Vec<(usize, usize)>,
     seen_gen: u64,
     gen: u64,
+    /// Recorded states executed in a replay across a layout that gained variables (the
+    /// search counts those it knows by key).
+    pub frontier: u64,
 }
 
 impl Recorder {
@@ -136,6 +139,7 @@ impl Recorder {
             seen: Vec::new(),
             seen_gen: u64::MAX,
             gen: 0,
+            frontier: 0,
             graph: GraphBuilder::new(old),
             replay,
             graph_taken: 0,
@@ -398,6 +402,7 @@ impl Recorder {
                 self.replayed_footprint(slot, true);
                 return Visit::Replay;
             }
+            self.frontier += 1;
         }
         self.add_locations(m, st);
         Visit::Expand
