@@ -7,8 +7,8 @@
 mod common;
 
 use common::rmc::{
-    check, check_with, corpus_files, gain_variables, limited, mutate, seed_models, version,
-    Checked, Rng,
+    check, check_with, corpus_files, corpus_records, gain_variables, limited, mutate, seed_models,
+    version, Checked, Rng,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -55,6 +55,23 @@ fn replay_and_full(name: &str, base: &Record, text: &str) -> Option<(Checked, Ch
     assert_eq!(auto.violations, full.violations, "{name}: auto\n{text}");
     assert_eq!(auto.verdict, full.verdict, "{name}: auto verdict\n{text}");
     Some((rep, full))
+}
+
+/// `text` gaining variables (`gain_variables`), the gained global toggled somewhere when
+/// `k` is even (and the version says so), and another change when `k % 3 == 1`.
+fn gained_version(text: &str, rng: &mut Rng, k: usize) -> Option<(String, bool)> {
+    let mut m = gain_variables(text, rng, k)?;
+    let mut toggles = false;
+    if k.is_multiple_of(2) {
+        if let Some(x) = use_gained(&m, rng) {
+            m = x;
+            toggles = true;
+        }
+    }
+    if k % 3 == 1 {
+        m = mutate(&m, rng)?;
+    }
+    Some((m, toggles))
 }
 
 /// Two records hold the same states, each with the same reachable locations.
@@ -333,22 +350,9 @@ fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
             continue;
         };
         for k in 0..8 {
-            let Some(mut m) = gain_variables(&text, &mut rng, k) else {
+            let Some((m, toggles)) = gained_version(&text, &mut rng, k) else {
                 continue;
             };
-            let toggles = k % 2 == 0;
-            if toggles {
-                match use_gained(&m, &mut rng) {
-                    Some(x) => m = x,
-                    None => continue,
-                }
-            }
-            if k % 3 == 1 {
-                match mutate(&m, &mut rng) {
-                    Some(x) => m = x,
-                    None => continue,
-                }
-            }
             let what = format!("{name} +vars #{k}");
             let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
                 continue;
@@ -748,30 +752,11 @@ fn replays_through_gained_variables_equal_full_checks_on_a_corpus() {
     };
     let mut rng = Rng(0x5eed_0a23);
     let (mut compared, mut projected, mut walked) = (0, 0, 0);
-    for f in corpus_files(std::path::Path::new(&dir)) {
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        let name = f.display().to_string();
-        let Some(v) = version(&text) else { continue };
-        let Some(base) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
+    for (name, text, base) in corpus_records(std::path::Path::new(&dir)) {
         for k in 1..7 {
-            let Some(mut m) = gain_variables(&text, &mut rng, k) else {
+            let Some((m, _)) = gained_version(&text, &mut rng, k) else {
                 continue;
             };
-            if k % 2 == 0 {
-                if let Some(x) = use_gained(&m, &mut rng) {
-                    m = x;
-                }
-            }
-            if k % 3 == 0 {
-                match mutate(&m, &mut rng) {
-                    Some(x) => m = x,
-                    None => continue,
-                }
-            }
             let what = format!("{name} +vars #{k}");
             let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
                 continue;

@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::rmc::{
-    check, corpus_files, gain_variables, mutate, seed_models, version, Checked, Rng,
+    check, corpus_records, gain_variables, mutate, seed_models, version, Checked, Rng,
 };
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::elements::Element;
@@ -593,15 +593,7 @@ fn pruning_through_gained_variables_equals_full_checks_on_a_corpus() {
     };
     let mut rng = Rng(0x5eed_0a12);
     let (mut compared, mut projected) = (0, 0);
-    for f in corpus_files(std::path::Path::new(&dir)) {
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        let name = f.display().to_string();
-        let Some(v) = version(&text) else { continue };
-        let Some(base) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
+    for (name, text, base) in corpus_records(std::path::Path::new(&dir)) {
         for k in 1..7 {
             let Some(mut m) = gain_variables(&text, &mut rng, k) else {
                 continue;

@@ -185,6 +185,15 @@ enum Ident {
     },
 }
 
+impl Ident {
+    /// Its search id.
+    fn id(&self) -> u32 {
+        match *self {
+            Ident::Known(id) | Ident::New { id, .. } => id,
+        }
+    }
+}
+
 struct Search<'m, 'p, R: Rider> {
     m: &'m Machine<'p>,
     opts: &'m Options,
@@ -604,10 +613,7 @@ impl<R: Rider> Search<'_, '_, R> {
             }
         };
         if let Some(key) = built_for {
-            let id = match ident {
-                Ident::Known(id) | Ident::New { id, .. } => id,
-            };
-            self.rider.built(key, id);
+            self.rider.built(key, ident.id());
         }
         match ident {
             Ident::Known(id) => {
@@ -886,10 +892,7 @@ impl<R: Rider> Search<'_, '_, R> {
             Err(OutOfMemory) => return self.out_of_memory(),
         };
         if let Some(key) = built_for {
-            let id = match ident {
-                Ident::Known(id) | Ident::New { id, .. } => id,
-            };
-            self.rider.built(key, id);
+            self.rider.built(key, ident.id());
         }
         match ident {
             Ident::Known(id) => {

@@ -573,6 +573,13 @@ pub struct ProcExtension {
 }
 
 impl Extension {
+    /// The bytes of the record of a channel whose tag is `tag` (None: a type it does not
+    /// know).
+    fn chan_size(&self, tag: u8) -> Option<usize> {
+        let t = (tag & !crate::explore::layout::CHAN_TAG) as usize;
+        self.chan_sizes.get(t).map(|&s| s as usize)
+    }
+
     /// "global 'g'", "globals 'g', 'P:x'": what was added.
     pub fn describe(&self) -> String {
         let names: Vec<String> = self.added.iter().map(|n| format!("'{n}'")).collect();
@@ -608,10 +615,7 @@ impl Extension {
         while at < canon.len() {
             let tag = canon[at];
             if tag & crate::explore::layout::CHAN_TAG != 0 {
-                let size = *self
-                    .chan_sizes
-                    .get((tag & !crate::explore::layout::CHAN_TAG) as usize)?
-                    as usize;
+                let size = self.chan_size(tag)?;
                 out.extend_from_slice(canon.get(at..at + size)?);
                 at += size;
                 continue;
@@ -662,10 +666,7 @@ impl Extension {
         while at < canon.len() {
             let tag = canon[at];
             if tag & crate::explore::layout::CHAN_TAG != 0 {
-                at += *self
-                    .chan_sizes
-                    .get((tag & !crate::explore::layout::CHAN_TAG) as usize)?
-                    as usize;
+                at += self.chan_size(tag)?;
                 continue;
             }
             let p = self.procs.get(tag as usize)?;
@@ -705,10 +706,7 @@ impl Extension {
             while pat < parent.len() {
                 let tag = parent[pat];
                 if tag & crate::explore::layout::CHAN_TAG != 0 {
-                    let size = *self
-                        .chan_sizes
-                        .get((tag & !crate::explore::layout::CHAN_TAG) as usize)?;
-                    pat += size as usize;
+                    pat += self.chan_size(tag)?;
                     continue;
                 }
                 let locals = pat + head;
@@ -720,10 +718,7 @@ impl Extension {
         while at < old.len() {
             let tag = old[at];
             if tag & crate::explore::layout::CHAN_TAG != 0 {
-                let size = *self
-                    .chan_sizes
-                    .get((tag & !crate::explore::layout::CHAN_TAG) as usize)?
-                    as usize;
+                let size = self.chan_size(tag)?;
                 out.extend_from_slice(old.get(at..at + size)?);
                 at += size;
                 continue;

@@ -349,6 +349,16 @@ pub fn corpus_files(dir: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
+/// The models under `dir` that load and whose full check completes, one at a time: (name,
+/// text, record).
+pub fn corpus_records(dir: &Path) -> impl Iterator<Item = (String, String, Record)> {
+    corpus_files(dir).into_iter().filter_map(|f| {
+        let text = std::fs::read_to_string(&f).ok()?;
+        let record = check(&version(&text)?, None, Algorithm::Full).record?;
+        Some((f.display().to_string(), text, record))
+    })
+}
+
 /// `text` with a global declared before a random top-level declaration (`k` even) and a
 /// local first in a random proctype (`k` not a multiple of 4), both plain data: a layout
 /// that only gains variables. None when there is nowhere to put them.
