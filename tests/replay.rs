@@ -171,9 +171,17 @@ fn replays_equal_full_checks_on_thousands_of_mutants() {
     assert!(compared >= 3000, "only {compared} mutants compared");
 }
 
-#[test]
-fn chains_of_replays_reuse_each_others_records() {
-    let mut rng = Rng(0x5eed_0102);
+/// Chains of versions of every other seed model (at most 5,000 states), each checked
+/// against the record the previous step wrote: `next` makes a version from the current one
+/// (given the steps so far), `step` checks it against the record (with a name for messages)
+/// and returns the record it wrote (None: not a step; `max_tries` versions at most per
+/// chain). Returns how many chains reached ten steps.
+fn chains_of_ten(
+    rng: &mut Rng,
+    max_tries: usize,
+    mut next: impl FnMut(&str, usize, &mut Rng) -> Option<String>,
+    mut step: impl FnMut(&str, &Record, &str, usize) -> Option<Record>,
+) -> usize {
     let mut chains = 0;
     for (name, text) in seed_models(5_000).into_iter().step_by(2) {
         let Some(v) = version(&text) else { continue };
@@ -182,40 +190,48 @@ fn chains_of_replays_reuse_each_others_records() {
         };
         let mut current = text.clone();
         let (mut steps, mut tries) = (0, 0);
-        while steps < 10 && tries < 60 {
+        while steps < 10 && tries < max_tries {
             tries += 1;
-            let Some(next) = mutate(&current, &mut rng) else {
+            let Some(version) = next(&current, steps, rng) else {
                 continue;
             };
+            let what = format!("{name} chain step {steps}");
+            if let Some(r) = step(&what, &record, &version, steps) {
+                record = r;
+                current = version;
+                steps += 1;
+            }
+        }
+        chains += usize::from(steps == 10);
+    }
+    chains
+}
+
+#[test]
+fn chains_of_replays_reuse_each_others_records() {
+    let mut rng = Rng(0x5eed_0102);
+    let chains = chains_of_ten(
+        &mut rng,
+        60,
+        |current, _, rng| mutate(current, rng),
+        |what, record, next, steps| {
             // Alternate the algorithms, so that replay builds on pruning's records and
             // the reverse.
             let alg = [Algorithm::Replay, Algorithm::Auto, Algorithm::Prune][steps % 3];
-            let Some(nv) = version(&next) else { continue };
-            let got = check(&nv, Some(&record), alg);
-            let full = check(&nv, Some(&record), Algorithm::Full);
-            let Some(r) = got.record.clone() else {
-                continue;
-            };
-            if full.record.is_none() {
-                continue;
-            }
+            let nv = version(next)?;
+            let got = check(&nv, Some(record), alg);
+            let full = check(&nv, Some(record), Algorithm::Full);
+            let r = got.record.clone()?;
+            full.record.as_ref()?;
             if got.algorithm == Algorithm::Replay {
-                assert_same(&format!("{name} step {steps}"), &next, &got, &full);
+                assert_same(what, next, &got, &full);
             } else {
-                assert_eq!(
-                    got.violations, full.violations,
-                    "{name} step {steps}\n{next}"
-                );
-                assert_eq!(got.verdict, full.verdict, "{name} step {steps}");
+                assert_eq!(got.violations, full.violations, "{what}\n{next}");
+                assert_eq!(got.verdict, full.verdict, "{what}");
             }
-            record = r;
-            current = next;
-            steps += 1;
-        }
-        if steps == 10 {
-            chains += 1;
-        }
-    }
+            Some(r)
+        },
+    );
     assert!(chains >= 5, "only {chains} chains of 10 mutants");
 }
 
@@ -382,49 +398,35 @@ fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
         walked * 2 >= projected,
         "{walked} of {projected} walked something"
     );
-    let mut chains = 0;
-    for (name, text) in seed_models(5_000).into_iter().step_by(2) {
-        let Some(v) = version(&text) else { continue };
-        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        let mut current = text.clone();
-        let (mut steps, mut tries) = (0, 0);
-        while steps < 10 && tries < 40 {
-            tries += 1;
+    let mut gained = 0;
+    let chains = chains_of_ten(
+        &mut rng,
+        40,
+        |current, steps, rng| {
             let lines: Vec<&str> = current.lines().collect();
-            let Some(at) = (0..lines.len())
-                .find(|&i| lines[i].contains("proctype") || lines[i].starts_with("init"))
-            else {
-                break;
-            };
+            let at = (0..lines.len())
+                .find(|&i| lines[i].contains("proctype") || lines[i].starts_with("init"))?;
             let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+            gained += 1;
             ls.insert(
                 rng.below(at + 1),
-                format!("byte rmc_chain_{tries} = {};", tries % 3),
+                format!("byte rmc_chain_{gained} = {};", gained % 3),
             );
-            let mut next = ls.join("\n") + "\n";
+            let next = ls.join("\n") + "\n";
             if steps % 2 == 1 {
-                if let Some(x) = mutate(&next, &mut rng) {
-                    next = x;
-                }
+                return Some(mutate(&next, rng).unwrap_or(next));
             }
-            let what = format!("{name} chain step {steps}");
-            let Some((rep, full)) = replay_and_full(&what, &record, &next) else {
-                continue;
-            };
-            let Some(r) = rep.record.clone() else {
-                continue;
-            };
+            Some(next)
+        },
+        |what, record, next, _| {
+            let (rep, full) = replay_and_full(what, record, next)?;
+            let r = rep.record.clone()?;
             if let Some(b) = &full.record {
-                same_states_and_sets(&what, &r, b);
+                same_states_and_sets(what, &r, b);
             }
-            record = r;
-            current = next;
-            steps += 1;
-        }
-        chains += usize::from(steps == 10);
-    }
+            Some(r)
+        },
+    );
     assert!(chains >= 5, "only {chains} chains of 10 versions");
 }
 

@@ -610,27 +610,30 @@ impl Extension {
             Some(())
         };
         copy(out, g, &self.from)?;
-        // The records (processes and channels, in creation order), each by its tag.
-        let mut at = r;
-        while at < canon.len() {
-            let tag = canon[at];
-            if tag & crate::explore::layout::CHAN_TAG != 0 {
-                let size = self.chan_size(tag)?;
-                out.extend_from_slice(canon.get(at..at + size)?);
-                at += size;
-                continue;
+        for rec in self.records(canon, r, true) {
+            match rec? {
+                Rec::Chan(x) => out.extend_from_slice(&canon[x]),
+                Rec::Proc { tag, head, locals } => {
+                    out.extend_from_slice(&canon[head]);
+                    copy(out, locals.start, &self.procs[tag as usize].from)?;
+                }
             }
-            let p = self.procs.get(tag as usize)?;
-            let head = self.proc_head as usize;
-            out.extend_from_slice(canon.get(at..at + head)?);
-            copy(out, at + head, &p.from)?;
-            at += head + p.size as usize;
         }
-        (at == canon.len()).then_some(())
+        Some(())
     }
-}
 
-impl Extension {
+    /// The records (processes and channels, in creation order) of the canonical vector `v`
+    /// from `at`, in the new layout (`new`) or in the old one. A record that does not fit
+    /// (an unknown tag, bytes past the end) is `None`, and the walk ends there.
+    fn records<'a>(&'a self, v: &'a [u8], at: usize, new: bool) -> Records<'a> {
+        Records {
+            ext: self,
+            v,
+            at,
+            new,
+        }
+    }
+
     /// The new canonical vector of a successor that a step not touching the added variables
     /// leads to from `parent` (a new canonical vector), given the successor's old canonical
     /// vector `old`: the old variables' bytes come from `old`, the added ones from `parent`
@@ -661,25 +664,18 @@ impl Extension {
         };
         out.extend_from_slice(canon.get(g..r)?);
         zero(out, 0, &self.from)?;
-        let head = self.proc_head as usize;
-        let mut at = r;
-        while at < canon.len() {
-            let tag = canon[at];
-            if tag & crate::explore::layout::CHAN_TAG != 0 {
-                at += self.chan_size(tag)?;
-                continue;
-            }
-            let p = self.procs.get(tag as usize)?;
-            out.push(tag);
-            let locals = at + head;
-            at = locals + p.size as usize;
-            if p.from.iter().map(|f| f.1).sum::<u32>() < p.size {
-                let start = out.len();
-                out.extend_from_slice(canon.get(locals..at)?);
-                zero(out, start, &p.from)?;
+        for rec in self.records(canon, r, true) {
+            if let Rec::Proc { tag, locals, .. } = rec? {
+                out.push(tag);
+                let p = &self.procs[tag as usize];
+                if p.grew() {
+                    let start = out.len();
+                    out.extend_from_slice(&canon[locals]);
+                    zero(out, start, &p.from)?;
+                }
             }
         }
-        (at == canon.len()).then_some(())
+        Some(())
     }
 
     fn try_embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> Option<()> {
@@ -699,47 +695,101 @@ impl Extension {
         out.extend_from_slice(parent.get(g..r)?);
         let mut at = g;
         overlay(out, g, &self.from, &mut at)?;
-        let head = self.proc_head as usize;
-        // The parent's process records, met in pid order as the successor's are.
-        let mut pat = r;
-        let mut next_parent_proc = || -> Option<(u8, usize)> {
-            while pat < parent.len() {
-                let tag = parent[pat];
-                if tag & crate::explore::layout::CHAN_TAG != 0 {
-                    pat += self.chan_size(tag)?;
-                    continue;
+        // The parent's process records, met in pid order as the successor's are (None: the
+        // parent's vector does not fit).
+        let mut parents = self.records(parent, r, true).filter_map(|rec| match rec {
+            Some(Rec::Proc { tag, locals, .. }) => Some(Some((tag, locals))),
+            Some(Rec::Chan(_)) => None,
+            None => Some(None),
+        });
+        for rec in self.records(old, at, false) {
+            match rec? {
+                Rec::Chan(x) => out.extend_from_slice(&old[x]),
+                Rec::Proc { tag, head, locals } => {
+                    out.extend_from_slice(&old[head]);
+                    let p = &self.procs[tag as usize];
+                    let start = out.len();
+                    // (The parent's record of the same pid is passed even when not needed,
+                    // to keep the two walks in step.)
+                    match parents.next() {
+                        _ if !p.grew() => out.resize(start + p.size as usize, 0),
+                        Some(Some((t, l))) if t == tag => out.extend_from_slice(&parent[l]),
+                        _ => return None,
+                    }
+                    let mut from = locals.start;
+                    overlay(out, start, &p.from, &mut from)?;
                 }
-                let locals = pat + head;
-                pat = locals + self.procs.get(tag as usize)?.size as usize;
-                return Some((tag, locals));
             }
-            None
-        };
-        while at < old.len() {
-            let tag = old[at];
-            if tag & crate::explore::layout::CHAN_TAG != 0 {
-                let size = self.chan_size(tag)?;
-                out.extend_from_slice(old.get(at..at + size)?);
-                at += size;
-                continue;
-            }
-            let p = self.procs.get(tag as usize)?;
-            out.extend_from_slice(old.get(at..at + head)?);
-            at += head;
-            let start = out.len();
-            let kept: u32 = p.from.iter().map(|f| f.1).sum();
-            // (The parent's record of the same pid is passed even when not needed, to keep
-            // the two walks in step.)
-            match next_parent_proc() {
-                _ if kept == p.size => out.resize(start + p.size as usize, 0),
-                Some((t, l)) if t == tag => {
-                    out.extend_from_slice(parent.get(l..l + p.size as usize)?);
-                }
-                _ => return None,
-            }
-            overlay(out, start, &p.from, &mut at)?;
         }
         Some(())
+    }
+}
+
+impl ProcExtension {
+    /// Whether the proctype gained locals.
+    fn grew(&self) -> bool {
+        self.from.iter().map(|f| f.1).sum::<u32>() < self.size
+    }
+}
+
+/// One record of a canonical vector, as byte ranges.
+enum Rec {
+    Chan(std::ops::Range<usize>),
+    Proc {
+        tag: u8,
+        head: std::ops::Range<usize>,
+        locals: std::ops::Range<usize>,
+    },
+}
+
+/// The walk of `Extension::records`.
+struct Records<'a> {
+    ext: &'a Extension,
+    v: &'a [u8],
+    at: usize,
+    new: bool,
+}
+
+impl Iterator for Records<'_> {
+    type Item = Option<Rec>;
+
+    fn next(&mut self) -> Option<Option<Rec>> {
+        let at = self.at;
+        let tag = *self.v.get(at)?;
+        // Whatever happens, a record that does not fit ends the walk.
+        self.at = usize::MAX;
+        let rec = if tag & crate::explore::layout::CHAN_TAG != 0 {
+            self.ext
+                .chan_size(tag)
+                .map(|size| at + size)
+                .filter(|&end| end <= self.v.len())
+                .map(|end| (end, Rec::Chan(at..end)))
+        } else {
+            self.ext.procs.get(tag as usize).and_then(|p| {
+                let size = if self.new {
+                    p.size
+                } else {
+                    p.from.iter().map(|f| f.1).sum()
+                };
+                let l = at + self.ext.proc_head as usize;
+                let end = l + size as usize;
+                (end <= self.v.len()).then(|| {
+                    let head = at..l;
+                    (
+                        end,
+                        Rec::Proc {
+                            tag,
+                            head,
+                            locals: l..end,
+                        },
+                    )
+                })
+            })
+        };
+        Some(rec.map(|(end, r)| {
+            self.at = end;
+            r
+        }))
     }
 }
 
