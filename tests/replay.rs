@@ -7,8 +7,8 @@
 mod common;
 
 use common::rmc::{
-    check, check_with, corpus_files, corpus_records, gain_variables, limited, mutate, seed_models,
-    version, Checked, Rng,
+    check, check_with, corpus_files, corpus_records, gain_variables, limited, mutate,
+    resize_channel, seed_models, version, Checked, Rng,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -430,6 +430,152 @@ fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
     assert!(chains >= 5, "only {chains} chains of 10 versions");
 }
 
+/// Mutants of every seed model whose global channel changes capacity (rendezvous to
+/// buffered, one slot more or less; another change every third time), replayed against the
+/// seed's record: the operations that may reach the channel are dangerous, and its
+/// contents travel with each state as added variables do. The replay gives a full check's
+/// figures, violations and trails, and its record a recording run's states and sets. Then
+/// chains of ten versions, each resizing a channel, replayed against the previous record.
+#[test]
+fn replays_across_a_changed_channel_capacity_equal_full_checks() {
+    let mut rng = Rng(0x5eed_0c4a);
+    let (mut compared, mut projected, mut walked) = (0, 0, 0);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        for k in 0..6 {
+            let Some(mut m) = resize_channel(&text, &mut rng, k) else {
+                break;
+            };
+            if k % 3 == 1 {
+                match mutate(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            let what = format!("{name} resized #{k}");
+            let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
+                continue;
+            };
+            compared += 1;
+            if rep.algorithm == Algorithm::Replay && rep.reason.contains("projection") {
+                projected += 1;
+                walked += usize::from(rep.stats.states_walked > 0);
+                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
+                    same_states_and_sets(&what, a, b);
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{compared} mutants resizing a channel compared, {projected} replayed through the \
+         projection, {walked} walked something"
+    );
+    assert!(compared >= 60, "only {compared} compared");
+    assert!(
+        projected * 3 >= compared * 2,
+        "{projected} of {compared} projected"
+    );
+    assert!(
+        walked * 3 >= projected,
+        "{walked} of {projected} walked something"
+    );
+    let chains = chains_of_ten(
+        &mut rng,
+        40,
+        |current, steps, rng| {
+            let next = resize_channel(current, rng, steps)?;
+            if steps % 3 == 2 {
+                return Some(mutate(&next, rng).unwrap_or(next));
+            }
+            Some(next)
+        },
+        |what, record, next, _| {
+            let (rep, full) = replay_and_full(what, record, next)?;
+            let r = rep.record.clone()?;
+            if let Some(b) = &full.record {
+                same_states_and_sets(what, &r, b);
+            }
+            Some(r)
+        },
+    );
+    assert!(chains >= 3, "only {chains} chains of 10 versions");
+}
+
+/// A channel whose id travels: passed to a process by `run`, copied into a variable, sent
+/// in a message and received into another. When its capacity changes, every operation
+/// through any of those names is dangerous, the operations on the other channel are not,
+/// and replay and pruning equal a full check.
+#[test]
+fn operations_through_a_copied_channel_id_are_dangerous_when_its_capacity_changes() {
+    let v1 = "chan work = [0] of { byte };
+chan other = [1] of { byte };
+chan handoff = [1] of { chan };
+byte got, seen;
+proctype Producer(chan out) {
+	byte i;
+	do
+	:: i < 3 -> out!i; i++
+	:: i == 3 -> break
+	od
+}
+proctype Relay() {
+	chan c;
+	handoff?c;
+	c?got
+}
+active proctype Side() {
+	byte n;
+	do
+	:: n < 4 -> other!n; other?seen; n++
+	:: n == 4 -> break
+	od
+}
+init {
+	chan w = work;
+	handoff!w;
+	run Relay();
+	run Producer(work);
+	w?got;
+	w?got;
+	assert(len(work) == 0)
+}
+";
+    let base = check(&version(v1).expect("loads"), None, Algorithm::Full)
+        .record
+        .expect("a record");
+    for cap in ["1", "2", "3"] {
+        let text = v1.replace("chan work = [0]", &format!("chan work = [{cap}]"));
+        let v = version(&text).expect("loads");
+        let impact = git_rmc::rmc::analyze(&base_program(v1), &v.program, base.ids.next_free);
+        let reasons: Vec<(String, String)> = impact
+            .dangerous
+            .values()
+            .map(|d| (d.proc.clone(), d.reason.clone()))
+            .collect();
+        let by = |p: &str| reasons.iter().filter(|(q, _)| q == p).count();
+        // `out!i` in Producer, `c?got` in Relay, the two `w?got` and the `len` in init.
+        assert_eq!(by("Producer"), 1, "{reasons:?}");
+        assert_eq!(by("Relay"), 1, "{reasons:?}");
+        assert_eq!(by(":init:"), 3, "{reasons:?}");
+        assert_eq!(by("Side"), 0, "{reasons:?}");
+        let (rep, _) = replay_and_full(&format!("work [{cap}]"), &base, &text).expect("complete");
+        assert!(rep.reason.contains("channel 'work'"), "{}", rep.reason);
+        assert!(rep.stats.states_walked > 0, "{}", rep.reason);
+        let prune = check(&v, Some(&base), Algorithm::Prune);
+        let full = check(&v, Some(&base), Algorithm::Full);
+        assert_eq!(prune.violations, full.violations, "work [{cap}]");
+        assert_eq!(prune.verdict, full.verdict, "work [{cap}]");
+    }
+}
+
+/// The program of a model, numbered as a recording run numbers it.
+fn base_program(text: &str) -> git_rmc::program::Program {
+    version(text).expect("loads").program
+}
+
 /// A cyclic model gains a global that one statement of one process toggles: the replay
 /// walks the recorded graph for both values of the new global and executes only the states
 /// at the changed statement and what they lead to first; its figures are a full check's.
@@ -674,7 +820,7 @@ fn records_stay_exact_when_most_states_die_and_come_back() {
 /// layout and that embedding the projection again, with the state itself as the parent,
 /// gives the vector back.
 struct RoundTrip<'a> {
-    ext: &'a git_rmc::rmc::impact::Extension,
+    ext: &'a git_rmc::rmc::extension::Extension,
     canon: Vec<u8>,
     old: Vec<u8>,
     back: Vec<u8>,
@@ -718,7 +864,8 @@ fn a_state_is_the_embedding_of_its_projection() {
                 continue;
             };
             let Some(nv) = version(&m) else { continue };
-            let Some(ext) = git_rmc::rmc::impact::layout_extension(&v.program, &nv.program) else {
+            let Some(ext) = git_rmc::rmc::extension::layout_extension(&v.program, &nv.program)
+            else {
                 continue;
             };
             let Ok(mach) = git_rmc::explore::Machine::new(&nv.program) else {
@@ -777,4 +924,46 @@ fn replays_through_gained_variables_equal_full_checks_on_a_corpus() {
         "{compared} corpus versions gaining variables compared, {projected} replayed through \
          the projection, {walked} walked something"
     );
+}
+
+/// Versions of every model under `$GIT_RMC_CORPUS` whose global channel changes capacity
+/// (and, every third time, another change): replay through the projection equals a full
+/// check, and so do pruning's verdicts. Run with `--ignored`.
+#[test]
+#[ignore = "needs GIT_RMC_CORPUS: a folder of Promela models"]
+fn replays_across_a_changed_channel_capacity_equal_full_checks_on_a_corpus() {
+    let Some(dir) = std::env::var_os("GIT_RMC_CORPUS") else {
+        return;
+    };
+    let mut rng = Rng(0x5eed_0c4c);
+    let (mut compared, mut projected) = (0, 0);
+    for (name, text, base) in corpus_records(std::path::Path::new(&dir)) {
+        for k in 0..6 {
+            let Some(mut m) = resize_channel(&text, &mut rng, k) else {
+                break;
+            };
+            if k % 3 == 1 {
+                match mutate(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            let what = format!("{name} resized #{k}");
+            let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
+                continue;
+            };
+            compared += 1;
+            if rep.algorithm == Algorithm::Replay && rep.reason.contains("projection") {
+                projected += 1;
+                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
+                    same_states_and_sets(&what, a, b);
+                }
+            }
+            let v = version(&m).expect("it loaded for the replay");
+            let prune = check(&v, Some(&base), Algorithm::Prune);
+            assert_eq!(prune.violations, full.violations, "{what}: pruning");
+            assert_eq!(prune.verdict, full.verdict, "{what}: pruning verdict");
+        }
+    }
+    eprintln!("{compared} corpus versions resizing a channel compared, {projected} projected");
 }

@@ -9,7 +9,8 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::rmc::{
-    check, corpus_records, gain_variables, mutate, seed_models, version, Checked, Rng,
+    check, corpus_records, gain_variables, mutate, resize_channel, seed_models, version, Checked,
+    Rng,
 };
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::elements::Element;
@@ -580,6 +581,74 @@ fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
         }
     }
     assert!(steps >= 40, "only {steps} chain steps");
+}
+
+/// Mutants of every seed model whose global channel changes capacity (and, every third
+/// time, another change): pruning through the projection reports what a full check
+/// reports. Then chains of versions, each resizing a channel and pruned with the record the
+/// previous pruning run wrote.
+#[test]
+fn pruning_runs_agree_with_full_checks_when_a_channel_changes_capacity() {
+    let mut rng = Rng(0x5eed_0c4b);
+    let (mut compared, mut projected, mut pruned) = (0, 0, 0);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        for k in 0..6 {
+            let Some(mut m) = resize_channel(&text, &mut rng, k) else {
+                break;
+            };
+            if k % 3 == 1 {
+                match mutate(&m, &mut rng) {
+                    Some(x) => m = x,
+                    None => continue,
+                }
+            }
+            let Some(mv) = version(&m) else { continue };
+            let inc = check(&mv, Some(&base), Algorithm::Prune);
+            if let Some((_, p)) = compare(&format!("{name} resized #{k}"), &base, &m) {
+                compared += 1;
+                projected += usize::from(inc.reason.contains("projection"));
+                pruned += usize::from(p > 0);
+            }
+        }
+    }
+    eprintln!(
+        "{compared} mutants resizing a channel compared, {projected} pruned by projection, \
+         {pruned} pruned something"
+    );
+    assert!(compared >= 60, "only {compared} compared");
+    assert!(
+        projected * 3 >= compared * 2,
+        "{projected} of {compared} projected"
+    );
+    assert!(pruned * 4 >= projected, "{pruned} of {projected} pruned");
+    let mut steps = 0;
+    for (name, text) in seed_models(20_000).into_iter().take(12) {
+        let Some(v) = version(&text) else { continue };
+        let Some(mut base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let mut current = text.clone();
+        for k in 0..10 {
+            let Some(mut next) = resize_channel(&current, &mut rng, k) else {
+                break;
+            };
+            if k % 3 == 2 {
+                if let Some(x) = mutate(&next, &mut rng) {
+                    next = x;
+                }
+            }
+            if let Some((rec, _)) = compare(&format!("{name} chain step {k}"), &base, &next) {
+                base = rec;
+                current = next;
+                steps += 1;
+            }
+        }
+    }
+    assert!(steps >= 30, "only {steps} chain steps");
 }
 
 /// Mutants of every model under `$GIT_RMC_CORPUS` (a folder of public models, say) that gain

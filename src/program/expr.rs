@@ -265,3 +265,107 @@ impl fmt::Display for LStmt {
         }
     }
 }
+
+// Walks over what a statement holds, for analyses that look for one kind of expression
+// (remote labels, channel operations) without spelling out every variant each time.
+
+impl LVar {
+    /// Calls `f` on the expressions of its index and its fields' indices, depth first.
+    pub fn each<F: FnMut(&LExpr)>(&self, f: &mut F) {
+        if let Some(i) = &self.index {
+            i.each(f);
+        }
+        for (_, _, i) in &self.fields {
+            if let Some(i) = i {
+                i.each(f);
+            }
+        }
+    }
+}
+
+impl LRecvArg {
+    /// Calls `f` on every expression the argument holds, depth first.
+    pub fn each<F: FnMut(&LExpr)>(&self, f: &mut F) {
+        match self {
+            LRecvArg::Var(v) => v.each(f),
+            LRecvArg::Eval(e) | LRecvArg::Const(e) => e.each(f),
+        }
+    }
+}
+
+impl LExpr {
+    /// Calls `f` on this expression and on every expression inside it (operands, indices,
+    /// arguments), depth first.
+    pub fn each<F: FnMut(&LExpr)>(&self, f: &mut F) {
+        f(self);
+        match self {
+            LExpr::Var(v) | LExpr::Len(v) | LExpr::Probe(_, v) => v.each(f),
+            LExpr::Unary(_, a) | LExpr::Enabled(a) | LExpr::GetPriority(a) | LExpr::PcValue(a) => {
+                a.each(f)
+            }
+            LExpr::Binary(_, a, b) => {
+                a.each(f);
+                b.each(f);
+            }
+            LExpr::Cond(c, a, b) => {
+                c.each(f);
+                a.each(f);
+                b.each(f);
+            }
+            LExpr::Run { args, .. } => args.iter().for_each(|a| a.each(f)),
+            LExpr::Poll { chan, args, .. } => {
+                chan.each(f);
+                args.iter().for_each(|a| a.each(f));
+            }
+            LExpr::RemoteLabel { index, .. } => {
+                if let Some(i) = index {
+                    i.each(f);
+                }
+            }
+            LExpr::RemoteVar {
+                index, var_index, ..
+            } => {
+                for i in [index, var_index].into_iter().flatten() {
+                    i.each(f);
+                }
+            }
+            LExpr::Const(_) | LExpr::Mtype(..) | LExpr::Timeout | LExpr::Np => {}
+        }
+    }
+}
+
+impl LStmt {
+    /// Calls `f` on every expression the statement holds (a `d_step`'s statements
+    /// included), sub-expressions too, depth first.
+    pub fn each_expr<F: FnMut(&LExpr)>(&self, f: &mut F) {
+        match self {
+            LStmt::Expr(e) | LStmt::Assert(e) | LStmt::Printm(e) => e.each(f),
+            LStmt::Assign(v, e) => {
+                v.each(f);
+                e.each(f);
+            }
+            LStmt::Send { chan, args, .. } => {
+                chan.each(f);
+                args.iter().for_each(|a| a.each(f));
+            }
+            LStmt::Recv { chan, args, .. } => {
+                chan.each(f);
+                args.iter().for_each(|a| a.each(f));
+            }
+            LStmt::Printf(_, args) => args.iter().for_each(|a| a.each(f)),
+            LStmt::SetPriority(a, b) => {
+                a.each(f);
+                b.each(f);
+            }
+            LStmt::DStep(a) => {
+                for l in &a.locations {
+                    for e in &l.edges {
+                        e.stmt.each_expr(f);
+                    }
+                }
+            }
+            LStmt::ChanInit(v, _) => v.each(f),
+            LStmt::Else | LStmt::Goto(_) | LStmt::End => {}
+        }
+    }
+}

@@ -76,6 +76,14 @@ pub struct ChanType {
     pub fields: Vec<Type>,
 }
 
+/// `[2] of {mtype, byte}`, as declared.
+impl std::fmt::Display for ChanType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let fields: Vec<String> = self.fields.iter().map(Type::name).collect();
+        write!(f, "[{}] of {{{}}}", self.capacity, fields.join(", "))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Var {
     pub name: String,

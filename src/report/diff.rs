@@ -18,10 +18,10 @@ pub struct DiffDoc {
     pub locations_new: usize,
     pub locations_deleted: usize,
     /// Why the state layout differs (then nothing of the old version can be reused, unless
-    /// the new layout only gains variables: `layout_extends`).
+    /// the new layout only gains variables or changes global channels: `layout_extends`).
     pub layout_change: Option<String>,
-    /// The new layout only gains variables: a pruning run looks states up by their projection
-    /// onto the old layout.
+    /// The new layout only gains variables or changes global channels: a run looks states up
+    /// by their projection onto the old layout.
     pub layout_extends: bool,
     pub initial_state_changes: Vec<String>,
 }
@@ -119,8 +119,7 @@ pub fn text(d: &DiffDoc) -> String {
         Some(c) if d.layout_extends => {
             let _ = writeln!(
                 o,
-                "layout changed: {c}; recorded states are reused through their projection \
-                 (pruning only: replay needs the same layout)"
+                "layout changed: {c}; recorded states are reused through their projection"
             );
         }
         Some(c) => {

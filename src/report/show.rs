@@ -98,15 +98,7 @@ fn var_json(v: &Var, files: &SourceFiles) -> VarJson {
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
-        VarInit::Chan(c) => Some(format!(
-            "[{}] of {{{}}}",
-            c.capacity,
-            c.fields
-                .iter()
-                .map(|t| t.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        VarInit::Chan(c) => Some(c.to_string()),
     };
     VarJson {
         name: v.name.clone(),

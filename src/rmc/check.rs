@@ -202,13 +202,17 @@ pub fn plan(
     let layout = crate::explore::layout::Layout::new(&program)
         .map(|l| l.hash)
         .ok();
-    // A layout that only gains variables: states are looked up by their projection onto the
-    // record's layout (whose hash must be the old program's, to seed its fingerprints).
+    // A layout that only gains variables or changes global channels: states are looked up by
+    // their projection onto the record's layout (whose hash must be the old program's, to seed
+    // its fingerprints).
     let old_hash = base.record.meta.layout_hash;
     let extension = impact
         .extension
         .clone()
         .filter(|_| layout != Some(old_hash))
+        // With -q a valid end state needs every channel empty: what a changed channel holds
+        // then matters beyond its own operations.
+        .filter(|e| e.changed_globals.is_empty() || !opts.empty_channels)
         .filter(|_| {
             crate::explore::layout::Layout::new(&base.program).is_ok_and(|l| l.hash == old_hash)
         });
@@ -299,10 +303,10 @@ pub fn plan(
     let replay_cost = |p: &Predicted| {
         p.replay_walked.unwrap_or(0) as f64 * WALK_COST + p.replay_executed.unwrap_or(0) as f64
     };
-    // Across a layout that gained variables, states are met through their projection.
+    // Across a layout that changed that way, states are met through their projection.
     let projected = extension.as_ref().map(|e| {
         format!(
-            "; the state layout gained {}: recorded states are met through their projection",
+            "; the state layout changed ({}): recorded states are met through their projection",
             e.describe()
         )
     });

@@ -13,9 +13,11 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::explore::layout::{Layout, VarLayout};
-use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar};
+use crate::program::expr::{LExpr, LStmt};
 use crate::program::{LocId, Location, Proc, Program};
 
+use super::chan_alias::ChanAlias;
+use super::extension::{layout_extension, Extension};
 use super::ids::StableIds;
 use super::label::{Canon, Names, Parts};
 
@@ -330,6 +332,38 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             }
         }
     }
+    // Across a changed channel declaration, every operation that may reach the channel.
+    if let Some(e) = extension.as_ref().filter(|e| !e.changed_globals.is_empty()) {
+        let renamed: Vec<usize> = e.changed_globals.iter().map(|&g| e.globals[g]).collect();
+        let (ao, an) = (
+            ChanAlias::new(old, &e.changed_globals),
+            ChanAlias::new(new, &renamed),
+        );
+        for op in &old.procs {
+            let np = new.procs.iter().find(|p| p.name == op.name);
+            for ol in &op.automaton.locations {
+                if dangerous.contains_key(&ol.id.0) {
+                    continue;
+                }
+                let n = o2n.get(&ol.id.0).copied();
+                let reason = ao.touches(op, ol).or_else(|| {
+                    let nl = np?.automaton.location(LocId(n?))?;
+                    an.touches(np?, nl)
+                });
+                if let Some(reason) = reason {
+                    dangerous.insert(
+                        ol.id.0,
+                        Danger {
+                            proc: op.name.clone(),
+                            old: ol.id,
+                            new: n.map(|n| LocId(map[&n])),
+                            reason,
+                        },
+                    );
+                }
+            }
+        }
+    }
     // A location that reads `P@L` is dangerous when L's location is.
     loop {
         let mut more = Vec::new();
@@ -371,7 +405,7 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         new_locations,
         deleted,
         layout_change: match &extension {
-            Some(e) => Some(format!("{} added", e.describe())),
+            Some(e) => Some(e.describe()),
             None => layout_change(old, new),
         },
         notes: initial_notes(old, new, &map, extension.as_ref()),
@@ -443,454 +477,13 @@ fn difference(a: &Parts, b: &Parts, ol: &Location, nl: &Location) -> Option<Stri
     Some("its label changed".into())
 }
 
+/// The remote labels (`P[i]@L`) a statement reads: (proctype, label).
 fn remote_labels_stmt(s: &LStmt, out: &mut Vec<(usize, String)>) {
-    match s {
-        LStmt::Expr(e) | LStmt::Assert(e) | LStmt::Printm(e) => remote_labels(e, out),
-        LStmt::Assign(v, e) => {
-            remote_labels_var(v, out);
-            remote_labels(e, out);
-        }
-        LStmt::Send { chan, args, .. } => {
-            remote_labels_var(chan, out);
-            args.iter().for_each(|a| remote_labels(a, out));
-        }
-        LStmt::Recv { chan, args, .. } => {
-            remote_labels_var(chan, out);
-            remote_labels_args(args, out);
-        }
-        LStmt::Printf(_, args) => args.iter().for_each(|a| remote_labels(a, out)),
-        LStmt::SetPriority(a, b) => {
-            remote_labels(a, out);
-            remote_labels(b, out);
-        }
-        LStmt::DStep(a) => {
-            for l in &a.locations {
-                for e in &l.edges {
-                    remote_labels_stmt(&e.stmt, out);
-                }
-            }
-        }
-        LStmt::ChanInit(v, _) => remote_labels_var(v, out),
-        LStmt::Else | LStmt::Goto(_) | LStmt::End => {}
-    }
-}
-
-fn remote_labels_var(v: &LVar, out: &mut Vec<(usize, String)>) {
-    if let Some(i) = &v.index {
-        remote_labels(i, out);
-    }
-    for (_, _, i) in &v.fields {
-        if let Some(i) = i {
-            remote_labels(i, out);
-        }
-    }
-}
-
-fn remote_labels_args(args: &[LRecvArg], out: &mut Vec<(usize, String)>) {
-    for a in args {
-        match a {
-            LRecvArg::Var(v) => remote_labels_var(v, out),
-            LRecvArg::Eval(e) | LRecvArg::Const(e) => remote_labels(e, out),
-        }
-    }
-}
-
-fn remote_labels(e: &LExpr, out: &mut Vec<(usize, String)>) {
-    match e {
-        LExpr::RemoteLabel {
-            proc, index, label, ..
-        } => {
+    s.each_expr(&mut |e| {
+        if let LExpr::RemoteLabel { proc, label, .. } = e {
             out.push((*proc, label.clone()));
-            if let Some(i) = index {
-                remote_labels(i, out);
-            }
         }
-        LExpr::Var(v) | LExpr::Len(v) | LExpr::Probe(_, v) => remote_labels_var(v, out),
-        LExpr::Unary(_, a) | LExpr::Enabled(a) | LExpr::GetPriority(a) | LExpr::PcValue(a) => {
-            remote_labels(a, out)
-        }
-        LExpr::Binary(_, a, b) => {
-            remote_labels(a, out);
-            remote_labels(b, out);
-        }
-        LExpr::Cond(c, a, b) => {
-            remote_labels(c, out);
-            remote_labels(a, out);
-            remote_labels(b, out);
-        }
-        LExpr::Run { args, .. } => args.iter().for_each(|a| remote_labels(a, out)),
-        LExpr::Poll { chan, args, .. } => {
-            remote_labels_var(chan, out);
-            remote_labels_args(args, out);
-        }
-        LExpr::RemoteVar {
-            index, var_index, ..
-        } => {
-            for i in [index, var_index].into_iter().flatten() {
-                remote_labels(i, out);
-            }
-        }
-        LExpr::Const(_) | LExpr::Mtype(..) | LExpr::Timeout | LExpr::Np => {}
-    }
-}
-
-/// A new layout that differs from an old one only by variables it adds, globals or locals of
-/// a proctype (scalars or arrays of them: no channel, no record), the others keeping their
-/// names and types. Every statement that reads or writes an added variable is new, and a
-/// `run` of a proctype that gained a local makes a different process, so their locations are
-/// dangerous; every other statement leaves the added variables as they are. A new state
-/// therefore has the sub-state-space of the old state it projects to (its bytes without the
-/// added variables), and a pruning run looks states up by that projection.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Extension {
-    /// Per old global: its index among the new globals.
-    pub globals: Vec<usize>,
-    /// Per old global, in order: where its bytes are in the new globals area (offset, size).
-    pub from: Vec<(u32, u32)>,
-    /// Where the globals area starts (the same in both), and where the records start in the
-    /// new canonical vector.
-    pub globals_at: u32,
-    pub records_at: u32,
-    /// Per proctype, the same for its locals.
-    pub procs: Vec<ProcExtension>,
-    /// Bytes of a channel record per channel type, and of a process record before its
-    /// locals (tag, stable location, priority), in the canonical vector.
-    pub chan_sizes: Vec<u32>,
-    pub proc_head: u32,
-    /// The added variables' names (`P:x` for a local of proctype P).
-    pub added: Vec<String>,
-}
-
-/// How a proctype's locals map from the old layout to the new one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcExtension {
-    /// Per old local: its index among the new locals.
-    pub locals: Vec<usize>,
-    /// Per old local, in order: where its bytes are among the new locals (offset, size).
-    pub from: Vec<(u32, u32)>,
-    /// Bytes of the new locals.
-    pub size: u32,
-}
-
-impl Extension {
-    /// The bytes of the record of a channel whose tag is `tag` (None: a type it does not
-    /// know).
-    fn chan_size(&self, tag: u8) -> Option<usize> {
-        let t = (tag & !crate::explore::layout::CHAN_TAG) as usize;
-        self.chan_sizes.get(t).map(|&s| s as usize)
-    }
-
-    /// "global 'g'", "globals 'g', 'P:x'": what was added.
-    pub fn describe(&self) -> String {
-        let names: Vec<String> = self.added.iter().map(|n| format!("'{n}'")).collect();
-        let what = if self.added.iter().all(|n| !n.contains(':')) {
-            "global"
-        } else {
-            "variable"
-        };
-        let s = if names.len() == 1 { "" } else { "s" };
-        format!("{what}{s} {}", names.join(", "))
-    }
-
-    /// The old version's canonical vector of the state whose new canonical vector is
-    /// `canon` (false: `canon` is not one of the new layout's).
-    pub fn project(&self, canon: &[u8], out: &mut Vec<u8>) -> bool {
-        self.try_project(canon, out).is_some()
-    }
-
-    fn try_project(&self, canon: &[u8], out: &mut Vec<u8>) -> Option<()> {
-        out.clear();
-        let (g, r) = (self.globals_at as usize, self.records_at as usize);
-        out.extend_from_slice(canon.get(..g)?);
-        let copy = |out: &mut Vec<u8>, base: usize, from: &[(u32, u32)]| -> Option<()> {
-            for &(off, size) in from {
-                let at = base + off as usize;
-                out.extend_from_slice(canon.get(at..at + size as usize)?);
-            }
-            Some(())
-        };
-        copy(out, g, &self.from)?;
-        for rec in self.records(canon, r, true) {
-            match rec? {
-                Rec::Chan(x) => out.extend_from_slice(&canon[x]),
-                Rec::Proc { tag, head, locals } => {
-                    out.extend_from_slice(&canon[head]);
-                    copy(out, locals.start, &self.procs[tag as usize].from)?;
-                }
-            }
-        }
-        Some(())
-    }
-
-    /// The records (processes and channels, in creation order) of the canonical vector `v`
-    /// from `at`, in the new layout (`new`) or in the old one. A record that does not fit
-    /// (an unknown tag, bytes past the end) is `None`, and the walk ends there.
-    fn records<'a>(&'a self, v: &'a [u8], at: usize, new: bool) -> Records<'a> {
-        Records {
-            ext: self,
-            v,
-            at,
-            new,
-        }
-    }
-
-    /// The new canonical vector of a successor that a step not touching the added variables
-    /// leads to from `parent` (a new canonical vector), given the successor's old canonical
-    /// vector `old`: the old variables' bytes come from `old`, the added ones from `parent`
-    /// (a process keeps its pid, so its added locals are those of the parent's process with
-    /// the same pid). False when they do not fit: a process of a proctype that gained locals
-    /// that the parent does not have (its creation is dangerous, so a replayed step never
-    /// makes one), or vectors of another layout.
-    pub fn embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> bool {
-        self.try_embed(old, parent, out).is_some()
-    }
-
-    /// What `embed` takes from a parent (new canonical vector `canon`): the added
-    /// variables' bytes, with each process's tag (the old variables' bytes zeroed). Two
-    /// parents with the same extras give every successor the same new vector.
-    pub fn extras(&self, canon: &[u8], out: &mut Vec<u8>) -> bool {
-        self.try_extras(canon, out).is_some()
-    }
-
-    fn try_extras(&self, canon: &[u8], out: &mut Vec<u8>) -> Option<()> {
-        out.clear();
-        let (g, r) = (self.globals_at as usize, self.records_at as usize);
-        let zero = |out: &mut Vec<u8>, start: usize, from: &[(u32, u32)]| {
-            for &(off, size) in from {
-                let o = start + off as usize;
-                out.get_mut(o..o + size as usize)?.fill(0);
-            }
-            Some(())
-        };
-        out.extend_from_slice(canon.get(g..r)?);
-        zero(out, 0, &self.from)?;
-        for rec in self.records(canon, r, true) {
-            if let Rec::Proc { tag, locals, .. } = rec? {
-                out.push(tag);
-                let p = &self.procs[tag as usize];
-                if p.grew() {
-                    let start = out.len();
-                    out.extend_from_slice(&canon[locals]);
-                    zero(out, start, &p.from)?;
-                }
-            }
-        }
-        Some(())
-    }
-
-    fn try_embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> Option<()> {
-        out.clear();
-        let (g, r) = (self.globals_at as usize, self.records_at as usize);
-        out.extend_from_slice(old.get(..g)?);
-        // Over the parent's bytes of an area, the old variables' bytes, in order.
-        let overlay = |out: &mut Vec<u8>, start: usize, from: &[(u32, u32)], at: &mut usize| {
-            for &(off, size) in from {
-                let (o, s) = (start + off as usize, size as usize);
-                let src = old.get(*at..*at + s)?;
-                out.get_mut(o..o + s)?.copy_from_slice(src);
-                *at += s;
-            }
-            Some(())
-        };
-        out.extend_from_slice(parent.get(g..r)?);
-        let mut at = g;
-        overlay(out, g, &self.from, &mut at)?;
-        // The parent's process records, met in pid order as the successor's are (None: the
-        // parent's vector does not fit).
-        let mut parents = self.records(parent, r, true).filter_map(|rec| match rec {
-            Some(Rec::Proc { tag, locals, .. }) => Some(Some((tag, locals))),
-            Some(Rec::Chan(_)) => None,
-            None => Some(None),
-        });
-        for rec in self.records(old, at, false) {
-            match rec? {
-                Rec::Chan(x) => out.extend_from_slice(&old[x]),
-                Rec::Proc { tag, head, locals } => {
-                    out.extend_from_slice(&old[head]);
-                    let p = &self.procs[tag as usize];
-                    let start = out.len();
-                    // (The parent's record of the same pid is passed even when not needed,
-                    // to keep the two walks in step.)
-                    match parents.next() {
-                        _ if !p.grew() => out.resize(start + p.size as usize, 0),
-                        Some(Some((t, l))) if t == tag => out.extend_from_slice(&parent[l]),
-                        _ => return None,
-                    }
-                    let mut from = locals.start;
-                    overlay(out, start, &p.from, &mut from)?;
-                }
-            }
-        }
-        Some(())
-    }
-}
-
-impl ProcExtension {
-    /// Whether the proctype gained locals.
-    fn grew(&self) -> bool {
-        self.from.iter().map(|f| f.1).sum::<u32>() < self.size
-    }
-}
-
-/// One record of a canonical vector, as byte ranges.
-enum Rec {
-    Chan(std::ops::Range<usize>),
-    Proc {
-        tag: u8,
-        head: std::ops::Range<usize>,
-        locals: std::ops::Range<usize>,
-    },
-}
-
-/// The walk of `Extension::records`.
-struct Records<'a> {
-    ext: &'a Extension,
-    v: &'a [u8],
-    at: usize,
-    new: bool,
-}
-
-impl Iterator for Records<'_> {
-    type Item = Option<Rec>;
-
-    fn next(&mut self) -> Option<Option<Rec>> {
-        let at = self.at;
-        let tag = *self.v.get(at)?;
-        // Whatever happens, a record that does not fit ends the walk.
-        self.at = usize::MAX;
-        let rec = if tag & crate::explore::layout::CHAN_TAG != 0 {
-            self.ext
-                .chan_size(tag)
-                .map(|size| at + size)
-                .filter(|&end| end <= self.v.len())
-                .map(|end| (end, Rec::Chan(at..end)))
-        } else {
-            self.ext.procs.get(tag as usize).and_then(|p| {
-                let size = if self.new {
-                    p.size
-                } else {
-                    p.from.iter().map(|f| f.1).sum()
-                };
-                let l = at + self.ext.proc_head as usize;
-                let end = l + size as usize;
-                (end <= self.v.len()).then(|| {
-                    let head = at..l;
-                    (
-                        end,
-                        Rec::Proc {
-                            tag,
-                            head,
-                            locals: l..end,
-                        },
-                    )
-                })
-            })
-        };
-        Some(rec.map(|(end, r)| {
-            self.at = end;
-            r
-        }))
-    }
-}
-
-/// Per old variable, its index among the new ones and where its bytes are (offset, size).
-type Pairing = (Vec<usize>, Vec<(u32, u32)>);
-
-/// Pairs old variables with new ones by name (same scalars, same visibility); the new ones
-/// left over are added (their names go to `added`, after `prefix`) and must be plain data.
-/// Returns, per old variable, its new index and where its bytes are. None: a variable was
-/// removed or changed type, or a channel or a record was added.
-fn pair_vars(
-    old: (&[crate::program::types::Var], &[VarLayout]),
-    new: (&[crate::program::types::Var], &[VarLayout]),
-    prefix: &str,
-    added: &mut Vec<String>,
-) -> Option<Pairing> {
-    use crate::program::types::Type;
-    let scalars = |v: &VarLayout| {
-        let mut sc = Vec::new();
-        v.shape.scalars(0, &mut sc);
-        sc.iter()
-            .map(|(o, s)| (*o, s.width, s.signed, s.bits))
-            .collect::<Vec<_>>()
-    };
-    let (mut index, mut from) = (Vec::new(), Vec::new());
-    let mut taken = vec![false; new.0.len()];
-    for (k, v) in old.0.iter().enumerate() {
-        let j = new.0.iter().position(|w| w.name == v.name)?;
-        let (ol, nl) = (old.1.get(k)?, new.1.get(j)?);
-        if taken[j] || scalars(ol) != scalars(nl) || v.vis != new.0[j].vis || ol.hidden != nl.hidden
-        {
-            return None;
-        }
-        taken[j] = true;
-        index.push(j);
-        from.push((nl.offset, nl.shape.size()));
-    }
-    for (j, w) in new.0.iter().enumerate() {
-        if taken[j] {
-            continue;
-        }
-        if matches!(w.ty, Type::Chan | Type::Struct { .. }) || new.1.get(j)?.hidden {
-            return None;
-        }
-        added.push(format!("{prefix}{}", w.name));
-    }
-    Some((index, from))
-}
-
-/// How `new`'s layout extends `old`'s, when it only adds variables (see `Extension`).
-pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
-    let (a, b) = (Layout::new(old).ok()?, Layout::new(new).ok()?);
-    if a.hash == b.hash
-        || a.hidden_size != 0
-        || b.hidden_size != 0
-        || a.last_at != b.last_at
-        || a.globals_at != b.globals_at
-        || a.uses_priority != b.uses_priority
-        || a.chans != b.chans
-        || old.procs.len() != new.procs.len()
-    {
-        return None;
-    }
-    let mut added = Vec::new();
-    let (globals, from) = pair_vars(
-        (&old.globals, &a.globals),
-        (&new.globals, &b.globals),
-        "",
-        &mut added,
-    )?;
-    let mut procs = Vec::with_capacity(new.procs.len());
-    for (i, (x, y)) in a.procs.iter().zip(&b.procs).enumerate() {
-        let (op, np) = (&old.procs[i], &new.procs[i]);
-        if x.header != y.header || op.kind != np.kind || op.name != np.name {
-            return None;
-        }
-        let (locals, from) = pair_vars(
-            (&op.locals, &x.locals),
-            (&np.locals, &y.locals),
-            &format!("{}:", np.name),
-            &mut added,
-        )?;
-        procs.push(ProcExtension {
-            locals,
-            from,
-            size: y.locals_size,
-        });
-    }
-    if added.is_empty() {
-        return None;
-    }
-    Some(Extension {
-        globals,
-        from,
-        globals_at: b.globals_at,
-        records_at: b.records_at,
-        procs,
-        chan_sizes: b.chans.iter().map(|c| c.record_size() as u32).collect(),
-        proc_head: b.procs.first().map_or(0, |p| p.header + 4 - b.loc_width),
-        added,
-    })
+    });
 }
 
 /// Why two versions' state layouts differ, naming the first declaration that differs.

@@ -3,8 +3,10 @@
 //! that reuse a record and accumulate the next one. A library module: it takes programs and
 //! records and returns results and records; it knows nothing of git or the terminal.
 
+pub mod chan_alias;
 pub mod check;
 pub mod elements;
+pub mod extension;
 pub mod fpindex;
 pub mod graph;
 pub mod graph_build;

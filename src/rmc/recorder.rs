@@ -44,7 +44,7 @@ pub struct Prune {
     /// When the new layout only adds variables: how a state projects onto the record's
     /// layout, and that layout's hash (states are looked up by the projection's
     /// fingerprint).
-    pub project: Option<(super::impact::Extension, u64)>,
+    pub project: Option<(super::extension::Extension, u64)>,
 }
 
 impl Prune {

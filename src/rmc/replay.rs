@@ -31,7 +31,7 @@ pub struct Replay {
     /// for every state that projects to it): the search stores them, a built state finds
     /// its slot through its projection, and a replayed successor is built from its recorded
     /// vector and the added variables of the state replayed (`build`).
-    pub project: Option<(super::impact::Extension, u64)>,
+    pub project: Option<(super::extension::Extension, u64)>,
     /// The new canonical vectors of the replayed states on the stack (with `project`).
     canons: Vec<u8>,
     embedded: Vec<u8>,

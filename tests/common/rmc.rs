@@ -400,3 +400,31 @@ pub fn gain_variables(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
     }
     changed.then(|| ls.join("\n") + "\n")
 }
+
+/// `text` with the capacity of one global channel declared with a number changed (a
+/// rendezvous channel becomes buffered, a buffered one grows or, when `k` is odd, shrinks by
+/// one): a layout whose global channels changed. None when no global channel has a
+/// numeric capacity.
+pub fn resize_channel(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
+    let mut ls: Vec<String> = text.lines().map(str::to_string).collect();
+    let capacity = |l: &str| -> Option<(usize, usize, u32)> {
+        if !l.starts_with("chan ") {
+            return None;
+        }
+        let open = l.find("= [")? + 3;
+        let close = open + l[open..].find(']')?;
+        let n = l[open..close].trim().parse().ok()?;
+        Some((open, close, n))
+    };
+    let spots: Vec<usize> = (0..ls.len())
+        .filter(|&i| capacity(&ls[i]).is_some())
+        .collect();
+    if spots.is_empty() {
+        return None;
+    }
+    let i = spots[rng.below(spots.len())];
+    let (open, close, n) = capacity(&ls[i])?;
+    let m = if n > 0 && k % 2 == 1 { n - 1 } else { n + 1 };
+    ls[i] = format!("{}{m}{}", &ls[i][..open], &ls[i][close..]);
+    Some(ls.join("\n") + "\n")
+}
