@@ -215,7 +215,7 @@ fn models() -> Vec<Model> {
         bench("filter_lock N=3 (cyclic)", "filter_lock.pml", &["N=3"]),
     ];
     for ver in [
-        "04-door-operator",
+        "04-door-acks-name-the-move",
         "12-park-when-idle",
         "16-fix-stairs-trip-count",
     ] {

@@ -7,6 +7,7 @@
  * it keeps its direction while there are calls ahead of the cabin.
  */
 #include "config.h"
+#include "messages.pml"
 
 byte pos = 0;                   /* floor the cabin is at */
 bool going_up = true;           /* direction of the current sweep */
@@ -57,6 +58,20 @@ proctype passenger()
     }
 }
 
+/* the door operator: drives the door motor on the controller's orders */
+proctype door()
+{
+end_closed:
+    do
+    :: door_cmd?OPEN ->
+       door_open = true;
+       door_ack!DONE
+    :: door_cmd?CLOSE ->
+       door_open = false;
+       door_ack!DONE
+    od
+}
+
 proctype controller()
 {
     byte f;
@@ -66,10 +81,12 @@ end_idle:
     do
     :: waiting[pos] > 0 || to[pos] > 0 ->
        assert(!moving);
-       door_open = true;
+       door_cmd!OPEN;
+       door_ack?DONE;
        /* keep the door open until everybody has boarded or alighted */
        waiting[pos] == 0 && to[pos] == 0;
-       door_open = false
+       door_cmd!CLOSE;
+       door_ack?DONE
     :: d_step {
            waiting[pos] == 0 && to[pos] == 0 && trips > 0 ->
            /* where are the other calls? */
@@ -113,6 +130,7 @@ init {
     byte i;
 
     atomic {
+        run door();
         run controller();
         i = 0;
         do

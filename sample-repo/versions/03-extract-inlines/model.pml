@@ -7,6 +7,7 @@
  * it keeps its direction while there are calls ahead of the cabin.
  */
 #include "config.h"
+#include "messages.pml"
 
 byte cabin_floor = 0;           /* floor the cabin is at */
 bool going_up = true;           /* direction of the current sweep */
@@ -50,12 +51,14 @@ inline scan_calls(f, above, below)
 
 inline open_door()
 {
-    door_open = true
+    door_cmd!OPEN;
+    door_ack?DONE
 }
 
 inline close_door()
 {
-    door_open = false
+    door_cmd!CLOSE;
+    door_ack?DONE
 }
 
 inline move_one_floor()
@@ -104,6 +107,20 @@ proctype passenger()
     }
 }
 
+/* the door operator: drives the door motor on the controller's orders */
+proctype door()
+{
+end_closed:
+    do
+    :: door_cmd?OPEN ->
+       door_open = true;
+       door_ack!DONE
+    :: door_cmd?CLOSE ->
+       door_open = false;
+       door_ack!DONE
+    od
+}
+
 proctype controller()
 {
     byte f;
@@ -137,6 +154,7 @@ init {
     byte i;
 
     atomic {
+        run door();
         run controller();
         i = 0;
         do
