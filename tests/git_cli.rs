@@ -169,6 +169,44 @@ fn the_first_commit_records_and_the_next_ones_reuse() {
     );
 }
 
+/// A commit that adds a process (a new proctype, run from `init`) changes every state: it is
+/// checked in full, says why, and agrees with a full check; the next commit reuses its record.
+#[test]
+fn a_commit_that_adds_a_process_is_checked_in_full_and_says_why() {
+    let mut r = Repo::new();
+    let v1 = "byte x;
+proctype A() { do :: x < 5 -> x++ :: x == 5 -> break od }
+init { run A() }
+";
+    r.write("m.pml", v1);
+    r.commit("first");
+    let v2 = v1
+        .replace("init { run A() }", "init { run A(); run B() }")
+        .replace(
+            "proctype A()",
+            "proctype B() { byte y; do :: y < 3 -> y++ :: y == 3 -> break od }\nproctype A()",
+        );
+    r.write("m.pml", &v2);
+    r.commit("add B");
+    r.write(
+        "m.pml",
+        &v2.replace("y < 3", "y < 4").replace("y == 3", "y == 4"),
+    );
+    r.commit("longer B");
+    let (code, res, err) = r.check(&["--all", "--audit"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res[1]["mode"], "full", "{}", res[1]);
+    let reason = res[1]["algorithm_reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("the state layout changed") && reason.contains("proctype"),
+        "{reason}"
+    );
+    assert_eq!(res[2]["mode"], "incremental", "{}", res[2]);
+    for c in &res {
+        assert_eq!(c["audit"], "agrees with a full check", "{c}");
+    }
+}
+
 /// A commit that declares a new global between two others (every later global moves in the
 /// state vector) is still checked incrementally, with the verdict and violations of a full
 /// check (`--audit`): `auto` replays the parent's state graph, building each recorded
