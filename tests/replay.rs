@@ -849,18 +849,23 @@ impl git_rmc::explore::Rider for RoundTrip<'_> {
     }
 }
 
-/// For versions of the seed models that gain variables, every reachable state's vector is
-/// the embedding of its projection (the replay builds successors that way).
+/// For versions of the seed models that gain variables or resize a global channel, every
+/// reachable state's vector is the embedding of its projection (the replay builds
+/// successors that way).
 #[test]
 fn a_state_is_the_embedding_of_its_projection() {
     let mut rng = Rng(0x5eed_0a22);
-    let (mut models, mut states) = (0, 0);
+    let (mut models, mut states, mut resized) = (0, 0, 0);
     for (_, text) in seed_models(20_000) {
         let Some(v) = version(&text) else { continue };
-        for k in 0..4 {
-            let Some(m) = gain_variables(&text, &mut rng, k)
-                .and_then(|m| use_gained(&m, &mut rng).or(Some(m)))
-            else {
+        for k in 0..6 {
+            let m = if k < 4 {
+                gain_variables(&text, &mut rng, k)
+                    .and_then(|m| use_gained(&m, &mut rng).or(Some(m)))
+            } else {
+                resize_channel(&text, &mut rng, k)
+            };
+            let Some(m) = m else {
                 continue;
             };
             let Some(nv) = version(&m) else { continue };
@@ -881,12 +886,13 @@ fn a_state_is_the_embedding_of_its_projection() {
             git_rmc::explore::search(&mach, &limited(), &mut rt, &mut |_| {});
             models += 1;
             states += rt.checked;
+            resized += usize::from(k >= 4);
         }
     }
-    eprintln!("{models} versions, {states} states round-tripped");
+    eprintln!("{models} versions ({resized} resizing a channel), {states} states round-tripped");
     assert!(
-        models >= 100 && states >= 10_000,
-        "{models} versions, {states} states"
+        models >= 100 && states >= 10_000 && resized >= 40,
+        "{models} versions ({resized} resizing a channel), {states} states"
     );
 }
 

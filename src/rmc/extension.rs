@@ -164,7 +164,7 @@ impl Extension {
                 let keep = c.old.2 == c.new.2 && len <= c.old.1;
                 let bytes = if keep { (len * c.new.2) as usize } else { 0 };
                 out.push(if keep { rec[1] } else { 0 });
-                out.extend_from_slice(&rec[2..2 + bytes]);
+                out.extend_from_slice(rec.get(2..2 + bytes)?);
                 out.resize(out.len() + c.old_size() - 2 - bytes, 0);
             }
             at += c.new_size();

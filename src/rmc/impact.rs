@@ -588,6 +588,10 @@ fn initial_notes(
             .collect(),
     };
     for (i, j) in pairs {
+        // A changed channel's new declaration is the layout change itself, reported there.
+        if ext.is_some_and(|e| e.changed_globals.contains(&i)) {
+            continue;
+        }
         let (Some(a), Some(b)) = (old.globals.get(i), new.globals.get(j)) else {
             continue;
         };
