@@ -74,6 +74,56 @@ fn gained_version(text: &str, rng: &mut Rng, k: usize) -> Option<(String, bool)>
     Some((m, toggles))
 }
 
+/// Versions made by `make` (a version of the model's text, and whether it is marked) of
+/// every seed model, `per_model` tries each, replayed against the seed's record and compared
+/// with a full check; the records of those replayed through the projection hold a recording
+/// run's states and sets. Returns (compared, replayed through the projection, of those
+/// walked something, of those marked).
+fn projected_sweep(
+    rng: &mut Rng,
+    per_model: usize,
+    label: &str,
+    mut make: impl FnMut(&str, &mut Rng, usize) -> Option<(String, bool)>,
+) -> (usize, usize, usize, usize) {
+    let (mut compared, mut projected, mut walked, mut marked) = (0, 0, 0, 0);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        for k in 0..per_model {
+            let Some((m, mark)) = make(&text, rng, k) else {
+                continue;
+            };
+            let what = format!("{name} {label} #{k}");
+            let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
+                continue;
+            };
+            compared += 1;
+            if rep.algorithm == Algorithm::Replay && rep.reason.contains("projection") {
+                projected += 1;
+                marked += usize::from(mark);
+                walked += usize::from(rep.stats.states_walked > 0);
+                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
+                    same_states_and_sets(&what, a, b);
+                }
+            }
+        }
+    }
+    (compared, projected, walked, marked)
+}
+
+/// One step of a chain: `next` replayed against `record` and compared with a full check;
+/// the replay's record (holding a recording run's states and sets) is the next one's base.
+fn replayed_step(what: &str, record: &Record, next: &str, _steps: usize) -> Option<Record> {
+    let (rep, full) = replay_and_full(what, record, next)?;
+    let r = rep.record.clone()?;
+    if let Some(b) = &full.record {
+        same_states_and_sets(what, &r, b);
+    }
+    Some(r)
+}
+
 /// Two records hold the same states, each with the same reachable locations.
 fn same_states_and_sets(name: &str, got: &Record, full: &Record) {
     assert_eq!(got.fingerprints, full.fingerprints, "{name}: states");
@@ -359,31 +409,10 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
 #[test]
 fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
     let mut rng = Rng(0x5eed_0a21);
-    let (mut compared, mut projected, mut walked, mut toggled) = (0, 0, 0, 0);
-    for (name, text) in seed_models(20_000) {
-        let Some(v) = version(&text) else { continue };
-        let Some(base) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        for k in 0..8 {
-            let Some((m, toggles)) = gained_version(&text, &mut rng, k) else {
-                continue;
-            };
-            let what = format!("{name} +vars #{k}");
-            let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
-                continue;
-            };
-            compared += 1;
-            if rep.algorithm == Algorithm::Replay && rep.reason.contains("projection") {
-                projected += 1;
-                toggled += usize::from(toggles);
-                walked += usize::from(rep.stats.states_walked > 0);
-                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
-                    same_states_and_sets(&what, a, b);
-                }
-            }
-        }
-    }
+    let (compared, projected, walked, toggled) =
+        projected_sweep(&mut rng, 8, "+vars", |text, rng, k| {
+            gained_version(text, rng, k)
+        });
     eprintln!(
         "{compared} mutants gaining variables compared, {projected} replayed through the \
          projection ({toggled} toggling the gained global), {walked} walked something"
@@ -418,14 +447,7 @@ fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
             }
             Some(next)
         },
-        |what, record, next, _| {
-            let (rep, full) = replay_and_full(what, record, next)?;
-            let r = rep.record.clone()?;
-            if let Some(b) = &full.record {
-                same_states_and_sets(what, &r, b);
-            }
-            Some(r)
-        },
+        replayed_step,
     );
     assert!(chains >= 5, "only {chains} chains of 10 versions");
 }
@@ -439,36 +461,12 @@ fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
 #[test]
 fn replays_across_a_changed_channel_capacity_equal_full_checks() {
     let mut rng = Rng(0x5eed_0c4a);
-    let (mut compared, mut projected, mut walked) = (0, 0, 0);
-    for (name, text) in seed_models(20_000) {
-        let Some(v) = version(&text) else { continue };
-        let Some(base) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        for k in 0..6 {
-            let Some(mut m) = resize_channel(&text, &mut rng, k) else {
-                break;
-            };
-            if k % 3 == 1 {
-                match mutate(&m, &mut rng) {
-                    Some(x) => m = x,
-                    None => continue,
-                }
-            }
-            let what = format!("{name} resized #{k}");
-            let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
-                continue;
-            };
-            compared += 1;
-            if rep.algorithm == Algorithm::Replay && rep.reason.contains("projection") {
-                projected += 1;
-                walked += usize::from(rep.stats.states_walked > 0);
-                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
-                    same_states_and_sets(&what, a, b);
-                }
-            }
-        }
-    }
+    let (compared, projected, walked, _) =
+        projected_sweep(&mut rng, 6, "resized", |text, rng, k| {
+            let m = resize_channel(text, rng, k)?;
+            let m = if k % 3 == 1 { mutate(&m, rng)? } else { m };
+            Some((m, false))
+        });
     eprintln!(
         "{compared} mutants resizing a channel compared, {projected} replayed through the \
          projection, {walked} walked something"
@@ -492,14 +490,7 @@ fn replays_across_a_changed_channel_capacity_equal_full_checks() {
             }
             Some(next)
         },
-        |what, record, next, _| {
-            let (rep, full) = replay_and_full(what, record, next)?;
-            let r = rep.record.clone()?;
-            if let Some(b) = &full.record {
-                same_states_and_sets(what, &r, b);
-            }
-            Some(r)
-        },
+        replayed_step,
     );
     assert!(chains >= 3, "only {chains} chains of 10 versions");
 }

@@ -511,33 +511,24 @@ init { byte t; do :: t < 4 -> t++ :: t == 4 -> break od; run W(1); run W(2); (do
 #[test]
 fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
     let mut rng = Rng(0x5eed_0a11);
-    let (mut compared, mut projected, mut locals, mut only_locals) = (0, 0, 0, 0);
-    for (name, text) in seed_models(20_000) {
-        let Some(v) = version(&text) else { continue };
-        let Some(base) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        for k in 0..10 {
-            let Some(mut m) = gain_variables(&text, &mut rng, k) else {
-                continue;
-            };
-            if k % 3 == 1 {
-                match mutate(&m, &mut rng) {
-                    Some(x) => m = x,
-                    None => continue,
-                }
-            }
-            let Some(mv) = version(&m) else { continue };
-            let inc = check(&mv, Some(&base), Algorithm::Prune);
-            if compare(&name, &base, &m).is_some() {
-                compared += 1;
-                projected += usize::from(inc.reason.contains("projection"));
-                let local = inc.reason.contains(":rmc_gained_local'");
-                locals += usize::from(local);
-                only_locals += usize::from(local && !inc.reason.contains("rmc_gained_global"));
-            }
+    let reasons = pruned_sweep(&mut rng, 10, |text, rng, k| {
+        let m = gain_variables(text, rng, k)?;
+        if k % 3 == 1 {
+            return mutate(&m, rng);
         }
-    }
+        Some(m)
+    });
+    let compared = reasons.len();
+    let projected = reasons
+        .iter()
+        .filter(|(r, _)| r.contains("projection"))
+        .count();
+    let local = |r: &String| r.contains(":rmc_gained_local'");
+    let locals = reasons.iter().filter(|(r, _)| local(r)).count();
+    let only_locals = reasons
+        .iter()
+        .filter(|(r, _)| local(r) && !r.contains("rmc_gained_global"))
+        .count();
     eprintln!(
         "{compared} mutants gaining variables compared, {projected} pruned by projection, \
          {locals} gaining a local ({only_locals} only a local)"
@@ -551,28 +542,68 @@ fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
     assert!(only_locals >= 20, "only {only_locals} gained only a local");
     // Chains: each version gains one more global (and, every other step, another change)
     // and is pruned with the record the previous pruning run wrote.
+    let steps = pruned_chains(&mut rng, 8, |current, rng, k| {
+        let lines: Vec<&str> = current.lines().collect();
+        let at = (0..lines.len())
+            .find(|&i| lines[i].starts_with("active") || lines[i].starts_with("proctype"))?;
+        let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        ls.insert(rng.below(at + 1), format!("byte rmc_gained_{k} = {k};"));
+        let next = ls.join("\n") + "\n";
+        if k % 2 == 1 {
+            return Some(mutate(&next, rng).unwrap_or(next));
+        }
+        Some(next)
+    });
+    assert!(steps >= 40, "only {steps} chain steps");
+}
+
+/// Versions made by `make` of every seed model, `per_model` tries each, pruned against the
+/// seed's record and compared with a full check: per version compared, the pruning run's
+/// reason and how many states it pruned.
+fn pruned_sweep(
+    rng: &mut Rng,
+    per_model: usize,
+    mut make: impl FnMut(&str, &mut Rng, usize) -> Option<String>,
+) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        for k in 0..per_model {
+            let Some(m) = make(&text, rng, k) else {
+                continue;
+            };
+            let Some(mv) = version(&m) else { continue };
+            let inc = check(&mv, Some(&base), Algorithm::Prune);
+            if let Some((_, pruned)) = compare(&format!("{name} #{k}"), &base, &m) {
+                out.push((inc.reason, pruned));
+            }
+        }
+    }
+    out
+}
+
+/// Chains of ten versions of the first `models` seed models, each made by `make` from the
+/// last one accepted (with its step number) and pruned with the record the previous pruning
+/// run wrote; returns the steps compared.
+fn pruned_chains(
+    rng: &mut Rng,
+    models: usize,
+    mut make: impl FnMut(&str, &mut Rng, usize) -> Option<String>,
+) -> usize {
     let mut steps = 0;
-    for (name, text) in seed_models(20_000).into_iter().take(8) {
+    for (name, text) in seed_models(20_000).into_iter().take(models) {
         let Some(v) = version(&text) else { continue };
         let Some(mut base) = check(&v, None, Algorithm::Full).record else {
             continue;
         };
         let mut current = text.clone();
         for k in 0..10 {
-            let lines: Vec<&str> = current.lines().collect();
-            let Some(at) = (0..lines.len())
-                .find(|&i| lines[i].starts_with("active") || lines[i].starts_with("proctype"))
-            else {
+            let Some(next) = make(&current, rng, k) else {
                 break;
             };
-            let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
-            ls.insert(rng.below(at + 1), format!("byte rmc_gained_{k} = {k};"));
-            let mut next = ls.join("\n") + "\n";
-            if k % 2 == 1 {
-                if let Some(x) = mutate(&next, &mut rng) {
-                    next = x;
-                }
-            }
             if let Some((rec, _)) = compare(&format!("{name} chain step {k}"), &base, &next) {
                 base = rec;
                 current = next;
@@ -580,7 +611,7 @@ fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
             }
         }
     }
-    assert!(steps >= 40, "only {steps} chain steps");
+    steps
 }
 
 /// Mutants of every seed model whose global channel changes capacity (and, every third
@@ -590,31 +621,23 @@ fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
 #[test]
 fn pruning_runs_agree_with_full_checks_when_a_channel_changes_capacity() {
     let mut rng = Rng(0x5eed_0c4b);
-    let (mut compared, mut projected, mut pruned) = (0, 0, 0);
-    for (name, text) in seed_models(20_000) {
-        let Some(v) = version(&text) else { continue };
-        let Some(base) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        for k in 0..6 {
-            let Some(mut m) = resize_channel(&text, &mut rng, k) else {
-                break;
-            };
-            if k % 3 == 1 {
-                match mutate(&m, &mut rng) {
-                    Some(x) => m = x,
-                    None => continue,
-                }
-            }
-            let Some(mv) = version(&m) else { continue };
-            let inc = check(&mv, Some(&base), Algorithm::Prune);
-            if let Some((_, p)) = compare(&format!("{name} resized #{k}"), &base, &m) {
-                compared += 1;
-                projected += usize::from(inc.reason.contains("projection"));
-                pruned += usize::from(p > 0);
-            }
+    let resized = |text: &str, rng: &mut Rng, k: usize| {
+        let m = resize_channel(text, rng, k)?;
+        if k % 3 == 1 {
+            return mutate(&m, rng);
         }
-    }
+        Some(m)
+    };
+    let reasons = pruned_sweep(&mut rng, 6, resized);
+    let compared = reasons.len();
+    let projected = reasons
+        .iter()
+        .filter(|(r, _)| r.contains("projection"))
+        .count();
+    let pruned = reasons
+        .iter()
+        .filter(|(r, p)| r.contains("projection") && *p > 0)
+        .count();
     eprintln!(
         "{compared} mutants resizing a channel compared, {projected} pruned by projection, \
          {pruned} pruned something"
@@ -625,29 +648,13 @@ fn pruning_runs_agree_with_full_checks_when_a_channel_changes_capacity() {
         "{projected} of {compared} projected"
     );
     assert!(pruned * 4 >= projected, "{pruned} of {projected} pruned");
-    let mut steps = 0;
-    for (name, text) in seed_models(20_000).into_iter().take(12) {
-        let Some(v) = version(&text) else { continue };
-        let Some(mut base) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        let mut current = text.clone();
-        for k in 0..10 {
-            let Some(mut next) = resize_channel(&current, &mut rng, k) else {
-                break;
-            };
-            if k % 3 == 2 {
-                if let Some(x) = mutate(&next, &mut rng) {
-                    next = x;
-                }
-            }
-            if let Some((rec, _)) = compare(&format!("{name} chain step {k}"), &base, &next) {
-                base = rec;
-                current = next;
-                steps += 1;
-            }
+    let steps = pruned_chains(&mut rng, 12, |current, rng, k| {
+        let next = resize_channel(current, rng, k)?;
+        if k % 3 == 2 {
+            return Some(mutate(&next, rng).unwrap_or(next));
         }
-    }
+        Some(next)
+    });
     assert!(steps >= 30, "only {steps} chain steps");
 }
 
