@@ -100,11 +100,15 @@ impl Extension {
         table.get(chan_type(tag)).map(|c| c.size as usize)
     }
 
-    /// The tag in the other layout of a channel record's tag.
-    fn chan_tag(&self, tag: u8, new: bool) -> Option<u8> {
+    /// Appends a channel record of one layout (`new`, or the old one) as the other layout
+    /// writes it: the same bytes under that layout's tag for the same type (None: it has
+    /// none).
+    fn retag(&self, rec: &[u8], new: bool, out: &mut Vec<u8>) -> Option<()> {
         let table = if new { &self.chans } else { &self.old_chans };
-        let other = table.get(chan_type(tag))?.other?;
-        Some(other | CHAN_TAG)
+        let other = table.get(chan_type(*rec.first()?))?.other?;
+        out.push(other | CHAN_TAG);
+        out.extend_from_slice(&rec[1..]);
+        Some(())
     }
 
     /// What changed: "global 'g' added", "channel 'c' declared as [2] of {…} instead of
@@ -171,10 +175,7 @@ impl Extension {
         }
         for rec in self.records(canon, at, true) {
             match rec? {
-                Rec::Chan(x) => {
-                    out.push(self.chan_tag(canon[x.start], true)?);
-                    out.extend_from_slice(&canon[x.start + 1..x.end]);
-                }
+                Rec::Chan(x) => self.retag(&canon[x], true, out)?,
                 Rec::Proc { tag, head, locals } => {
                     out.extend_from_slice(&canon[head]);
                     copy(out, locals.start, &self.procs[tag as usize].from)?;
@@ -295,10 +296,7 @@ impl Extension {
             });
         for rec in self.records(old, at, false) {
             match rec? {
-                Rec::Chan(x) => {
-                    out.push(self.chan_tag(old[x.start], false)?);
-                    out.extend_from_slice(&old[x.start + 1..x.end]);
-                }
+                Rec::Chan(x) => self.retag(&old[x], false, out)?,
                 Rec::Proc { tag, head, locals } => {
                     out.extend_from_slice(&old[head]);
                     let p = &self.procs[tag as usize];
