@@ -7,7 +7,7 @@
 mod common;
 
 use common::rmc::{
-    check, check_with, corpus_files, corpus_records, gain_variables, limited, mutate,
+    check, check_on, check_with, corpus_files, corpus_records, gain_variables, limited, mutate,
     resize_channel, seed_models, version, Checked, Rng,
 };
 use git_rmc::explore::Options;
@@ -219,6 +219,53 @@ fn replays_equal_full_checks_on_thousands_of_mutants() {
     let (compared, replayed, walked_any) = sweep(300, 0x5eed_0104, 100_000);
     eprintln!("{compared} mutants compared, {replayed} replayed, {walked_any} walked something");
     assert!(compared >= 3000, "only {compared} mutants compared");
+}
+
+#[test]
+fn a_graph_built_beside_the_search_is_the_one_built_inline() {
+    // The state graph is built on a second thread when there is one: the records (graph,
+    // sets and figures) must be those of the same run with the graph built inline, for a
+    // recording run and for every algorithm reusing a record.
+    let mut rng = Rng(0x5eed_0107);
+    let (mut compared, mut with_graph) = (0, 0);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let opts = limited();
+        let inline = check_on(&v, None, Algorithm::Full, &opts, Some(false));
+        let beside = check_on(&v, None, Algorithm::Full, &opts, Some(true));
+        let (Some(a), Some(b)) = (&inline.record, &beside.record) else {
+            continue;
+        };
+        assert!(a.to_bytes() == b.to_bytes(), "{name}: recording run");
+        for _ in 0..12 {
+            let Some(m) = mutate(&text, &mut rng) else {
+                continue;
+            };
+            let Some(mv) = version(&m) else { continue };
+            for alg in [Algorithm::Prune, Algorithm::Replay, Algorithm::Full] {
+                let inline = check_on(&mv, Some(a), alg, &opts, Some(false));
+                let beside = check_on(&mv, Some(a), alg, &opts, Some(true));
+                assert_eq!(
+                    inline.stats.spin_figures(),
+                    beside.stats.spin_figures(),
+                    "{name} {alg:?}\n{m}"
+                );
+                assert_eq!(inline.violations, beside.violations, "{name} {alg:?}");
+                match (&inline.record, &beside.record) {
+                    (Some(x), Some(y)) => {
+                        assert!(x.to_bytes() == y.to_bytes(), "{name} {alg:?}\n{m}");
+                        with_graph += usize::from(x.graph.is_some());
+                    }
+                    (None, None) => {}
+                    _ => panic!("{name} {alg:?}: one run wrote a record, the other not"),
+                }
+                compared += 1;
+            }
+        }
+    }
+    eprintln!("{compared} runs compared, {with_graph} records with a graph");
+    assert!(compared >= 200, "only {compared} runs compared");
+    assert!(with_graph >= compared * 3 / 4, "{with_graph} graphs");
 }
 
 /// Chains of versions of every other seed model (at most 5,000 states), each checked

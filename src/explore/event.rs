@@ -6,6 +6,7 @@
 //! into such a state is followed by that state's own events, up to its `End`.
 
 use super::exec::Flag;
+use super::machine::EdgeNo;
 use super::outcome::ViolationKind;
 use super::trail::TrailStep;
 
@@ -60,6 +61,34 @@ impl Event {
             Event::End(End::Stored(k)) => Event::End(End::Stored(f(k)?)),
             e => e,
         })
+    }
+}
+
+impl Event {
+    /// The same event with its edges renumbered by `f` (both halves of a rendezvous).
+    pub fn map_edges(self, mut f: impl FnMut(EdgeNo) -> EdgeNo) -> Event {
+        let mut on = |s: TrailStep| TrailStep {
+            pid: s.pid,
+            edge: f(s.edge),
+            rv: s.rv.map(|(q, e)| (q, f(e))),
+        };
+        match self {
+            Event::Step { step, flag, to } => Event::Step {
+                step: on(step),
+                flag,
+                to,
+            },
+            Event::Fault {
+                step,
+                kind,
+                executed,
+            } => Event::Fault {
+                step: on(step),
+                kind,
+                executed,
+            },
+            e => e,
+        }
     }
 }
 

@@ -421,6 +421,18 @@ pub struct Run {
 
 /// Runs the planned check on `m` (built from `plan.program`).
 pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&Stats)) -> Run {
+    run_on(m, reuse, opts, progress, graph_thread())
+}
+
+/// `run`, with the state graph built on a second thread or not (`thread`); the outcome and
+/// the record are the same either way.
+pub fn run_on(
+    m: &Machine,
+    reuse: Reuse,
+    opts: &Options,
+    progress: &mut dyn FnMut(&Stats),
+    thread: bool,
+) -> Run {
     let (prune, replay) = match reuse {
         Reuse::Nothing => (None, None),
         Reuse::Prune(p) => (Some(*p), None),
@@ -428,10 +440,10 @@ pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&
     };
     let replaying = replay.is_some();
     let mut recorder = Recorder::new(prune, replay);
-    let mut outcome = search(m, opts, &mut recorder, progress);
+    let mut outcome = search_recording(m, opts, &mut recorder, progress, thread);
     if replaying && outcome.limit == Some(crate::explore::Limit::Internal) {
         recorder = Recorder::new(None, None);
-        outcome = search(m, opts, &mut recorder, progress);
+        outcome = search_recording(m, opts, &mut recorder, progress, thread);
         return Run {
             outcome,
             recorder,
@@ -447,6 +459,38 @@ pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&
         recorder,
         fell_back: None,
     }
+}
+
+/// Whether the state graph is built on a second thread beside the search: when the machine
+/// has a second core to run it. The graph is the same either way.
+fn graph_thread() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
+/// The search with `recorder` riding along; with `thread`, its graph is built on a worker
+/// thread (`graph_pipe`) and put back into the recorder afterwards (marked broken, so that no
+/// graph is written, if the worker failed).
+pub fn search_recording(
+    m: &Machine,
+    opts: &Options,
+    recorder: &mut Recorder,
+    progress: &mut dyn FnMut(&Stats),
+    thread: bool,
+) -> Outcome {
+    if !thread {
+        return search(m, opts, recorder, progress);
+    }
+    let builder = std::mem::take(&mut recorder.graph);
+    let (outcome, built) = super::graph_pipe::beside(m, builder, |pipe| {
+        recorder.pipe = Some(pipe);
+        let outcome = search(m, opts, recorder, progress);
+        (outcome, recorder.pipe.take())
+    });
+    match built {
+        Some(b) => recorder.graph = b,
+        None => recorder.graph.broken = true,
+    }
+    outcome
 }
 
 /// A trail reported from a pruned state could not be completed: the recorded sub-state-space

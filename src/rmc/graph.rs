@@ -583,7 +583,7 @@ impl EdgeTable {
 
     /// The table index of the machine's edge `no`.
     #[inline]
-    pub fn of(&mut self, m: &Machine, no: EdgeNo) -> u32 {
+    pub fn of(&mut self, m: &impl StableNames, no: EdgeNo) -> u32 {
         if let Some(&x) = self.by_no.get(no as usize) {
             if x != NONE {
                 return x;
@@ -595,6 +595,58 @@ impl EdgeTable {
         }
         self.by_no[no as usize] = x;
         x
+    }
+}
+
+/// The stable names a graph is written in: an edge as (stable id of its location, its index
+/// there), a location (proctype, index) by its stable id. A `Machine` has them; `Names` is
+/// a copy of them that another thread can hold.
+pub trait StableNames {
+    fn edge_at(&self, no: EdgeNo) -> (u32, u32);
+    fn loc_id(&self, proc: usize, loc: u32) -> u32;
+}
+
+impl StableNames for Machine<'_> {
+    fn edge_at(&self, no: EdgeNo) -> (u32, u32) {
+        Machine::edge_at(self, no)
+    }
+    fn loc_id(&self, proc: usize, loc: u32) -> u32 {
+        self.prog.procs[proc].automaton.locations[loc as usize].id.0
+    }
+}
+
+/// A machine's stable names, copied out of it.
+pub struct Names {
+    edges: Vec<(u32, u32)>,
+    locs: Vec<Vec<u32>>,
+}
+
+impl Names {
+    pub fn of(m: &Machine) -> Names {
+        Names {
+            edges: (0..m.edges.len() as EdgeNo)
+                .map(|no| m.edge_at(no))
+                .collect(),
+            locs: m
+                .prog
+                .procs
+                .iter()
+                .map(|p| p.automaton.locations.iter().map(|l| l.id.0).collect())
+                .collect(),
+        }
+    }
+}
+
+impl StableNames for Names {
+    fn edge_at(&self, no: EdgeNo) -> (u32, u32) {
+        self.edges.get(no as usize).copied().unwrap_or((NONE, NONE))
+    }
+    fn loc_id(&self, proc: usize, loc: u32) -> u32 {
+        self.locs
+            .get(proc)
+            .and_then(|l| l.get(loc as usize))
+            .copied()
+            .unwrap_or(NONE)
     }
 }
 

@@ -11,11 +11,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::explore::event::Event;
-use crate::explore::machine::Machine;
 
 use super::graph::{
-    apply_delta, decode_chain, decode_event, encode_event, encode_vector, EdgeTable, Graph, CHAIN,
-    NONE,
+    apply_delta, decode_chain, decode_event, encode_event, encode_vector, EdgeTable, Graph,
+    StableNames, CHAIN, NONE,
 };
 
 /// Keys that are hashes already (xxh3 of what they stand for) need no second hashing.
@@ -54,6 +53,7 @@ struct Open {
     id: u32,
     slot: u32,
     ev_at: usize,
+    blocked_at: usize,
     foot_at: usize,
     /// Its recorded events and footprint stay (a replayed or pruned state).
     verbatim: bool,
@@ -81,16 +81,16 @@ pub struct GraphBuilder {
     /// The slot of each search id.
     slots: Vec<u32>,
     open: Vec<Open>,
-    ev_stack: Vec<u8>,
+    /// The events of the open states, edges already as table indices, targets as search
+    /// ids, and where each one's blocked processes start in `blocked_stack` and how many.
+    ev_stack: Vec<(Event, u32, u32)>,
+    blocked_stack: Vec<(u32, u32)>,
     foot_stack: Vec<u32>,
     /// Per stable location: the stamp of the open state that touched it last.
     stamps: Vec<u32>,
     next_stamp: u32,
-    blocked: Vec<(u32, u32)>,
     /// Slots opened with their recorded expansion (pruned or replayed states).
     verbatim: Vec<u32>,
-    /// (slot, search id) of the executed states, whose events name states by search id.
-    by_id: Vec<(u32, u32)>,
     /// No old graph: every state's slot is its search id.
     ids_are_slots: bool,
     /// Something could not be recorded (a state without its vector): no graph is written.
@@ -177,6 +177,7 @@ impl GraphBuilder {
             id,
             slot,
             ev_at: self.ev_stack.len(),
+            blocked_at: self.blocked_stack.len(),
             foot_at: self.foot_stack.len(),
             verbatim: verbatim && old.is_some(),
             stamp,
@@ -319,27 +320,26 @@ impl GraphBuilder {
         self.foot_stack.push(loc);
     }
 
-    /// An event of the expansion of the state on top (states named by search id).
-    pub fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+    /// An event of the expansion of the state on top (states named by search id). It is
+    /// encoded when the state closes: by then every state it names has its slot.
+    pub fn event(&mut self, m: &impl StableNames, ev: &Event, blocked: &[(usize, usize, u32)]) {
         let Some(o) = self.open.last_mut() else {
             return;
         };
         if o.verbatim {
             return;
         }
-        self.blocked.clear();
+        let at = self.blocked_stack.len() as u32;
         for &(pid, t, l) in blocked {
-            let loc = m.prog.procs[t].automaton.locations[l as usize].id.0;
-            self.blocked.push((pid as u32, loc));
+            self.blocked_stack.push((pid as u32, m.loc_id(t, l)));
         }
         let edges = &mut self.edges;
-        encode_event(&mut self.ev_stack, o.id, ev, &self.blocked, |no| {
-            edges.of(m, no)
-        });
+        let ev = ev.map_edges(|no| edges.of(m, no));
+        self.ev_stack.push((ev, at, blocked.len() as u32));
     }
 
-    /// The state `id` is finished: an executed one's events (search ids turned into slots)
-    /// and footprint are complete.
+    /// The state `id` is finished: an executed one's events and footprint are complete, and
+    /// written with the states they name by slot.
     pub fn close(&mut self, id: u32) {
         let Some(o) = self.open.pop() else {
             self.broken = true;
@@ -349,16 +349,30 @@ impl GraphBuilder {
             self.broken = true;
         }
         if !o.verbatim {
-            // Its events name states by search id until `finish` turns them into slots.
             let slot = o.slot as usize;
             self.foot[slot] = self.intern_foot(o.foot_at);
             let start = self.events.len();
-            self.events
-                .extend_from_slice(self.ev_stack.get(o.ev_at..).unwrap_or_default());
+            let slots = &self.slots;
+            let by_slot = |k: u32| slots.get(k as usize).copied();
+            for &(ev, at, n) in self.ev_stack.get(o.ev_at..).unwrap_or_default() {
+                let ev = if self.ids_are_slots {
+                    Some(ev)
+                } else {
+                    ev.renamed(by_slot)
+                };
+                let blocked = self
+                    .blocked_stack
+                    .get(at as usize..at as usize + n as usize);
+                let (Some(ev), Some(blocked)) = (ev, blocked) else {
+                    self.broken = true;
+                    break;
+                };
+                encode_event(&mut self.events, o.slot, &ev, blocked, |x| x);
+            }
             self.ev[slot] = (start as u64, (self.events.len() - start) as u32);
-            self.by_id.push((o.slot, o.id));
         }
         self.ev_stack.truncate(o.ev_at);
+        self.blocked_stack.truncate(o.blocked_at);
         self.foot_stack.truncate(o.foot_at);
     }
 
@@ -465,11 +479,6 @@ impl GraphBuilder {
             edges: self.edges.list.clone(),
             ..Graph::default()
         };
-        // The search id of each slot whose events name states by search id.
-        let mut id_of = vec![NONE; n];
-        for &(slot, id) in &self.by_id {
-            id_of[slot as usize] = id;
-        }
         let mut blocked = Vec::new();
         let (mut ev_runs, mut vec_runs) = (Runs::default(), Runs::default());
         let slots = if map.is_some() { live } else { n };
@@ -499,33 +508,18 @@ impl GraphBuilder {
             if keep {
                 let (a, l) = self.ev[s];
                 let b = self.events.get(a as usize..a as usize + l as usize)?;
-                // A graph built from nothing has slots that are search ids: nothing to map.
-                let by_id = id_of[s] != NONE && !self.ids_are_slots;
                 match &map {
-                    None if !by_id => {
+                    None => {
                         at = ev_runs.add(&mut g.events, &self.events, a as usize, l as usize)?;
                     }
-                    _ => {
+                    Some(m) => {
                         ev_runs.flush(&mut g.events, &self.events)?;
                         at = g.events.len() as u64;
-                        // Targets: search id → slot (executed states), then slot → dense
-                        // slot (compaction).
-                        let own = if by_id { id_of[s] } else { s as u32 };
-                        let slots = &self.slots;
-                        let to = |k: u32| {
-                            let slot = if by_id {
-                                slots.get(k as usize).copied()?
-                            } else {
-                                k
-                            };
-                            match &map {
-                                Some(m) => m.get(slot as usize).copied().filter(|&x| x != NONE),
-                                None => Some(slot),
-                            }
-                        };
+                        // Targets: slot → dense slot.
+                        let to = |k: u32| m.get(k as usize).copied().filter(|&x| x != NONE);
                         let mut i = 0;
                         while i < b.len() {
-                            let ev = decode_event(b, own, &mut i, &mut blocked, Some)?;
+                            let ev = decode_event(b, s as u32, &mut i, &mut blocked, Some)?;
                             let ev = ev.renamed(to)?;
                             encode_event(&mut g.events, new_slot, &ev, &blocked, |x| x);
                         }

@@ -10,6 +10,7 @@ pub mod extension;
 pub mod fpindex;
 pub mod graph;
 pub mod graph_build;
+pub mod graph_pipe;
 pub mod ids;
 pub mod impact;
 pub mod label;

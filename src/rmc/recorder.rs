@@ -27,6 +27,7 @@ use crate::explore::ViolationKind;
 use super::elements::{Element, ElementTable, SetTable};
 use super::graph::Graph;
 use super::graph_build::GraphBuilder;
+use super::graph_pipe::GraphPipe;
 use super::replay::Replay;
 
 /// What a pruning run knows of the old version.
@@ -93,8 +94,9 @@ pub struct Recorder {
     by_bits: std::collections::HashMap<Vec<u64>, u32, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
     /// Per set interned here: its bitset words, so that merging it is a few ORs.
     set_bits: Vec<Vec<u64>>,
-    /// The state graph being written.
+    /// The state graph being written, here or (`pipe`) on a worker thread.
     pub graph: GraphBuilder,
+    pub pipe: Option<GraphPipe>,
     /// A replaying run's source of recorded expansions.
     pub replay: Option<Replay>,
     /// Graph memory already taken from the budget.
@@ -141,6 +143,7 @@ impl Recorder {
             gen: 0,
             frontier: 0,
             graph: GraphBuilder::new(old),
+            pipe: None,
             replay,
             graph_taken: 0,
             foot_elements: Vec::new(),
@@ -284,7 +287,7 @@ impl Recorder {
                 (e, stable)
             }
         };
-        self.graph.touch(stable);
+        self.g_touch(stable);
         self.add(e);
     }
 
@@ -366,7 +369,10 @@ impl Recorder {
         }
         if touch {
             for &l in &r.graph.foots[of] {
-                self.graph.touch(l);
+                match self.pipe.as_mut() {
+                    Some(p) => p.touch(l),
+                    None => self.graph.touch(l),
+                }
             }
         }
         if let Some(&max) = elems.iter().max() {
@@ -391,9 +397,9 @@ impl Recorder {
                 .then(|| crate::explore::store::fingerprint(*old_hash, &self.projected))
                 .and_then(|old| r.position_and_slot(old))
         });
-        self.graph.open(id, None, false);
+        self.g_open(id, None, false);
         st.tags(&mut self.tags);
-        self.graph.vector(&self.canon, &self.tags);
+        self.g_vector();
         self.enter_state(id, fp);
         if let Some((at, slot)) = found {
             self.met(at);
@@ -424,6 +430,57 @@ impl Recorder {
         self.met_old
             .as_ref()
             .map(|b| b.iter().map(|w| w.count_ones() as u64).sum())
+    }
+
+    // The graph calls, made on the builder here or queued to the worker.
+    #[inline]
+    fn g_touch(&mut self, loc: u32) {
+        match self.pipe.as_mut() {
+            Some(p) => p.touch(loc),
+            None => self.graph.touch(loc),
+        }
+    }
+
+    fn g_broken(&mut self) {
+        match self.pipe.as_mut() {
+            Some(p) => p.broken(),
+            None => self.graph.broken = true,
+        }
+    }
+
+    fn g_open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
+        match self.pipe.as_mut() {
+            Some(p) => p.open(id, old, verbatim),
+            None => self.graph.open(id, old, verbatim),
+        }
+    }
+
+    /// The vector of the state just opened: `canon`, with `tags`.
+    fn g_vector(&mut self) {
+        match self.pipe.as_mut() {
+            Some(p) => p.vector(&self.canon, &self.tags),
+            None => self.graph.vector(&self.canon, &self.tags),
+        }
+    }
+
+    fn g_event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+        match self.pipe.as_mut() {
+            Some(p) => p.event(ev, blocked),
+            None => self.graph.event(m, ev, blocked),
+        }
+    }
+
+    fn g_close(&mut self, id: u32) {
+        match self.pipe.as_mut() {
+            Some(p) => p.close(id),
+            None => self.graph.close(id),
+        }
+    }
+
+    fn g_memory(&self) -> u64 {
+        self.pipe
+            .as_ref()
+            .map_or_else(|| self.graph.memory(), |p| p.memory())
     }
 
     fn element_of_edge(m: &Machine, kind: ViolationKind, edge: EdgeNo) -> Element {
@@ -458,7 +515,7 @@ impl Rider for Recorder {
             // and footprint too.
             let fp = r.fp_of_slot[k as usize];
             let replayable = r.replayable(k);
-            self.graph.open(id, Some(k), replayable);
+            self.g_open(id, Some(k), replayable);
             self.enter_state(id, fp);
             if replayable {
                 if let Some(r) = self.replay.as_mut() {
@@ -474,7 +531,7 @@ impl Rider for Recorder {
             return Visit::Expand;
         }
         let Some(st) = st else {
-            self.graph.broken = true;
+            self.g_broken();
             return Visit::Expand;
         };
         m.canonical(st, &mut self.canon);
@@ -508,12 +565,12 @@ impl Rider for Recorder {
         };
         if pruned && old_slot.is_none() {
             // Pruned without its recorded expansion: no graph for the next record.
-            self.graph.broken = true;
+            self.g_broken();
         }
-        self.graph.open(id, old_slot, pruned);
+        self.g_open(id, old_slot, pruned);
         if old_slot.is_none() {
             st.tags(&mut self.tags);
-            self.graph.vector(&self.canon, &self.tags);
+            self.g_vector();
         }
         self.enter_state(id, fp);
         if let Some((old, _)) = found.filter(|_| pruned) {
@@ -544,12 +601,12 @@ impl Rider for Recorder {
 
     fn created(&mut self, m: &Machine, st: &State, first: usize) {
         for pid in first..st.nr_pr() {
-            self.graph.touch(m.loc_id(st, pid));
+            self.g_touch(m.loc_id(st, pid));
         }
     }
 
     fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
-        self.graph.event(m, ev, blocked);
+        self.g_event(m, ev, blocked);
     }
 
     fn shape(&mut self, m: &Machine, key: u32) -> (u64, u64) {
@@ -623,11 +680,11 @@ impl Rider for Recorder {
     }
 
     fn finished(&mut self, id: u32, root: bool) {
-        self.graph.close(id);
+        self.g_close(id);
         if let Some(r) = self.replay.as_mut() {
             r.close(id);
         }
-        let grown = self.graph.memory();
+        let grown = self.g_memory();
         if grown > self.graph_taken + (1 << 20) {
             if self.budget.take(grown - self.graph_taken).is_err() {
                 self.oom = true;

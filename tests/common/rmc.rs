@@ -53,6 +53,18 @@ pub struct Checked {
 /// Checks a version, reusing `base` when given, with `opts`. Every trail (those of
 /// violations reported again from pruned states included) must replay to its violation.
 pub fn check_with(v: &Version, base: Option<&Record>, alg: Algorithm, opts: &Options) -> Checked {
+    check_on(v, base, alg, opts, None)
+}
+
+/// `check_with`, the state graph built on a second thread (`Some(true)`), inline
+/// (`Some(false)`) or as the machine allows (`None`).
+pub fn check_on(
+    v: &Version,
+    base: Option<&Record>,
+    alg: Algorithm,
+    opts: &Options,
+    thread: Option<bool>,
+) -> Checked {
     let mut base = base.map(|r| {
         let bytes = r.to_bytes();
         let again = Record::from_bytes(&bytes).expect("a record reads back");
@@ -71,7 +83,10 @@ pub fn check_with(v: &Version, base: Option<&Record>, alg: Algorithm, opts: &Opt
         ..
     } = plan;
     let m = Machine::new(&program).expect("layout");
-    let mut run = check::run(&m, reuse, opts, &mut |_| {});
+    let mut run = match thread {
+        Some(t) => check::run_on(&m, reuse, opts, &mut |_| {}, t),
+        None => check::run(&m, reuse, opts, &mut |_| {}),
+    };
     assert_eq!(
         run.fell_back, None,
         "the recorded graph did not fit\n{}",
