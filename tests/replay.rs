@@ -222,10 +222,11 @@ fn replays_equal_full_checks_on_thousands_of_mutants() {
 }
 
 #[test]
-fn a_graph_built_beside_the_search_is_the_one_built_inline() {
-    // The state graph is built on a second thread when there is one: the records (graph,
-    // sets and figures) must be those of the same run with the graph built inline, for a
-    // recording run and for every algorithm reusing a record.
+fn what_rides_beside_the_search_is_what_rides_inline() {
+    // On a machine with a second core, a recording run's recorder and the state graph of a
+    // run that reuses a record are built on a second thread: the records (graph, sets and
+    // figures) must be those of the same run made inline, for a recording run and for every
+    // algorithm reusing a record.
     let mut rng = Rng(0x5eed_0107);
     let (mut compared, mut with_graph) = (0, 0);
     for (name, text) in seed_models(20_000) {

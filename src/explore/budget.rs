@@ -5,8 +5,8 @@
 //! The budget only counts; it never reads the machine. What the limit should be (a share of
 //! the memory available) is decided at the edge (`cli`).
 
-use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// The search ran out of its memory budget (or an allocation failed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -15,21 +15,22 @@ pub struct OutOfMemory;
 
 struct Inner {
     limit: u64,
-    used: Cell<u64>,
-    peak: Cell<u64>,
+    used: AtomicU64,
+    peak: AtomicU64,
 }
 
-/// A shared byte counter with a limit. Cloning shares the counter.
+/// A shared byte counter with a limit. Cloning shares the counter, also with a rider on
+/// another thread (a recording run's).
 #[derive(Clone)]
-pub struct Budget(Rc<Inner>);
+pub struct Budget(Arc<Inner>);
 
 impl Budget {
     /// A budget of `limit` bytes (None: no limit).
     pub fn new(limit: Option<u64>) -> Budget {
-        Budget(Rc::new(Inner {
+        Budget(Arc::new(Inner {
             limit: limit.unwrap_or(u64::MAX),
-            used: Cell::new(0),
-            peak: Cell::new(0),
+            used: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
         }))
     }
 
@@ -40,34 +41,39 @@ impl Budget {
     /// Takes `bytes` from the budget, or fails without taking anything.
     #[inline]
     pub fn take(&self, bytes: u64) -> Result<(), OutOfMemory> {
-        let used = self.0.used.get().saturating_add(bytes);
-        if used > self.0.limit {
-            return Err(OutOfMemory);
-        }
-        self.0.used.set(used);
-        if used > self.0.peak.get() {
-            self.0.peak.set(used);
-        }
+        let limit = self.0.limit;
+        let before = self
+            .0
+            .used
+            .fetch_update(Relaxed, Relaxed, |u| {
+                let used = u.saturating_add(bytes);
+                (used <= limit).then_some(used)
+            })
+            .map_err(|_| OutOfMemory)?;
+        self.0.peak.fetch_max(before.saturating_add(bytes), Relaxed);
         Ok(())
     }
 
     /// Whether `bytes` more would still fit.
     pub fn fits(&self, bytes: u64) -> bool {
-        self.0.used.get().saturating_add(bytes) <= self.0.limit
+        self.used().saturating_add(bytes) <= self.0.limit
     }
 
     /// Returns bytes that were freed.
     #[inline]
     pub fn give(&self, bytes: u64) {
-        self.0.used.set(self.0.used.get().saturating_sub(bytes));
+        let _ = self
+            .0
+            .used
+            .fetch_update(Relaxed, Relaxed, |u| Some(u.saturating_sub(bytes)));
     }
 
     pub fn used(&self) -> u64 {
-        self.0.used.get()
+        self.0.used.load(Relaxed)
     }
 
     pub fn peak(&self) -> u64 {
-        self.0.peak.get()
+        self.0.peak.load(Relaxed)
     }
 
     pub fn limit(&self) -> Option<u64> {

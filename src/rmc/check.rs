@@ -439,11 +439,15 @@ pub fn run_on(
         Reuse::Replay(r) => (None, Some(*r)),
     };
     let replaying = replay.is_some();
-    let mut recorder = Recorder::new(prune, replay);
-    let mut outcome = search_recording(m, opts, &mut recorder, progress, thread);
+    let (mut outcome, recorder) = if prune.is_none() && !replaying {
+        recording(m, opts, progress, thread)
+    } else {
+        let mut recorder = Recorder::new(prune, replay);
+        let outcome = search_recording(m, opts, &mut recorder, progress, thread);
+        (outcome, recorder)
+    };
     if replaying && outcome.limit == Some(crate::explore::Limit::Internal) {
-        recorder = Recorder::new(None, None);
-        outcome = search_recording(m, opts, &mut recorder, progress, thread);
+        let (outcome, recorder) = recording(m, opts, progress, thread);
         return Run {
             outcome,
             recorder,
@@ -461,10 +465,31 @@ pub fn run_on(
     }
 }
 
-/// Whether the state graph is built on a second thread beside the search: when the machine
-/// has a second core to run it. The graph is the same either way.
+/// Whether what rides along is done on a second thread beside the search: when the machine
+/// has a second core to run it. The outcome and the record are the same either way.
 fn graph_thread() -> bool {
     std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
+/// A recording run (no record reused). With `thread`, the whole recorder rides on a second
+/// thread (`relay`); should that fail, the run is made again inline.
+fn recording(
+    m: &Machine,
+    opts: &Options,
+    progress: &mut dyn FnMut(&Stats),
+    thread: bool,
+) -> (Outcome, Recorder) {
+    if thread {
+        let (outcome, back) = super::relay::beside(m, Recorder::new(None, None), |relay| {
+            search(m, opts, relay, progress)
+        });
+        if let Some(recorder) = back {
+            return (outcome, recorder);
+        }
+    }
+    let mut recorder = Recorder::new(None, None);
+    let outcome = search(m, opts, &mut recorder, progress);
+    (outcome, recorder)
 }
 
 /// The search with `recorder` riding along; with `thread`, its graph is built on a worker

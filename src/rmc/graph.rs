@@ -18,8 +18,10 @@ use crate::explore::ViolationKind;
 /// No slot, no edge.
 pub const NONE: u32 = u32::MAX;
 
-/// A state graph as a record keeps it.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A state graph as a record keeps it. A slot's events and vector are spans of `events` and
+/// `vectors`, in any order (a graph just built holds them as they came; a file, in slot
+/// order).
+#[derive(Clone, Debug, Default)]
 pub struct Graph {
     /// The vector every state's is the XOR with.
     pub reference: Vec<u8>,
@@ -39,6 +41,32 @@ pub struct Graph {
     pub vectors: Vec<u8>,
     /// Per fingerprint of the record (its `STAT` order): the state's slot (NONE: none).
     pub slot_of: Vec<u32>,
+}
+
+/// Two graphs are equal when their tables and every slot's events and vector are, wherever
+/// the bytes lie.
+impl PartialEq for Graph {
+    fn eq(&self, o: &Graph) -> bool {
+        let span = |b: &[u8], (at, n): (u64, u32)| {
+            usize::try_from(at)
+                .ok()
+                .and_then(|a| b.get(a..a + n as usize))
+                .map(<[u8]>::to_vec)
+        };
+        self.reference == o.reference
+            && self.foots == o.foots
+            && self.shapes == o.shapes
+            && self.edges == o.edges
+            && self.foot == o.foot
+            && self.shape == o.shape
+            && self.slot_of == o.slot_of
+            && self.ev.len() == o.ev.len()
+            && self.vec.len() == o.vec.len()
+            && (0..self.ev.len()).all(|s| {
+                span(&self.events, self.ev[s]) == span(&o.events, o.ev[s])
+                    && span(&self.vectors, self.vec[s]) == span(&o.vectors, o.vec[s])
+            })
+    }
 }
 
 impl Graph {

@@ -458,7 +458,10 @@ impl GraphBuilder {
             return None;
         }
         // Dense numbering when the dead are the majority; else stable slots.
-        let map: Option<Vec<u32>> = (live * 2 < n).then(|| {
+        if live * 2 >= n {
+            return self.finish_in_place(slot_of);
+        }
+        let map: Vec<u32> = {
             let mut next = 0;
             self.live
                 .iter()
@@ -471,7 +474,7 @@ impl GraphBuilder {
                     }
                 })
                 .collect()
-        });
+        };
         let mut g = Graph {
             reference: self.reference.clone().unwrap_or_default(),
             foots: self.foots.clone(),
@@ -480,70 +483,37 @@ impl GraphBuilder {
             ..Graph::default()
         };
         let mut blocked = Vec::new();
-        let (mut ev_runs, mut vec_runs) = (Runs::default(), Runs::default());
-        let slots = if map.is_some() { live } else { n };
-        g.foot.reserve_exact(slots);
-        g.shape.reserve_exact(slots);
-        g.ev.reserve_exact(slots);
-        g.vec.reserve_exact(slots);
+        g.foot.reserve_exact(live);
+        g.shape.reserve_exact(live);
+        g.ev.reserve_exact(live);
+        g.vec.reserve_exact(live);
         g.events.reserve_exact(self.events.len());
-        g.vectors.reserve_exact(self.vectors.len());
         for s in 0..n {
-            let keep = self.live[s];
-            if map.is_some() && !keep {
+            if !self.live[s] {
                 continue;
             }
-            let new_slot = map.as_ref().map_or(s as u32, |m| m[s]);
-            let (f, sh) = if keep {
-                (self.foot[s], self.shape[s])
-            } else {
-                (0, 0)
-            };
-            if keep && (f as usize >= g.foots.len() || sh as usize >= g.shapes.len()) {
+            let (f, sh) = (self.foot[s], self.shape[s]);
+            if f as usize >= g.foots.len() || sh as usize >= g.shapes.len() {
                 return None;
             }
             g.foot.push(f);
             g.shape.push(sh);
-            let mut at = g.events.len() as u64 + ev_runs.pending();
-            if keep {
-                let (a, l) = self.ev[s];
-                let b = self.events.get(a as usize..a as usize + l as usize)?;
-                match &map {
-                    None => {
-                        at = ev_runs.add(&mut g.events, &self.events, a as usize, l as usize)?;
-                    }
-                    Some(m) => {
-                        ev_runs.flush(&mut g.events, &self.events)?;
-                        at = g.events.len() as u64;
-                        // Targets: slot → dense slot.
-                        let to = |k: u32| m.get(k as usize).copied().filter(|&x| x != NONE);
-                        let mut i = 0;
-                        while i < b.len() {
-                            let ev = decode_event(b, s as u32, &mut i, &mut blocked, Some)?;
-                            let ev = ev.renamed(to)?;
-                            encode_event(&mut g.events, new_slot, &ev, &blocked, |x| x);
-                        }
-                    }
-                }
+            let (a, l) = self.ev[s];
+            let b = self.events.get(a as usize..a as usize + l as usize)?;
+            let at = g.events.len() as u64;
+            // Targets: slot → dense slot.
+            let to = |k: u32| map.get(k as usize).copied().filter(|&x| x != NONE);
+            let mut i = 0;
+            while i < b.len() {
+                let ev = decode_event(b, s as u32, &mut i, &mut blocked, Some)?;
+                let ev = ev.renamed(to)?;
+                encode_event(&mut g.events, map[s], &ev, &blocked, |x| x);
             }
-            let len = g.events.len() as u64 + ev_runs.pending() - at;
-            g.ev.push((at, len as u32));
-            if map.is_none() {
-                // Every vector stays, a dropped slot's too: others may be based on it.
-                let (a, l) = self.vec[s];
-                let at = vec_runs.add(&mut g.vectors, &self.vectors, a as usize, l as usize)?;
-                g.vec.push((at, l));
-            }
+            g.ev.push((at, (g.events.len() as u64 - at) as u32));
         }
-        ev_runs.flush(&mut g.events, &self.events)?;
-        vec_runs.flush(&mut g.vectors, &self.vectors)?;
-        if let Some(m) = &map {
-            self.renumber_vectors(m, &mut g)?;
-        }
-        if let Some(m) = &map {
-            for s in slot_of.iter_mut() {
-                *s = m[*s as usize];
-            }
+        self.renumber_vectors(&map, &mut g)?;
+        for s in slot_of.iter_mut() {
+            *s = map[*s as usize];
         }
         g.slot_of = slot_of;
         if g.foots.is_empty() && !g.foot.is_empty() {
@@ -551,38 +521,50 @@ impl GraphBuilder {
         }
         Some(g)
     }
-}
 
-/// Copies spans of a buffer to the end of another in order, one copy per run of adjacent
-/// spans (most slots keep their bytes, which lie one after the other).
-#[derive(Default)]
-struct Runs {
-    start: usize,
-    end: usize,
-}
-
-impl Runs {
-    /// Bytes added but not copied yet.
-    fn pending(&self) -> u64 {
-        (self.end - self.start) as u64
-    }
-
-    /// Adds the span (`a`, `l`) of `src`; returns where it lands in `out`. None: out of
-    /// bounds.
-    fn add(&mut self, out: &mut Vec<u8>, src: &[u8], a: usize, l: usize) -> Option<u64> {
-        if a != self.end {
-            self.flush(out, src)?;
-            self.start = a;
-            self.end = a;
+    /// The graph in its slots as they are: the buffers move into it as they lie (a dead
+    /// slot keeps only its vector, a base of others; the file is written in slot order).
+    fn finish_in_place(self, slot_of: Vec<u32>) -> Option<Graph> {
+        let (nf, ns) = (self.foots.len(), self.shapes.len());
+        let mut foot = self.foot;
+        let mut shape = self.shape;
+        let mut ev = self.ev;
+        for (s, &keep) in self.live.iter().enumerate() {
+            if !keep {
+                (foot[s], shape[s], ev[s]) = (0, 0, (0, 0));
+                continue;
+            }
+            let (a, l) = ev[s];
+            if foot[s] as usize >= nf
+                || shape[s] as usize >= ns
+                || self
+                    .events
+                    .get(a as usize..a as usize + l as usize)
+                    .is_none()
+            {
+                return None;
+            }
         }
-        let at = (out.len() + (self.end - self.start)) as u64;
-        self.end = a.checked_add(l)?;
-        Some(at)
-    }
-
-    fn flush(&mut self, out: &mut Vec<u8>, src: &[u8]) -> Option<()> {
-        out.extend_from_slice(src.get(self.start..self.end)?);
-        self.start = self.end;
-        Some(())
+        let vectors_fit = self.vec.iter().all(|&(a, l)| {
+            self.vectors
+                .get(a as usize..a as usize + l as usize)
+                .is_some()
+        });
+        if !vectors_fit || (nf == 0 && !foot.is_empty()) {
+            return None;
+        }
+        Some(Graph {
+            reference: self.reference.unwrap_or_default(),
+            foots: self.foots,
+            shapes: self.shapes,
+            edges: self.edges.list,
+            foot,
+            shape,
+            ev,
+            events: self.events,
+            vec: self.vec,
+            vectors: self.vectors,
+            slot_of,
+        })
     }
 }

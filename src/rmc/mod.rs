@@ -14,8 +14,10 @@ pub mod graph_pipe;
 pub mod ids;
 pub mod impact;
 pub mod label;
+pub mod pipe;
 pub mod record;
 pub mod recorder;
+pub mod relay;
 pub mod replay;
 
 pub use check::{Algorithm, Base, Plan};

@@ -147,13 +147,39 @@ pub enum RecordError {
 enum Part<'a> {
     Own(Vec<u8>),
     Ref(&'a [u8]),
+    /// The (start, length) spans of a buffer, one after the other.
+    Spans(&'a [u8], &'a [(u64, u32)]),
 }
 
 impl Part<'_> {
-    fn bytes(&self) -> &[u8] {
+    fn len(&self) -> u64 {
         match self {
-            Part::Own(v) => v,
-            Part::Ref(b) => b,
+            Part::Own(v) => v.len() as u64,
+            Part::Ref(b) => b.len() as u64,
+            Part::Spans(_, spans) => spans.iter().map(|s| s.1 as u64).sum(),
+        }
+    }
+
+    /// Hands the part's bytes to `put`, spans gathered a megabyte at a time.
+    fn put(&self, put: &mut impl FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()> {
+        match self {
+            Part::Own(v) => put(v),
+            Part::Ref(b) => put(b),
+            Part::Spans(src, spans) => {
+                let mut buf = Vec::with_capacity(1 << 20);
+                for &(at, len) in spans.iter() {
+                    let b = usize::try_from(at)
+                        .ok()
+                        .and_then(|a| src.get(a..a + len as usize))
+                        .ok_or_else(|| std::io::Error::other("a graph span out of bounds"))?;
+                    buf.extend_from_slice(b);
+                    if buf.len() >= 1 << 20 {
+                        put(&buf)?;
+                        buf.clear();
+                    }
+                }
+                put(&buf)
+            }
         }
     }
 }
@@ -316,7 +342,7 @@ impl Record {
         head.extend_from_slice(&(sections.len() as u32).to_le_bytes());
         let mut offset = header as u64;
         for (tag, parts) in &sections {
-            let len: u64 = parts.iter().map(|p| p.bytes().len() as u64).sum();
+            let len: u64 = parts.iter().map(|p| p.len()).sum();
             head.extend_from_slice(tag);
             head.extend_from_slice(&offset.to_le_bytes());
             head.extend_from_slice(&len.to_le_bytes());
@@ -330,7 +356,7 @@ impl Record {
         put(&head)?;
         for (_, parts) in &sections {
             for p in parts {
-                put(p.bytes())?;
+                p.put(&mut put)?;
             }
         }
         out.write_all(&sum.digest().to_le_bytes())?;
@@ -604,11 +630,7 @@ fn graph_parts(g: &Graph) -> Vec<Part<'_>> {
         if in_order {
             parts.push(Part::Ref(&bytes[..]));
         } else {
-            let mut v = Vec::with_capacity(total as usize);
-            for &(at, len) in spans.iter() {
-                v.extend_from_slice(&bytes[at as usize..at as usize + len as usize]);
-            }
-            parts.push(Part::Own(v));
+            parts.push(Part::Spans(&bytes[..], &spans[..]));
         }
     }
     w.u32(g.slot_of.len() as u32);

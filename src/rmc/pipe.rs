@@ -1,0 +1,123 @@
+//! A one-way pipe of commands from the search thread to a worker thread, in batches that are
+//! recycled (the steady state allocates nothing), with a bounded queue (the worker never
+//! falls far behind). What rides along a search and never answers it can be done beside it
+//! this way: the worker applies the commands in order, so its result is the one the same
+//! calls made inline would give.
+
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+
+/// Commands in a batch before it is handed over: large enough that the hand-over is rare,
+/// small enough that a batch stays in the cache.
+const BATCH: usize = 4096;
+/// Batches queued before the search waits for the worker.
+const QUEUED: usize = 4;
+
+/// Commands, and the bytes and blocked processes they carry, in order.
+pub struct Batch<C> {
+    pub cmds: Vec<C>,
+    pub bytes: Vec<u8>,
+    pub blocked: Vec<(usize, usize, u32)>,
+}
+
+impl<C> Default for Batch<C> {
+    fn default() -> Self {
+        Batch {
+            cmds: Vec::new(),
+            bytes: Vec::new(),
+            blocked: Vec::new(),
+        }
+    }
+}
+
+impl<C> Batch<C> {
+    fn clear(&mut self) {
+        self.cmds.clear();
+        self.bytes.clear();
+        self.blocked.clear();
+    }
+}
+
+/// The search's end.
+pub struct Tx<C> {
+    /// The batch being filled: push bytes and blocked processes here, then the command.
+    pub batch: Batch<C>,
+    to_worker: Option<SyncSender<Batch<C>>>,
+    spare: Receiver<Batch<C>>,
+    lost: bool,
+}
+
+/// The worker's end.
+pub struct Rx<C> {
+    from_search: Receiver<Batch<C>>,
+    spare: Sender<Batch<C>>,
+}
+
+pub fn pipe<C>() -> (Tx<C>, Rx<C>) {
+    let (to_worker, from_search) = sync_channel(QUEUED);
+    let (spare_tx, spare) = channel();
+    (
+        Tx {
+            batch: Batch::default(),
+            to_worker: Some(to_worker),
+            spare,
+            lost: false,
+        },
+        Rx {
+            from_search,
+            spare: spare_tx,
+        },
+    )
+}
+
+/// Bytes a pipe holds at most in batches of commands of type `C` (their own bytes aside).
+pub fn in_flight<C>() -> u64 {
+    ((QUEUED + 2) * BATCH * std::mem::size_of::<C>()) as u64
+}
+
+impl<C> Tx<C> {
+    /// Queues a command (after the bytes and blocked processes it carries).
+    #[inline]
+    pub fn push(&mut self, c: C) {
+        self.batch.cmds.push(c);
+        if self.batch.cmds.len() >= BATCH {
+            self.hand_over();
+        }
+    }
+
+    fn hand_over(&mut self) {
+        let next = self.spare.try_recv().unwrap_or_default();
+        let full = std::mem::replace(&mut self.batch, next);
+        let sent = self
+            .to_worker
+            .as_ref()
+            .is_some_and(|tx| tx.send(full).is_ok());
+
+        if !sent {
+            // The worker is gone (it panicked): what it would have built is lost.
+            self.lost = true;
+            self.batch.clear();
+        }
+    }
+
+    /// Hands over what is queued and closes the pipe, so that the worker finishes. Whether
+    /// every command was handed over.
+    pub fn close(&mut self) -> bool {
+        if !self.batch.cmds.is_empty() {
+            self.hand_over();
+        }
+        self.to_worker = None;
+        !self.lost
+    }
+}
+
+impl<C> Rx<C> {
+    /// Applies `f` to every batch, in order, until the search closes the pipe.
+    pub fn each(self, mut f: impl FnMut(&Batch<C>)) {
+        while let Ok(mut batch) = self.from_search.recv() {
+            f(&batch);
+            batch.clear();
+            // The search may be gone already; the batch is then simply dropped.
+            let _ = self.spare.send(batch);
+        }
+    }
+}
