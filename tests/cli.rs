@@ -263,6 +263,41 @@ fn verify_stops_cleanly_under_an_address_space_limit() {
 }
 
 #[test]
+fn a_recording_run_cut_by_its_memory_limit_writes_no_record() {
+    // The recorder may ride on a second thread: the run must still stop at the limit, with
+    // the figures within it, and leave no record behind.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = write_model(dir.path(), "big.pml", BIG);
+    let rec = dir.path().join("big.rec");
+    let out = bin()
+        .args([
+            "verify",
+            "--memory-limit",
+            "16M",
+            "--format",
+            "json",
+            "--record",
+        ])
+        .arg(&rec)
+        .arg(&model)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(3));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["limit"], "memory");
+    assert!(
+        doc["stats"]["peak_memory_bytes"].as_u64() <= Some(16 << 20),
+        "{doc}"
+    );
+    assert!(
+        doc["stats"]["states_stored"].as_u64() > Some(10_000),
+        "{doc}"
+    );
+    assert!(!rec.exists(), "a cut run wrote a record");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no record written"));
+}
+
+#[test]
 fn memory_limit_auto_follows_the_environment() {
     let dir = tempfile::tempdir().expect("tempdir");
     let model = write_model(dir.path(), "big.pml", BIG);

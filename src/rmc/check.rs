@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::explore::machine::Machine;
 use crate::explore::property::Key;
-use crate::explore::search::search;
+use crate::explore::search::{search, Rider};
 use crate::explore::{Options, Outcome, Stats, ViolationKind};
 use crate::program::{LocId, Program};
 use crate::promela::preprocess::PpOptions;
@@ -484,6 +484,12 @@ fn recording(
             search(m, opts, relay, progress)
         });
         if let Some(recorder) = back {
+            let mut outcome = outcome;
+            // The worker may have run out of memory after the search last looked: the run
+            // then stopped at its memory limit, as it would have inline (no record).
+            if recorder.out_of_memory() && outcome.limit.is_none() {
+                outcome.limit = Some(crate::explore::Limit::Memory);
+            }
             return (outcome, recorder);
         }
     }
