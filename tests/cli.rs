@@ -262,6 +262,19 @@ fn verify_stops_cleanly_under_an_address_space_limit() {
     );
 }
 
+/// A check that stopped at its memory limit (exit 3), its peak within `limit` bytes; its
+/// JSON document.
+fn cut_at_memory(out: &std::process::Output, limit: u64) -> serde_json::Value {
+    assert_eq!(out.status.code(), Some(3));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["limit"], "memory");
+    assert!(
+        doc["stats"]["peak_memory_bytes"].as_u64() <= Some(limit),
+        "{doc}"
+    );
+    doc
+}
+
 #[test]
 fn a_recording_run_cut_by_its_memory_limit_writes_no_record() {
     // The recorder may ride on a second thread: the run must still stop at the limit, with
@@ -282,13 +295,7 @@ fn a_recording_run_cut_by_its_memory_limit_writes_no_record() {
         .arg(&model)
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(3));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(doc["limit"], "memory");
-    assert!(
-        doc["stats"]["peak_memory_bytes"].as_u64() <= Some(16 << 20),
-        "{doc}"
-    );
+    let doc = cut_at_memory(&out, 16 << 20);
     assert!(
         doc["stats"]["states_stored"].as_u64() > Some(10_000),
         "{doc}"
@@ -307,13 +314,7 @@ fn memory_limit_auto_follows_the_environment() {
         .env("GIT_RMC_MEMORY_LIMIT", "16M")
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(3));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(doc["limit"], "memory");
-    assert!(
-        doc["stats"]["peak_memory_bytes"].as_u64() <= Some(16 << 20),
-        "{doc}"
-    );
+    cut_at_memory(&out, 16 << 20);
     // An explicit size wins over the environment.
     let out = bin()
         .args(["verify", "--memory-limit", "8M", "--format", "json"])
@@ -321,12 +322,7 @@ fn memory_limit_auto_follows_the_environment() {
         .env("GIT_RMC_MEMORY_LIMIT", "1G")
         .output()
         .expect("runs");
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(doc["limit"], "memory");
-    assert!(
-        doc["stats"]["peak_memory_bytes"].as_u64() <= Some(8 << 20),
-        "{doc}"
-    );
+    cut_at_memory(&out, 8 << 20);
     // A bad value is a usage error.
     let out = bin()
         .args(["verify"])

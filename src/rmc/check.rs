@@ -421,11 +421,11 @@ pub struct Run {
 
 /// Runs the planned check on `m` (built from `plan.program`).
 pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&Stats)) -> Run {
-    run_on(m, reuse, opts, progress, graph_thread())
+    run_on(m, reuse, opts, progress, second_core())
 }
 
-/// `run`, with the state graph built on a second thread or not (`thread`); the outcome and
-/// the record are the same either way.
+/// `run`, with what rides along on a second thread or not (`thread`); the outcome and the
+/// record are the same either way.
 pub fn run_on(
     m: &Machine,
     reuse: Reuse,
@@ -467,7 +467,7 @@ pub fn run_on(
 
 /// Whether what rides along is done on a second thread beside the search: when the machine
 /// has a second core to run it. The outcome and the record are the same either way.
-fn graph_thread() -> bool {
+fn second_core() -> bool {
     std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
 }
 
@@ -501,7 +501,7 @@ fn recording(
 /// The search with `recorder` riding along; with `thread`, its graph is built on a worker
 /// thread (`graph_pipe`) and put back into the recorder afterwards (marked broken, so that no
 /// graph is written, if the worker failed).
-pub fn search_recording(
+fn search_recording(
     m: &Machine,
     opts: &Options,
     recorder: &mut Recorder,

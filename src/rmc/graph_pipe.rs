@@ -120,25 +120,18 @@ pub fn beside<T>(
     mut builder: GraphBuilder,
     search: impl FnOnce(GraphPipe) -> (T, Option<GraphPipe>),
 ) -> (T, Option<GraphBuilder>) {
-    let (tx, rx): (Tx<Cmd>, Rx<Cmd>) = pipe::pipe();
     let names = Names::of(m);
     let memory = Arc::new(AtomicU64::new(builder.memory()));
     let seen = memory.clone();
-    std::thread::scope(|s| {
-        // If no thread can be started, the worker is dropped with its end of the pipe: the
-        // search still runs, and only its graph is lost.
-        let h = std::thread::Builder::new()
-            .name("git-rmc-graph".into())
-            .spawn_scoped(s, move || {
-                rx.each(|batch| {
-                    apply(batch, &mut builder, &names);
-                    seen.store(builder.memory(), Ordering::Relaxed);
-                });
-                builder
-            });
+    let work = move |rx: Rx<Cmd>| {
+        rx.each(|batch| {
+            apply(batch, &mut builder, &names);
+            seen.store(builder.memory(), Ordering::Relaxed);
+        });
+        Some(builder)
+    };
+    pipe::beside("git-rmc-graph", work, |tx| {
         let (out, pipe) = search(GraphPipe { tx, memory });
-        let complete = pipe.is_some_and(|mut p| p.tx.close());
-        let built = h.ok().and_then(|h| h.join().ok()).filter(|_| complete);
-        (out, built)
+        (out, pipe.map(|p| p.tx))
     })
 }

@@ -121,3 +121,31 @@ impl<C> Rx<C> {
         }
     }
 }
+
+/// Runs `search` on this thread with the search's end of a pipe, and `work` on a second
+/// thread with the worker's end. `search` hands its end back when it is done (None if it
+/// could not), which closes the pipe so that `work` finishes. Returns what `search`
+/// returned and what `work` made: None if no thread could be started, the worker panicked,
+/// a command was lost, or `work` itself gave up.
+pub fn beside<C: Send, W: Send, T>(
+    name: &str,
+    work: impl FnOnce(Rx<C>) -> Option<W> + Send,
+    search: impl FnOnce(Tx<C>) -> (T, Option<Tx<C>>),
+) -> (T, Option<W>) {
+    let (tx, rx) = pipe();
+    std::thread::scope(|s| {
+        // If no thread can be started, `work` is dropped with the worker's end: the search
+        // still runs, and what the worker would have made is lost.
+        let h = std::thread::Builder::new()
+            .name(name.into())
+            .spawn_scoped(s, move || work(rx));
+        let (out, tx) = search(tx);
+        let complete = tx.is_some_and(|mut tx| tx.close());
+        let made = h
+            .ok()
+            .and_then(|h| h.join().ok())
+            .flatten()
+            .filter(|_| complete);
+        (out, made)
+    })
+}

@@ -206,36 +206,24 @@ pub fn beside<R: Rider + Send, T>(
     mut rider: R,
     search: impl FnOnce(&mut Relay) -> T,
 ) -> (T, Option<R>) {
-    let (tx, rx): (Tx<Call>, Rx<Call>) = pipe::pipe();
     let oom = Arc::new(AtomicBool::new(false));
     let seen = oom.clone();
     let prog = m.prog;
-    std::thread::scope(|s| {
-        // If no thread can be started, the worker is dropped with its end of the pipe: the
-        // search still runs, and the rider is lost.
-        let h = std::thread::Builder::new()
-            .name("git-rmc-record".into())
-            .spawn_scoped(s, move || {
-                let m = Machine::new(prog).ok()?;
-                let mut st = State::default();
-                let mut ok = true;
-                rx.each(|batch| {
-                    if ok {
-                        ok = apply(batch, &mut rider, &m, &mut st);
-                        seen.store(rider.out_of_memory(), Ordering::Relaxed);
-                    }
-                });
-                ok.then_some(rider)
-            });
+    let work = move |rx: Rx<Call>| {
+        let m = Machine::new(prog).ok()?;
+        let mut st = State::default();
+        let mut ok = true;
+        rx.each(|batch| {
+            if ok {
+                ok = apply(batch, &mut rider, &m, &mut st);
+                seen.store(rider.out_of_memory(), Ordering::Relaxed);
+            }
+        });
+        ok.then_some(rider)
+    };
+    pipe::beside("git-rmc-record", work, |tx| {
         let mut relay = Relay { tx, oom };
         let out = search(&mut relay);
-        let complete = relay.tx.close();
-        drop(relay);
-        let rider = h
-            .ok()
-            .and_then(|h| h.join().ok())
-            .flatten()
-            .filter(|_| complete);
-        (out, rider)
+        (out, Some(relay.tx))
     })
 }
