@@ -5,7 +5,9 @@
 //! order, on the real rider with its own machine for the same program. The rider ends up
 //! exactly as if it had ridden along inline, and the search pays only for queueing: the
 //! canonical vectors, fingerprints, reachable sets and the state graph are all computed on
-//! the worker.
+//! the worker. The one difference: the worker's memory use reaches the search a batch or
+//! two late, so a run cut by its memory limit may store a few more states before it stops
+//! than the inline run (its verdict is the same: incomplete, no record).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
