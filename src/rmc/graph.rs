@@ -47,12 +47,11 @@ pub struct Graph {
 /// the bytes lie.
 impl PartialEq for Graph {
     fn eq(&self, o: &Graph) -> bool {
-        let span = |b: &[u8], (at, n): (u64, u32)| {
+        fn span(b: &[u8], (at, n): (u64, u32)) -> Option<&[u8]> {
             usize::try_from(at)
                 .ok()
                 .and_then(|a| b.get(a..a + n as usize))
-                .map(<[u8]>::to_vec)
-        };
+        }
         self.reference == o.reference
             && self.foots == o.foots
             && self.shapes == o.shapes

@@ -369,10 +369,7 @@ impl Recorder {
         }
         if touch {
             for &l in &r.graph.foots[of] {
-                match self.pipe.as_mut() {
-                    Some(p) => p.touch(l),
-                    None => self.graph.touch(l),
-                }
+                touch_graph(&mut self.pipe, &mut self.graph, l);
             }
         }
         if let Some(&max) = elems.iter().max() {
@@ -435,10 +432,7 @@ impl Recorder {
     // The graph calls, made on the builder here or queued to the worker.
     #[inline]
     fn g_touch(&mut self, loc: u32) {
-        match self.pipe.as_mut() {
-            Some(p) => p.touch(loc),
-            None => self.graph.touch(loc),
-        }
+        touch_graph(&mut self.pipe, &mut self.graph, loc);
     }
 
     fn g_broken(&mut self) {
@@ -486,6 +480,16 @@ impl Recorder {
     fn element_of_edge(m: &Machine, kind: ViolationKind, edge: EdgeNo) -> Element {
         let (at, k) = m.edge_at(edge);
         Element::Violation { kind, at, edge: k }
+    }
+}
+
+/// A location in the footprint of the state being expanded, on the builder here or queued
+/// to the worker (fields apart, so that callers may hold other parts of the recorder).
+#[inline]
+fn touch_graph(pipe: &mut Option<GraphPipe>, graph: &mut GraphBuilder, loc: u32) {
+    match pipe.as_mut() {
+        Some(p) => p.touch(loc),
+        None => graph.touch(loc),
     }
 }
 
