@@ -445,6 +445,30 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     );
     let auto = check_with(&nv, Some(&record), Algorithm::Auto, &opts);
     assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
+
+    // The guard every node waits at changes its words: most states have a node there,
+    // so prune and replay would both execute nearly every recorded state, each at more than
+    // a full check pays for it. Auto runs a full check, says why, and writes its record.
+    let busy = RING.replace("tok[i] > 0 ->", "tok[i] >= 1 ->");
+    let bv = version(&busy).expect("mutant parses");
+    let replay = check_with(&bv, Some(&record), Algorithm::Replay, &opts);
+    assert!(
+        replay.stats.frontier_states * 10 >= stored * 8,
+        "replay executed {} recorded states of {stored}",
+        replay.stats.frontier_states
+    );
+    let auto = check_with(&bv, Some(&record), Algorithm::Auto, &opts);
+    let full = check_with(&bv, Some(&record), Algorithm::Full, &opts);
+    assert_eq!(auto.algorithm, Algorithm::Full, "{}", auto.reason);
+    assert!(!auto.incremental);
+    assert!(
+        auto.reason
+            .starts_with("auto: a full check, predicted cheaper"),
+        "{}",
+        auto.reason
+    );
+    assert_same("busy ring", &busy, &auto, &full);
+    assert_eq!(auto.record, full.record);
 }
 
 /// Mutants of every seed model that gain a global, a local or both (the global toggled by a

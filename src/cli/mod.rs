@@ -128,7 +128,7 @@ impl ModelArgs {
 /// The algorithm of a regression check, as the command line names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum AlgorithmArg {
-    /// Whichever of prune and replay the record predicts cheaper.
+    /// Whichever of prune, replay and a full check the record predicts cheapest.
     Auto,
     /// Skip every state whose recorded reachable set misses the change.
     Prune,

@@ -79,8 +79,9 @@ pub struct VerifyArgs {
     /// another version of git rmc, other checks) is reported and a full check runs.
     #[arg(long, value_name = "FILE")]
     pub reuse: Option<PathBuf>,
-    /// With --reuse: auto (default: whichever of prune and replay the record predicts
-    /// cheaper), prune, replay, or check everything again (full); all write --record.
+    /// With --reuse: auto (default: whichever of prune, replay and a full check the record
+    /// predicts cheapest), prune, replay, or check everything again (full); all write
+    /// --record.
     #[arg(long, value_enum)]
     pub algorithm: Option<AlgorithmArg>,
     /// Output format.

@@ -77,7 +77,8 @@ pub struct ModelConfig {
 /// How a check reuses the base commit's record (DESIGN.md 5.5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Algorithm {
-    /// Predict the work of prune and replay from the record and run the cheaper.
+    /// Predict the work of prune, replay and a full check from the record and run the
+    /// cheapest.
     #[default]
     Auto,
     /// Skip every recorded state whose reachable set misses the change.

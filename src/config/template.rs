@@ -75,7 +75,7 @@ fn model(out: &mut String, entry: &Path, name: &str) {
     line(
         out,
         &format!("# algorithm = {}", quote(Algorithm::default().as_str())),
-        "reuse of the last check: \"auto\" (the cheaper), \"prune\", \"replay\" or \"full\"",
+        "reuse of the last check: \"auto\" (the cheapest), \"prune\", \"replay\" or \"full\"",
     );
 
     out.push('\n');

@@ -33,7 +33,7 @@ pub enum Algorithm {
     Replay,
     /// Explore everything (still writing a record).
     Full,
-    /// Whichever of prune and replay is predicted cheaper (DESIGN.md 5.5).
+    /// Whichever of prune, replay and a full check is predicted cheapest (DESIGN.md 5.5).
     Auto,
 }
 
@@ -51,6 +51,12 @@ impl Algorithm {
 /// The relative cost of walking one recorded state against executing one: measured by the
 /// `rmc` bench (a walked transition costs a few lookups, an executed one the interpreter).
 pub const WALK_COST: f64 = 0.25;
+
+/// The share of the recorded states (walks weighed by `WALK_COST`) beyond which auto runs a
+/// full check: a state executed in an incremental run costs about 1.5 times one of a plain
+/// check, in a recording run 1.2 to 1.3 times (the `rmc` bench), so past 0.8 the full check
+/// is cheaper.
+pub const FULL_SHARE: f64 = 0.8;
 
 /// What the choice between prune and replay predicted (in recorded states).
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -316,6 +322,31 @@ pub fn plan(
     // replay, which writes one, is worth its walk.
     let states = r.fingerprints.len() as u64;
     let prune_graphless = extension.is_some() && predicted.prune_executed * 2 >= states;
+    // A state an incremental run executes costs more than one a recording run does (its
+    // recorder answers the search, so it runs on the search's thread; the recording run's
+    // rides beside it): when either would execute most recorded states anyway, a full check
+    // is cheaper and writes as good a record.
+    // (Without a graph to carry, the rule below says so itself.)
+    let cheapest = match &replay {
+        Ok(_) => Some(replay_cost(&predicted).min(predicted.prune_executed as f64)),
+        Err(Some(_)) if extension.is_none() => Some(predicted.prune_executed as f64),
+        Err(_) => None,
+    };
+    if want == Algorithm::Auto
+        && states > 0
+        && cheapest.is_some_and(|c| c >= FULL_SHARE * states as f64)
+    {
+        let reason = format!(
+            "auto: a full check, predicted cheaper (pruning would execute {} of the {states} \
+             recorded states{}); {dangerous}",
+            predicted.prune_executed,
+            match (predicted.replay_walked, predicted.replay_executed) {
+                (Some(w), Some(x)) => format!(", replay walk {w} and execute {x}"),
+                _ => String::new(),
+            }
+        );
+        return full(program, ids, impact, reason, Some(predicted));
+    }
     let (reuse, algorithm, reason) = match replay {
         Ok(rp)
             if want == Algorithm::Replay
@@ -698,8 +729,9 @@ pub fn record(
     if let (Some(base), Some(prune)) = (base, rec.prune().filter(|p| p.project.is_none())) {
         // Accumulate: old states this run did not reach whose set is still valid. Both
         // lists are sorted by fingerprint: one merge, no lookups.
-        let mut translated: std::collections::HashMap<u32, u32> = Default::default();
         let r = &base.record;
+        // Per old set: its id here (NONE until met).
+        let mut translated = vec![super::graph::NONE; r.sets.len()];
         let mut kept = Vec::new();
         let mut i = 0;
         for (k, &fp) in r.fingerprints.iter().enumerate() {
@@ -720,7 +752,10 @@ pub fn record(
                 }
                 None => super::graph::NONE,
             };
-            let sid = *translated.entry(old).or_insert_with(|| {
+            let Some(known) = translated.get_mut(old as usize) else {
+                continue;
+            };
+            if *known == super::graph::NONE {
                 let mut s: Vec<u32> = r.sets[old as usize]
                     .iter()
                     .map(|&e| {
@@ -732,12 +767,12 @@ pub fn record(
                     })
                     .collect();
                 s.sort_unstable();
-                *set_index.entry(s.clone()).or_insert_with(|| {
+                *known = *set_index.entry(s.clone()).or_insert_with(|| {
                     sets.push(s);
                     sets.len() as u32 - 1
-                })
-            });
-            kept.push((fp, sid, slot));
+                });
+            }
+            kept.push((fp, *known, slot));
             carried += 1;
         }
         states = merge(states, kept);
