@@ -24,6 +24,8 @@ pub struct Machine<'p> {
     pub edges: Vec<(u32, u32, u32)>,
     /// Location index of each edge's target, per edge number.
     targets: Vec<u32>,
+    /// The stable id of each location, per proctype (what `canonical` writes).
+    stable: Vec<Vec<u32>>,
     /// Sizes of the records pan would give this program's states.
     pan: super::pan_size::PanSizes,
     /// An error pan reports during an evaluation without ending anything (a poll of a
@@ -69,8 +71,14 @@ impl<'p> Machine<'p> {
         }
         let chan_types: Vec<_> = layout.chans.iter().map(|c| c.source.clone()).collect();
         let pan = super::pan_size::PanSizes::new(prog, &chan_types);
+        let stable = prog
+            .procs
+            .iter()
+            .map(|p| p.automaton.locations.iter().map(|l| l.id.0).collect())
+            .collect();
         Ok(Machine {
             prog,
+            stable,
             pan,
             soft: std::cell::Cell::new(None),
             layout,
@@ -138,21 +146,31 @@ impl<'p> Machine<'p> {
     /// The canonical encoding of a state, the one fingerprints and records use: the stored
     /// bytes with each process's location as its u32 stable id.
     pub fn canonical(&self, st: &State, out: &mut Vec<u8>) {
+        // On the hot path of every replay (each successor of an executed state is looked up
+        // in the record by it): one reservation, the ids from a flat table.
         out.clear();
+        let v = &st.v[..];
+        let lw = st.lw as usize;
+        out.reserve(v.len() + st.procs.len() * 4);
         let mut at = self.layout.hidden_size as usize;
-        for pid in 0..st.nr_pr() {
-            let p = st.procs[pid] as usize;
-            out.extend_from_slice(&st.v[at..p + 1]);
-            let t = st.ptype(pid);
-            let id = self.prog.procs[t]
-                .automaton
-                .locations
-                .get(st.loc(pid) as usize)
-                .map_or(u32::MAX, |l| l.id.0);
+        for &p in &st.procs {
+            let p = p as usize;
+            out.extend_from_slice(&v[at..p + 1]);
+            let l = if lw == 1 {
+                v[p + 1] as usize
+            } else {
+                u16::from_le_bytes([v[p + 1], v[p + 2]]) as usize
+            };
+            let id = self
+                .stable
+                .get(v[p] as usize)
+                .and_then(|ids| ids.get(l))
+                .copied()
+                .unwrap_or(u32::MAX);
             out.extend_from_slice(&id.to_le_bytes());
-            at = p + 1 + st.lw as usize;
+            at = p + 1 + lw;
         }
-        out.extend_from_slice(&st.v[at..]);
+        out.extend_from_slice(&v[at..]);
     }
 
     /// The state whose canonical encoding is `canon` (the inverse of `canonical`), with

@@ -203,6 +203,10 @@ struct Search<'m, 'p, R: Rider> {
     /// A replay: states the rider knows are kept by key (`ext`: key → search id), the
     /// others in the store (`sids`: store id → search id).
     keyed: bool,
+    /// How often a built state was known by key, and found in the store (which to ask
+    /// first).
+    by_key: u64,
+    in_store: u64,
     ext: ChunkedVec<u32>,
     sids: ChunkedVec<u32>,
     frames: ChunkedVec<Frame>,
@@ -285,6 +289,8 @@ pub fn search<R: Rider>(
         ext: ChunkedVec::new(budget.clone(), 1 << 18),
         sids: ChunkedVec::new(budget.clone(), 1 << 16),
         keyed,
+        by_key: 0,
+        in_store: 0,
         budget,
         store,
         cur: State::default(),
@@ -694,13 +700,27 @@ impl<R: Rider> Search<'_, '_, R> {
     /// every other one is looked up in the store (and stored when new).
     fn identify(&mut self, st: &State) -> Result<Ident, OutOfMemory> {
         if self.keyed {
-            // A state met before and not known to the rider is in the store: finding it
-            // there first spares the rider's lookup (a fingerprint of the canonical vector).
-            if let Some(sid) = self.store.find(&st.v[self.hidden..]) {
-                return Ok(Ident::Known(self.sids.get(sid as usize)));
-            }
-            if let Some(key) = self.rider.lookup(self.m, st) {
-                return Ok(self.identify_key(key));
+            // A state is in the store exactly when the rider does not know it (only a failed
+            // lookup stores one), so either may be asked first: the one that answered more
+            // often so far (new states met again, or recorded states).
+            if self.by_key > self.in_store {
+                if let Some(key) = self.rider.lookup(self.m, st) {
+                    self.by_key += 1;
+                    return Ok(self.identify_key(key));
+                }
+                if let Some(sid) = self.store.find(&st.v[self.hidden..]) {
+                    self.in_store += 1;
+                    return Ok(Ident::Known(self.sids.get(sid as usize)));
+                }
+            } else {
+                if let Some(sid) = self.store.find(&st.v[self.hidden..]) {
+                    self.in_store += 1;
+                    return Ok(Ident::Known(self.sids.get(sid as usize)));
+                }
+                if let Some(key) = self.rider.lookup(self.m, st) {
+                    self.by_key += 1;
+                    return Ok(self.identify_key(key));
+                }
             }
         }
         let (sid, new) = self.store.insert(&st.v[self.hidden..])?;

@@ -162,15 +162,21 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// Reads a varint at `*at`; None past the end or beyond 64 bits.
+#[inline]
 pub fn get_varint(b: &[u8], at: &mut usize) -> Option<u64> {
+    // A plain loop: `step_by` cost as much as the decoding (it is on the replay's hot path).
     let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let x = *b.get(*at)?;
-        *at += 1;
+    let mut shift = 0u32;
+    let mut i = *at;
+    while shift < 64 {
+        let x = *b.get(i)?;
+        i += 1;
         v |= ((x & 0x7f) as u64) << shift;
         if x & 0x80 == 0 {
+            *at = i;
             return Some(v);
         }
+        shift += 7;
     }
     None
 }
