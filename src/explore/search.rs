@@ -703,23 +703,19 @@ impl<R: Rider> Search<'_, '_, R> {
             // A state is in the store exactly when the rider does not know it (only a failed
             // lookup stores one), so either may be asked first: the one that answered more
             // often so far (new states met again, or recorded states).
-            if self.by_key > self.in_store {
-                if let Some(key) = self.rider.lookup(self.m, st) {
-                    self.by_key += 1;
-                    return Ok(self.identify_key(key));
+            let key_first = self.by_key > self.in_store;
+            if key_first {
+                if let Some(known) = self.known_by_key(st) {
+                    return Ok(known);
                 }
-                if let Some(sid) = self.store.find(&st.v[self.hidden..]) {
-                    self.in_store += 1;
-                    return Ok(Ident::Known(self.sids.get(sid as usize)));
-                }
-            } else {
-                if let Some(sid) = self.store.find(&st.v[self.hidden..]) {
-                    self.in_store += 1;
-                    return Ok(Ident::Known(self.sids.get(sid as usize)));
-                }
-                if let Some(key) = self.rider.lookup(self.m, st) {
-                    self.by_key += 1;
-                    return Ok(self.identify_key(key));
+            }
+            if let Some(sid) = self.store.find(&st.v[self.hidden..]) {
+                self.in_store += 1;
+                return Ok(Ident::Known(self.sids.get(sid as usize)));
+            }
+            if !key_first {
+                if let Some(known) = self.known_by_key(st) {
+                    return Ok(known);
                 }
             }
         }
@@ -742,6 +738,13 @@ impl<R: Rider> Search<'_, '_, R> {
         let id = self.stats.states_stored as u32;
         self.sids.push(id)?;
         Ok(Ident::New { id, sid, key: None })
+    }
+
+    /// Who a built state is, when the rider knows it by key.
+    fn known_by_key(&mut self, st: &State) -> Option<Ident> {
+        let key = self.rider.lookup(self.m, st)?;
+        self.by_key += 1;
+        Some(self.identify_key(key))
     }
 
     /// Who the state the rider knows as `key` is.
