@@ -58,7 +58,7 @@ pub const WALK_COST: f64 = 0.25;
 /// is cheaper.
 pub const FULL_SHARE: f64 = 0.8;
 
-/// What the choice between prune and replay predicted (in recorded states).
+/// What auto's choice among prune, replay and a full check predicted (in recorded states).
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Predicted {
     /// States a pruning run would execute (recorded states whose set meets the change).
