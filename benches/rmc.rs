@@ -326,10 +326,14 @@ fn main() {
                 - replay.stats.states_executed as f64 * per_state * exec_ns)
                 / walked_tr.max(1.0);
             let new = replay.stats.states_executed - replay.stats.frontier_states;
+            // In the recorded states the replay executed: the share of processes whose
+            // moves it executed (the others' came from the record).
+            let groups = replay.stats.groups_replayed + replay.stats.groups_executed;
+            let grp = 100.0 * replay.stats.groups_executed as f64 / groups.max(1) as f64;
             println!(
                 "    {:<34} full {:>8} st {:>6.3}s | prune ex {:>8} {:>6.3}s | replay ex {:>8} \
-                 (new {:>7}) {:>6.3}s | auto {:<6} {:>6.3}s x{:<6.2} | ns/tr exec {:>5.0} \
-                 walk {:>5.0} {}",
+                 (new {:>7}, procs ex {:>3.0}%) {:>6.3}s | auto {:<6} {:>6.3}s x{:<6.2} | \
+                 ns/tr exec {:>5.0} walk {:>5.0} {}",
                 what,
                 full.stored,
                 secs(&full),
@@ -337,6 +341,7 @@ fn main() {
                 secs(&prune),
                 replay.stats.states_executed,
                 new,
+                grp,
                 secs(&replay),
                 auto.algorithm.as_str(),
                 secs(&auto),

@@ -434,9 +434,17 @@ fn verify_records_then_prunes_with_the_record() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("record: "));
-    // The new version: the assertion now fails; nothing of P's part is explored again.
+    // The new version, pruned: the assertion now fails; nothing of P's part is explored
+    // again.
     let (code, doc, _) = run_json(
-        &["verify", "--format", "json", "--reuse"],
+        &[
+            "verify",
+            "--format",
+            "json",
+            "--algorithm",
+            "prune",
+            "--reuse",
+        ],
         &[&r1, &v2, std::path::Path::new("--record"), &r2],
     );
     assert_eq!(code, Some(1), "{doc}");

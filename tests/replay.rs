@@ -380,6 +380,78 @@ active proctype T() { n < 2; n = n }
     pair("offer guard", old, &new2);
 }
 
+/// A recorded state whose footprint meets the change is executed, but only the processes
+/// the change can reach: the others' moves are taken from the record. Each case here is one
+/// where taking a process's moves from the record would be wrong unless its footprint,
+/// its location, a rendezvous or what its statements read keeps it executed, and the
+/// figures would then differ from a full check's.
+#[test]
+fn one_process_is_replayed_while_another_is_executed() {
+    let groups = |got: &Checked| (got.stats.groups_replayed, got.stats.groups_executed);
+    // A process's own location changes: the other's moves are replayed.
+    let old = "byte x, y;
+active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }
+active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
+";
+    let got = pair(
+        "own location",
+        old,
+        &old.replace("y == 3 -> y = 0", "y >= 3 -> y = 0"),
+    );
+    let (replayed, executed) = groups(&got);
+    assert!(replayed >= executed && executed > 0, "{:?}", got.stats);
+
+    // A location passed inside another process's atomic sequence changes: that process's
+    // group passed it (its footprint has it), the other's is replayed.
+    let old = "byte x, y;
+active proctype P() { do :: atomic { x < 3 -> x++; y = y } :: x == 3 -> x = 0 od }
+active proctype Q() { do :: y < 2 -> y++ :: y == 2 -> y = 0 od }
+";
+    let got = pair("atomic pass", old, &old.replace("y = y }", "y = 0 }"));
+    assert!(groups(&got).0 > 0, "{:?}", got.stats);
+
+    // A rendezvous receive changes what it takes: the sender's group met a rendezvous, so
+    // it is executed wherever the receiver's location is dangerous.
+    let old = "chan c = [0] of { byte };
+byte x;
+active proctype S() { do :: c ! 1 -> x = (x + 1) % 3 :: x = (x + 2) % 3 od }
+active proctype R() { byte v; do :: c ? 1 -> v = 1 - v od }
+";
+    pair("rendezvous", old, &old.replace("c ? 1 ->", "c ? 2 ->"));
+
+    // enabled() reads another process's code: a process whose statements read it is
+    // executed wherever a state is.
+    let old = "byte x;
+active proctype P() { do :: enabled(1) -> x = (x + 1) % 4 :: x == 3 -> x = 0 od }
+active proctype Q() { byte z; do :: z < 2 -> z++ :: z == 2 -> z = 0 od }
+";
+    pair("enabled", old, &old.replace("z < 2 ->", "z < 1 ->"));
+
+    // The first pass may now move nothing where it moved before: the second pass, with
+    // timeout true, is executed, not taken from the record.
+    let old = "byte x, y;
+active proctype P() { do :: x < 2 -> x++ :: timeout -> x = 0 od }
+active proctype Q() { do :: x == 2 -> y = 1 - y od }
+";
+    pair("timeout", old, &old.replace("x == 2 -> y", "x == 3 -> y"));
+    // And the other way round: a process that could not move now can.
+    let old2 = old.replace("x == 2 -> y", "x == 3 -> y");
+    pair("timeout gone", &old2, old);
+
+    // A process created by a move of a replayed-or-not group: its initial location is in
+    // the creator's footprint.
+    let old = "byte x, n;
+proctype C() { x = (x + 1) % 3 }
+active proctype P() { do :: n < 2 -> n++; run C() :: n == 2 && _nr_pr == 2 -> n = 0 od }
+active proctype Q() { do :: x > 0 -> x-- od }
+";
+    pair(
+        "created",
+        old,
+        &old.replace("x = (x + 1) % 3", "x = (x + 2) % 3"),
+    );
+}
+
 /// A cyclic model: a ring of processes passing tokens forever and a monitor stepping
 /// through sixteen phases, every state reachable from every other once all run (one strongly
 /// connected component).
@@ -730,6 +802,8 @@ fn event_kinds(r: &Record) -> std::collections::BTreeMap<&'static str, usize> {
                 Event::End(End::Leave) => "leave",
                 Event::End(End::Invalid) => "invalid end",
                 Event::End(End::Stored(_)) => "blocked in atomic",
+                Event::Group { .. } => "group",
+                Event::End(End::Group) => "end of a replayed group",
             };
             *out.entry(kind).or_insert(0) += 1;
         }

@@ -28,6 +28,20 @@ pub enum Event {
         kind: ViolationKind,
         executed: bool,
     },
+    /// The moves of one process in the first pass over a stored state's processes begin
+    /// (`pid`), or that pass is over (`pid` None: a second pass with `timeout` true may
+    /// follow, then the end). What one process does there depends on its own location and
+    /// those its moves pass (`foot`: the footprint id of a recorded group, NONE when it is
+    /// to be computed), unless it meets a rendezvous (`rv`, which other processes answer)
+    /// or reads other processes' code: so a replay may take one process's moves from the
+    /// record while it executes another's. `at`: the stable location the process starts
+    /// from (its group's footprint has it; NONE when not known).
+    Group {
+        pid: Option<u8>,
+        foot: u32,
+        rv: bool,
+        at: u32,
+    },
     /// The enumeration of the state's successors is over.
     End(End),
 }
@@ -116,4 +130,7 @@ pub enum End {
     /// A state inside an atomic sequence without successors: it is stored, as this state
     /// (search id or record key, as in `To::State`), and every process may move from it.
     Stored(u32),
+    /// The group of moves a replay took from the record is over: the state's expansion
+    /// goes on executing (never recorded).
+    Group,
 }

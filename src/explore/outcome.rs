@@ -74,6 +74,12 @@ pub struct Stats {
     pub states_reused: u64,
     #[serde(default)]
     pub states_dropped: u64,
+    /// In the recorded states a replay executed: the processes whose moves it took from the
+    /// record (or knew to have none), and those whose moves it executed.
+    #[serde(default)]
+    pub groups_replayed: u64,
+    #[serde(default)]
+    pub groups_executed: u64,
     /// Strongly connected components of the stored state graph.
     pub sccs: u64,
     /// States in the largest of them.

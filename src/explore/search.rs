@@ -85,6 +85,19 @@ pub trait Rider {
     fn replay(&mut self, _m: &Machine, _blocked: &mut Vec<(usize, usize, u32)>) -> Event {
         Event::End(End::Leave)
     }
+    /// Whether the rider wants each stored state's expansion in groups, one per process of
+    /// the first pass (`Event::Group`), so that a record can replay one process's moves
+    /// while the others' are executed.
+    fn groups(&self) -> bool {
+        false
+    }
+    /// What to do with process `pid`'s moves in the expansion of the stored state `id`
+    /// (its vector `st`), which the search executes: execute them, or take them from the
+    /// rider (`replay` until `End::Group`), or nothing (none were recorded, and none can
+    /// have appeared).
+    fn group(&mut self, _m: &Machine, _id: u32, _st: &State, _pid: u8) -> GroupPlan {
+        GroupPlan::Execute
+    }
     /// An event of an expansion, executed or replayed, in order, with states named by
     /// search id (`blocked`: for `End::Invalid`).
     fn event(&mut self, _m: &Machine, _ev: &Event, _blocked: &[(usize, usize, u32)]) {}
@@ -134,6 +147,17 @@ pub enum Build {
     Known(u32),
     /// The rider cannot build it (a record that does not fit).
     Failed,
+}
+
+/// What `Rider::group` makes of one process's moves in an executed expansion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupPlan {
+    /// The interpreter executes them.
+    Execute,
+    /// They come from the rider, as a group whose recorded footprint is `foot`.
+    Replay { foot: u32, rv: bool },
+    /// There are none.
+    Skip,
 }
 
 /// The rider of a plain check.
@@ -229,6 +253,11 @@ struct Search<'m, 'p, R: Rider> {
     hidden: usize,
     initial: Vec<u8>,
     halted: bool,
+    /// Stored states' expansions are announced in groups (`Rider::groups`).
+    grouped: bool,
+    /// The marker of the group begun last, told to the rider with its first event (an
+    /// empty group is never told).
+    pending: Option<Event>,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -278,6 +307,8 @@ pub fn search<R: Rider>(
         }
     };
     let keyed = rider.keyed();
+    // Not with priorities: which process may move then depends on every other one.
+    let grouped = rider.groups() && !m.layout.uses_priority;
     let mut s = Search {
         m,
         opts,
@@ -307,6 +338,8 @@ pub fn search<R: Rider>(
         hidden: m.layout.hidden_size as usize,
         initial: initial.v.clone(),
         halted: false,
+        grouped,
+        pending: None,
     };
     s.rider.begin(&s.budget);
     s.next = initial;
@@ -372,7 +405,7 @@ impl<R: Rider> Search<'_, '_, R> {
         if std::mem::take(&mut c.failed_offer) {
             // A rendezvous offer nobody took still reached the level below.
             self.reach(depth + 1);
-            self.rider.event(self.m, &Event::Offer, &[]);
+            self.emit(&Event::Offer, &[]);
         }
         self.frames.get_mut(fi).cursor = c;
         match r {
@@ -388,6 +421,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 let first = self.cur.nr_pr();
                 if self.next.nr_pr() > first {
+                    self.flush_group();
                     self.rider.created(self.m, &self.next, first);
                 }
                 let d = depth + if it.rv.is_some() { 2 } else { 1 };
@@ -406,7 +440,65 @@ impl<R: Rider> Search<'_, '_, R> {
             Next::Report(f) => {
                 self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
             }
+            Next::Group(g) => self.group(fi, g),
             Next::Done => self.exhausted(fi),
+        }
+    }
+
+    /// The executed frame `fi` begins process `g`'s group of moves (None: the first pass
+    /// is over): the rider says whether they are executed, replayed or none.
+    fn group(&mut self, fi: usize, g: Option<u8>) {
+        let marker = |pid, foot, rv, at| Event::Group { pid, foot, rv, at };
+        let Some(pid) = g else {
+            self.pending = Some(marker(None, NONE, false, NONE));
+            return;
+        };
+        let id = self.frames.get_ref(fi).id;
+        match self.rider.group(self.m, id, &self.cur, pid) {
+            GroupPlan::Execute => {
+                let at = self.m.loc_id(&self.cur, pid as usize);
+                self.pending = Some(marker(Some(pid), NONE, false, at));
+            }
+            GroupPlan::Skip => {
+                self.pending = None;
+                self.frames.get_mut(fi).cursor.skip_process();
+            }
+            GroupPlan::Replay { foot, rv } => {
+                self.pending = None;
+                self.rider
+                    .event(self.m, &marker(Some(pid), foot, rv, NONE), &[]);
+                self.frames.get_mut(fi).replay = true;
+            }
+        }
+    }
+
+    /// Tells the rider the marker of the group begun last, before its first event.
+    #[inline]
+    fn flush_group(&mut self) {
+        if let Some(ev) = self.pending.take() {
+            self.rider.event(self.m, &ev, &[]);
+        }
+    }
+
+    /// Tells the rider an event, after the marker of its group. (The end of the first pass
+    /// need not be told when the state's end follows it.)
+    #[inline]
+    fn emit(&mut self, ev: &Event, blocked: &[(usize, usize, u32)]) {
+        if self.pending.is_some() {
+            match (ev, self.pending) {
+                (Event::End(_), Some(Event::Group { pid: None, .. })) => self.pending = None,
+                _ => self.flush_group(),
+            }
+        }
+        self.rider.event(self.m, ev, blocked);
+    }
+
+    /// A move replayed in a group of an executed frame counts as the interpreter's own.
+    #[inline]
+    fn count_replayed(&mut self, fi: usize) {
+        let c = &mut self.frames.get_mut(fi).cursor;
+        if c.is_grouped() {
+            c.count_move();
         }
     }
 
@@ -415,9 +507,10 @@ impl<R: Rider> Search<'_, '_, R> {
         match ev {
             Event::Offer => {
                 self.reach(depth + 1);
-                self.rider.event(self.m, &Event::Offer, &[]);
+                self.emit(&Event::Offer, &[]);
             }
             Event::Step { step, flag, to } => {
+                self.count_replayed(fi);
                 self.mark(step);
                 if let Some(flag) = flag {
                     self.report_flag(flag, step);
@@ -431,14 +524,27 @@ impl<R: Rider> Search<'_, '_, R> {
                 step,
                 kind,
                 executed,
-            } => self.fault_of(step, kind, executed, None),
+            } => {
+                if executed {
+                    self.count_replayed(fi);
+                }
+                self.fault_of(step, kind, executed, None)
+            }
+            Event::End(End::Group) => {
+                // The replayed group is over: the frame executes the next process.
+                let f = self.frames.get_mut(fi);
+                f.replay = false;
+                f.cursor.skip_process();
+            }
+            // A marker of the replayed expansion, for a record written afresh.
+            Event::Group { .. } => self.emit(&ev, &[]),
             Event::End(End::Leave) => {
-                self.rider.event(self.m, &ev, &[]);
+                self.emit(&ev, &[]);
                 self.pop()
             }
             Event::End(End::Invalid) => {
                 let blocked = std::mem::take(&mut self.blocked);
-                self.rider.event(self.m, &ev, &blocked);
+                self.emit(&ev, &blocked);
                 self.report_end(&blocked);
                 self.blocked = blocked;
                 self.pop();
@@ -454,7 +560,7 @@ impl<R: Rider> Search<'_, '_, R> {
                     Build::Built => self.blocked_in_atomic(fi, Some(key)),
                     Build::Known(id) => {
                         let anchor = self.frames.get_ref(fi).anchor;
-                        self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                        self.emit(&Event::End(End::Stored(id)), &[]);
                         self.matched(id, (anchor != NONE).then_some(anchor));
                         self.pop();
                     }
@@ -465,12 +571,12 @@ impl<R: Rider> Search<'_, '_, R> {
                 let anchor = self.frames.get_ref(fi).anchor;
                 match self.identify_key(key) {
                     Ident::Known(id) => {
-                        self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                        self.emit(&Event::End(End::Stored(id)), &[]);
                         self.matched(id, (anchor != NONE).then_some(anchor));
                         self.pop();
                     }
                     Ident::New { id, .. } => {
-                        self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                        self.emit(&Event::End(End::Stored(id)), &[]);
                         self.store_blocked(fi, id, NONE, Some(key), false)
                     }
                 }
@@ -596,6 +702,7 @@ impl<R: Rider> Search<'_, '_, R> {
             self.reach(depth);
             let anchor = anchor.unwrap_or(NONE);
             if built {
+                self.flush_group();
                 self.rider.passed(self.m, &self.next, step);
                 // Stored only if the process blocks inside the sequence (see `exhausted`).
                 self.push(NONE, NONE, depth, Some(p), anchor, step);
@@ -636,8 +743,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// Tells the rider a step, its target named by search id.
     fn tell(&mut self, step: Option<TrailStep>, flag: Option<Flag>, to: To) {
         if let Some(step) = step {
-            self.rider
-                .event(self.m, &Event::Step { step, flag, to }, &[]);
+            self.emit(&Event::Step { step, flag, to }, &[]);
         }
     }
 
@@ -827,7 +933,10 @@ impl<R: Rider> Search<'_, '_, R> {
             self.out_of_memory();
             return false;
         };
-        let cursor = Cursor::new(&self.next, only);
+        let cursor = match only {
+            None if self.grouped => Cursor::grouped(&self.next),
+            _ => Cursor::new(&self.next, only),
+        };
         let frame = Frame {
             id,
             sid,
@@ -889,8 +998,7 @@ impl<R: Rider> Search<'_, '_, R> {
             if self.opts.end_states {
                 let mut blocked = std::mem::take(&mut self.blocked);
                 if property::invalid_end(self.m, &self.cur, self.opts, &mut blocked) {
-                    self.rider
-                        .event(self.m, &Event::End(End::Invalid), &blocked);
+                    self.emit(&Event::End(End::Invalid), &blocked);
                     self.report_end(&blocked);
                     self.blocked = blocked;
                     self.pop();
@@ -899,7 +1007,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 self.blocked = blocked;
             }
         }
-        self.rider.event(self.m, &Event::End(End::Leave), &[]);
+        self.emit(&Event::End(End::Leave), &[]);
         self.pop();
     }
 
@@ -919,12 +1027,12 @@ impl<R: Rider> Search<'_, '_, R> {
         }
         match ident {
             Ident::Known(id) => {
-                self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                self.emit(&Event::End(End::Stored(id)), &[]);
                 self.matched(id, (anchor != NONE).then_some(anchor));
                 self.pop();
             }
             Ident::New { id, sid, key } => {
-                self.rider.event(self.m, &Event::End(End::Stored(id)), &[]);
+                self.emit(&Event::End(End::Stored(id)), &[]);
                 self.store_blocked(fi, id, sid, key, true);
             }
         }
@@ -990,7 +1098,11 @@ impl<R: Rider> Search<'_, '_, R> {
         fr.at = at;
         fr.len = len;
         fr.replay = false;
-        fr.cursor = Cursor::new(&self.cur, None);
+        fr.cursor = if self.grouped {
+            Cursor::grouped(&self.cur)
+        } else {
+            Cursor::new(&self.cur, None)
+        };
         self.loaded = fi;
         if visit == Visit::Skip {
             self.skip();
@@ -1126,7 +1238,7 @@ impl<R: Rider> Search<'_, '_, R> {
             kind,
             executed,
         };
-        self.rider.event(self.m, &ev, &[]);
+        self.emit(&ev, &[]);
         if executed {
             self.mark(step);
         }

@@ -56,6 +56,9 @@ pub enum Next {
     /// An error pan reports while the statement simply does not execute (a poll or a
     /// copying receive of a rendezvous channel); the enumeration goes on.
     Report(FaultAt),
+    /// The first pass is about to try process `pid` (None: that pass is over), for a
+    /// cursor that announces its groups (`Cursor::grouped`).
+    Group(Option<u8>),
     /// No more successors.
     Done,
 }
@@ -93,6 +96,10 @@ pub struct Cursor {
     rv_matched: u32,
     /// A rendezvous offer found no receiver (pan still explored the offer's state).
     pub failed_offer: bool,
+    /// Announce each process of the first pass, and the pass's end (`Next::Group`).
+    groups: bool,
+    announced: bool,
+    tail_announced: bool,
 }
 
 impl Cursor {
@@ -115,7 +122,36 @@ impl Cursor {
             rv_next: None,
             rv_matched: 0,
             failed_offer: false,
+            groups: false,
+            announced: false,
+            tail_announced: false,
         }
+    }
+
+    /// A fresh enumeration of a stored state's successors that announces each process of
+    /// the first pass before it tries it, and the end of that pass (`Next::Group`).
+    pub fn grouped(st: &State) -> Cursor {
+        Cursor {
+            groups: true,
+            ..Cursor::new(st, None)
+        }
+    }
+
+    /// Whether this enumeration announces its groups.
+    pub fn is_grouped(&self) -> bool {
+        self.groups
+    }
+
+    /// The process just announced is not tried: its moves come from elsewhere (a record).
+    pub fn skip_process(&mut self) {
+        self.next_proc();
+    }
+
+    /// A move of the process being skipped, taken from elsewhere: it counts as the
+    /// interpreter's own would (for `else`-free counts: the pass's and the state's).
+    pub fn count_move(&mut self) {
+        self.pass_moved += 1;
+        self.moved += 1;
     }
 
     /// A cursor that enumerates nothing: a replayed frame's, whose events come from a
@@ -128,6 +164,7 @@ impl Cursor {
         self.pid -= 1;
         self.edge = 0;
         self.entered = false;
+        self.announced = false;
         self.proc_moved = 0;
         self.escaped = 0;
     }
@@ -180,6 +217,7 @@ impl Machine<'_> {
                     items.push(s);
                 }
                 Next::Fault(f) | Next::Report(f) => faults.push(f),
+                Next::Group(_) => {}
                 Next::Done => break,
             }
         }
@@ -199,7 +237,7 @@ impl Machine<'_> {
         loop {
             return match self.next(st, &mut c, &mut out, &mut tmp) {
                 Next::Done => Ok(false),
-                Next::Report(_) => continue,
+                Next::Report(_) | Next::Group(_) => continue,
                 Next::Fault(FaultAt {
                     fault: f @ (Fault::EnabledSelf | Fault::Unsupported(_)),
                     ..
@@ -227,6 +265,10 @@ impl Machine<'_> {
                 continue;
             }
             if c.pid < 0 {
+                if c.groups && !c.timeout && !c.tail_announced {
+                    c.tail_announced = true;
+                    return Next::Group(None);
+                }
                 if c.pass_moved == 0 && !c.timeout && c.only.is_none() {
                     let failed_offer = c.failed_offer;
                     *c = Cursor {
@@ -240,6 +282,10 @@ impl Machine<'_> {
             }
             let pid = c.pid as usize;
             if !c.entered {
+                if c.groups && !c.timeout && !c.announced {
+                    c.announced = true;
+                    return Next::Group(Some(pid as u8));
+                }
                 c.entered = true;
                 if c.pid as usize == st.nr_pr() - 1 || c.only.is_some() {
                     self.start_pass(st, c);

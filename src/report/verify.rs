@@ -338,6 +338,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
              at the frontier",
             s.states_walked, s.frontier_states
         );
+        if s.groups_replayed + s.groups_executed > 0 {
+            let _ = writeln!(
+                o,
+                "{:>9} processes' moves replayed in the states executed, {} executed",
+                s.groups_replayed, s.groups_executed
+            );
+        }
         let _ = writeln!(
             o,
             "{:>9} states executed; record: {} states reused, {} dropped",

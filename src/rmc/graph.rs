@@ -94,9 +94,22 @@ impl Graph {
         chain: &mut Vec<(u32, usize)>,
         out: &mut Vec<u8>,
     ) -> bool {
-        decode_chain(
+        self.decode_vector_from(slot, None, chain, out)
+    }
+
+    /// `decode_vector`, from `known` (a slot's vector decoded before) when the chain of
+    /// `slot` passes through it.
+    pub fn decode_vector_from(
+        &self,
+        slot: u32,
+        known: Option<(u32, &[u8])>,
+        chain: &mut Vec<(u32, usize)>,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        decode_chain_from(
             &self.reference,
             slot,
+            known,
             |s| ((s as usize) < self.len()).then(|| self.vector_of(s)),
             chain,
             out,
@@ -308,9 +321,29 @@ pub fn decode_chain<'a>(
     chain: &mut Vec<(u32, usize)>,
     out: &mut Vec<u8>,
 ) -> bool {
+    decode_chain_from(reference, slot, None, record_of, chain, out)
+}
+
+/// `decode_chain`, starting from `known` (a slot and its vector, decoded before) when the
+/// chain passes through it.
+pub fn decode_chain_from<'a>(
+    reference: &[u8],
+    slot: u32,
+    known: Option<(u32, &[u8])>,
+    record_of: impl Fn(u32) -> Option<&'a [u8]>,
+    chain: &mut Vec<(u32, usize)>,
+    out: &mut Vec<u8>,
+) -> bool {
     chain.clear();
     let mut s = slot;
+    let mut base = reference;
     loop {
+        if let Some((k, v)) = known {
+            if k == s {
+                base = v;
+                break;
+            }
+        }
         let Some((back, at)) = record_of(s).and_then(vector_back) else {
             return false;
         };
@@ -324,7 +357,7 @@ pub fn decode_chain<'a>(
         s -= back;
     }
     out.clear();
-    out.extend_from_slice(reference);
+    out.extend_from_slice(base);
     for &(s, at) in chain.iter().rev() {
         let Some(b) = record_of(s) else {
             return false;
@@ -343,6 +376,9 @@ const T_FAULT: u8 = 2;
 const T_LEAVE: u8 = 3;
 const T_INVALID: u8 = 4;
 const T_STORED: u8 = 5;
+/// A group's marker: its pid, footprint id and the length of its events in bytes (`B_RV`:
+/// it meets a rendezvous).
+const T_GROUP: u8 = 6;
 const B_RV: u8 = 0x08;
 const B_FLAG: u8 = 0x10;
 const B_EXECUTED: u8 = 0x10;
@@ -458,7 +494,115 @@ pub fn encode_event(
             out.push(T_STORED);
             put_slot(out, own, *slot);
         }
+        // Markers are written by `encode_events` (they need their group's length), and a
+        // replay's end of a group is never recorded.
+        Event::Group { .. } | Event::End(End::Group) => {}
     }
+}
+
+/// Whether an event meets a rendezvous (its partner's location decides it).
+fn meets_rendezvous(ev: &Event) -> bool {
+    match ev {
+        Event::Offer => true,
+        Event::Step { step, .. } | Event::Fault { step, .. } => step.rv.is_some(),
+        _ => false,
+    }
+}
+
+/// Appends the events of slot `own`'s expansion (edges as table indices, blocked processes
+/// beside each). A `Group` event opens a group that runs up to the next one or to the
+/// state's own end (its last event); a group with events is written as its marker, with
+/// its length and whether it meets a rendezvous, then its events; an empty one is not
+/// written. `body` is scratch.
+pub fn encode_events<'a>(
+    out: &mut Vec<u8>,
+    own: u32,
+    evs: impl IntoIterator<Item = (Event, &'a [(u32, u32)])>,
+    body: &mut Vec<u8>,
+) {
+    fn flush(out: &mut Vec<u8>, open: &mut Option<(u8, u32, bool)>, body: &mut Vec<u8>) {
+        if let Some((pid, foot, rv)) = open.take() {
+            if !body.is_empty() {
+                out.push(if rv { T_GROUP | B_RV } else { T_GROUP });
+                out.push(pid);
+                put_varint(out, foot as u64);
+                put_varint(out, body.len() as u64);
+                out.extend_from_slice(body);
+            }
+        }
+        body.clear();
+    }
+    let mut open: Option<(u8, u32, bool)> = None;
+    body.clear();
+    let mut items = evs.into_iter().peekable();
+    while let Some((ev, blocked)) = items.next() {
+        if let Event::Group { pid, foot, .. } = ev {
+            flush(out, &mut open, body);
+            open = pid.map(|p| (p, foot, false));
+            continue;
+        }
+        if items.peek().is_none() {
+            flush(out, &mut open, body);
+        }
+        match &mut open {
+            Some(g) => {
+                g.2 |= meets_rendezvous(&ev);
+                encode_event(body, own, &ev, blocked, |x| x);
+            }
+            None => encode_event(out, own, &ev, blocked, |x| x),
+        }
+    }
+    flush(out, &mut open, body);
+}
+
+/// A group's marker at `at`: (pid, footprint id, meets a rendezvous, where its events
+/// start, where they end). None: not a marker, or malformed.
+pub fn group_header(b: &[u8], at: usize) -> Option<(u8, u32, bool, usize, usize)> {
+    let tag = *b.get(at)?;
+    if tag & 7 != T_GROUP {
+        return None;
+    }
+    let pid = *b.get(at + 1)?;
+    let mut i = at + 2;
+    let foot = u32::try_from(get_varint(b, &mut i)?).ok()?;
+    let len = usize::try_from(get_varint(b, &mut i)?).ok()?;
+    let end = i.checked_add(len).filter(|&e| e <= b.len())?;
+    Some((pid, foot, tag & B_RV != 0, i, end))
+}
+
+/// Calls `f` on every event of slot `own`'s recorded expansion `b`, as `encode_events`
+/// takes them: a group's end that is not the state's own end comes as a `Group` event
+/// without a pid. None: malformed.
+pub fn for_each_event(
+    b: &[u8],
+    own: u32,
+    blocked: &mut Vec<(u32, u32)>,
+    mut f: impl FnMut(Event, &[(u32, u32)]),
+) -> Option<()> {
+    let mut at = 0;
+    let mut group_end = None;
+    while at < b.len() {
+        if group_end == Some(at) {
+            group_end = None;
+            if group_header(b, at).is_none() {
+                f(
+                    Event::Group {
+                        pid: None,
+                        foot: NONE,
+                        rv: false,
+                        at: NONE,
+                    },
+                    &[],
+                );
+            }
+        }
+        if let Some((_, _, _, _, end)) = group_header(b, at) {
+            group_end = Some(end);
+        }
+        let ev = decode_event(b, own, &mut at, blocked, Some)?;
+        f(ev, blocked);
+    }
+    Some(())
 }
 
 /// A step without a rendezvous or a flag.
@@ -580,6 +724,17 @@ pub fn decode_event(
             Event::End(End::Invalid)
         }
         T_STORED => Event::End(End::Stored(slot(at)?)),
+        T_GROUP => {
+            // The marker only: its events follow, read as any others.
+            let (pid, foot, rv, start, _) = group_header(b, *at - 1)?;
+            *at = start;
+            Event::Group {
+                pid: Some(pid),
+                foot,
+                rv,
+                at: NONE,
+            }
+        }
         _ => return None,
     })
 }

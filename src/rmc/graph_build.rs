@@ -13,7 +13,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::explore::event::Event;
 
 use super::graph::{
-    apply_delta, decode_chain, decode_event, encode_event, encode_vector, EdgeTable, Graph,
+    apply_delta, decode_chain, encode_events, encode_vector, for_each_event, EdgeTable, Graph,
     StableNames, CHAIN, NONE,
 };
 
@@ -82,8 +82,12 @@ pub struct GraphBuilder {
     slots: Vec<u32>,
     open: Vec<Open>,
     /// The events of the open states, edges already as table indices, targets as search
-    /// ids, and where each one's blocked processes start in `blocked_stack` and how many.
+    /// ids, and where each one's blocked processes start in `blocked_stack` and how many
+    /// (for a `Group` event: where its touches start in `foot_stack`).
     ev_stack: Vec<(Event, u32, u32)>,
+    /// Scratch of `close`: a state's events renamed to slots, and a group's bytes.
+    renamed: Vec<(Event, u32, u32)>,
+    body: Vec<u8>,
     blocked_stack: Vec<(u32, u32)>,
     foot_stack: Vec<u32>,
     /// Per stable location: the stamp of the open state that touched it last.
@@ -272,7 +276,12 @@ impl GraphBuilder {
     /// The id of the footprint on the top of the footprint stack from `at` (sorted and
     /// deduplicated there).
     fn intern_foot(&mut self, at: usize) -> u32 {
-        let f = &mut self.foot_stack[at..];
+        self.intern_range(at, self.foot_stack.len())
+    }
+
+    /// The id of the footprint in `foot_stack[at..end]` (sorted and deduplicated there).
+    fn intern_range(&mut self, at: usize, end: usize) -> u32 {
+        let f = &mut self.foot_stack[at..end];
         f.sort_unstable();
         let mut n = 0;
         for i in 0..f.len() {
@@ -329,6 +338,20 @@ impl GraphBuilder {
         if o.verbatim {
             return;
         }
+        if let Event::Group { foot, at: loc, .. } = *ev {
+            // A group's touches are its own: a fresh stamp lets in the locations the state
+            // touched before it. Its process's location is the first.
+            let at = self.foot_stack.len() as u32;
+            let stamp = self.next_stamp();
+            if let Some(o) = self.open.last_mut() {
+                o.stamp = stamp;
+            }
+            self.ev_stack.push((*ev, at, 0));
+            if foot == NONE && loc != NONE {
+                self.touch(loc);
+            }
+            return;
+        }
         let at = self.blocked_stack.len() as u32;
         for &(pid, t, l) in blocked {
             self.blocked_stack.push((pid as u32, m.loc_id(t, l)));
@@ -350,25 +373,67 @@ impl GraphBuilder {
         }
         if !o.verbatim {
             let slot = o.slot as usize;
+            // Each group's footprint (the touches from its marker to the next), before the
+            // state's (which sorts them all).
+            let n = self.ev_stack.len();
+            for i in o.ev_at..n {
+                let (
+                    Event::Group {
+                        pid: Some(_), foot, ..
+                    },
+                    at,
+                    _,
+                ) = self.ev_stack[i]
+                else {
+                    continue;
+                };
+                if foot != NONE {
+                    continue;
+                }
+                let end = self.ev_stack[i + 1..]
+                    .iter()
+                    .find(|e| matches!(e.0, Event::Group { .. }))
+                    .map_or(self.foot_stack.len(), |e| e.1 as usize);
+                let id = self.intern_range(at as usize, end);
+                if let Event::Group { foot, .. } = &mut self.ev_stack[i].0 {
+                    *foot = id;
+                }
+            }
             self.foot[slot] = self.intern_foot(o.foot_at);
             let start = self.events.len();
             let slots = &self.slots;
             let by_slot = |k: u32| slots.get(k as usize).copied();
+            let mut renamed = std::mem::take(&mut self.renamed);
+            renamed.clear();
             for &(ev, at, n) in self.ev_stack.get(o.ev_at..).unwrap_or_default() {
                 let ev = if self.ids_are_slots {
                     Some(ev)
                 } else {
                     ev.renamed(by_slot)
                 };
-                let blocked = self
-                    .blocked_stack
-                    .get(at as usize..at as usize + n as usize);
-                let (Some(ev), Some(blocked)) = (ev, blocked) else {
+                let blocked_fits = matches!(ev, Some(Event::Group { .. }))
+                    || self
+                        .blocked_stack
+                        .get(at as usize..at as usize + n as usize)
+                        .is_some();
+                let (Some(ev), true) = (ev, blocked_fits) else {
                     self.broken = true;
                     break;
                 };
-                encode_event(&mut self.events, o.slot, &ev, blocked, |x| x);
+                renamed.push((ev, at, n));
             }
+            let blocked_stack = &self.blocked_stack;
+            let items = renamed.iter().map(|&(ev, at, n)| {
+                let b: &[(u32, u32)] = match ev {
+                    Event::Group { .. } => &[],
+                    _ => blocked_stack
+                        .get(at as usize..at as usize + n as usize)
+                        .unwrap_or_default(),
+                };
+                (ev, b)
+            });
+            encode_events(&mut self.events, o.slot, items, &mut self.body);
+            self.renamed = renamed;
             self.ev[slot] = (start as u64, (self.events.len() - start) as u32);
         }
         self.ev_stack.truncate(o.ev_at);
@@ -482,7 +547,8 @@ impl GraphBuilder {
             edges: self.edges.list.clone(),
             ..Graph::default()
         };
-        let mut blocked = Vec::new();
+        let (mut blocked, mut evs, mut blocked_all, mut body) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         g.foot.reserve_exact(live);
         g.shape.reserve_exact(live);
         g.ev.reserve_exact(live);
@@ -503,12 +569,23 @@ impl GraphBuilder {
             let at = g.events.len() as u64;
             // Targets: slot → dense slot.
             let to = |k: u32| map.get(k as usize).copied().filter(|&x| x != NONE);
-            let mut i = 0;
-            while i < b.len() {
-                let ev = decode_event(b, s as u32, &mut i, &mut blocked, Some)?;
-                let ev = ev.renamed(to)?;
-                encode_event(&mut g.events, map[s], &ev, &blocked, |x| x);
+            evs.clear();
+            blocked_all.clear();
+            let mut ok = true;
+            for_each_event(b, s as u32, &mut blocked, |ev, bl| match ev.renamed(to) {
+                Some(ev) => {
+                    evs.push((ev, blocked_all.len(), bl.len()));
+                    blocked_all.extend_from_slice(bl);
+                }
+                None => ok = false,
+            })?;
+            if !ok {
+                return None;
             }
+            let items = evs
+                .iter()
+                .map(|&(ev, at, n)| (ev, &blocked_all[at..at + n]));
+            encode_events(&mut g.events, map[s], items, &mut body);
             g.ev.push((at, (g.events.len() as u64 - at) as u32));
         }
         self.renumber_vectors(&map, &mut g)?;

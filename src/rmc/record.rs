@@ -580,7 +580,8 @@ impl Record {
 
 /// The layout of the `GRPH` section. A record whose graph has another layout is still used,
 /// without its graph (pruning only).
-const GRAPH_FORMAT: u32 = 2;
+/// (3: events grouped by the process that moves, each group with its own footprint.)
+const GRAPH_FORMAT: u32 = 3;
 
 fn graph_parts(g: &Graph) -> Vec<Part<'_>> {
     let mut w = W(Vec::with_capacity(64 + g.len() * 6));

@@ -354,6 +354,19 @@ impl Recorder {
             return;
         };
         let of = r.graph.foot[slot as usize] as usize;
+        self.replayed_foot(of, touch);
+    }
+
+    /// The locations of the recorded footprint `of` (a state's, or a group's), as
+    /// `replayed_footprint` takes them.
+    fn replayed_foot(&mut self, of: usize, touch: bool) {
+        let Some(r) = self.replay.as_ref() else {
+            return;
+        };
+        if of >= r.graph.foots.len() {
+            self.g_broken();
+            return;
+        }
         let mut elems = std::mem::take(&mut self.scratch);
         elems.clear();
         if let Some(Some(e)) = self.foot_elements.get(of) {
@@ -528,6 +541,13 @@ impl Rider for Recorder {
                 self.replayed_footprint(k, false);
                 return Visit::Replay;
             }
+            // Executed, but the groups of its moves that the change cannot alter are
+            // replayed (not with priorities: the search announces no groups then).
+            if !m.layout.uses_priority {
+                if let Some(r) = self.replay.as_mut() {
+                    r.open_mixed(id, k);
+                }
+            }
             if let Some(st) = st {
                 self.add_locations(m, st);
             }
@@ -590,6 +610,17 @@ impl Rider for Recorder {
     }
 
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>) {
+        // The footprint of the group the step belongs to has the locations its processes
+        // reach (the accumulator's cache below may know them from another group).
+        if let Some(s) = step {
+            let q = s.rv.map(|(q, _)| q as usize);
+            for pid in std::iter::once(s.pid as usize).chain(q) {
+                let l = m.loc_id(st, pid);
+                if l != u32::MAX {
+                    self.g_touch(l);
+                }
+            }
+        }
         // Inside an atomic run from the state whose accumulator is on top, the processes
         // that did not move are in it already.
         match step {
@@ -609,8 +640,59 @@ impl Rider for Recorder {
         }
     }
 
+    fn groups(&self) -> bool {
+        true
+    }
+
+    fn group(
+        &mut self,
+        m: &Machine,
+        id: u32,
+        st: &State,
+        pid: u8,
+    ) -> crate::explore::search::GroupPlan {
+        match self.replay.as_mut() {
+            Some(r) => r.group(m, id, st, pid),
+            None => crate::explore::search::GroupPlan::Execute,
+        }
+    }
+
     fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
-        self.g_event(m, ev, blocked);
+        match *ev {
+            Event::Group {
+                pid: Some(pid),
+                foot,
+                rv,
+                ..
+            } if foot != super::graph::NONE => {
+                // A group taken from the record: its footprint is the recorded one, and its
+                // locations are the state's too. A graph written afresh has footprints of
+                // its own: the group's is made again from its locations.
+                let afresh = self.replay.as_ref().is_some_and(|r| r.project.is_some());
+                if afresh {
+                    let none = super::graph::NONE;
+                    let marker = Event::Group {
+                        pid: Some(pid),
+                        foot: none,
+                        rv,
+                        at: none,
+                    };
+                    self.g_event(m, &marker, &[]);
+                    let locs = self
+                        .replay
+                        .as_ref()
+                        .and_then(|r| r.graph.foots.get(foot as usize).cloned());
+                    match locs {
+                        Some(ls) => ls.into_iter().for_each(|l| self.g_touch(l)),
+                        None => self.g_broken(),
+                    }
+                } else {
+                    self.g_event(m, ev, blocked);
+                    self.replayed_foot(foot as usize, true);
+                }
+            }
+            _ => self.g_event(m, ev, blocked),
+        }
     }
 
     fn shape(&mut self, m: &Machine, key: u32) -> (u64, u64) {

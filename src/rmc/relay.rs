@@ -96,6 +96,11 @@ impl Rider for Relay {
         Visit::Expand
     }
 
+    fn groups(&self) -> bool {
+        // The recorder it relays to writes the state graph, in groups.
+        true
+    }
+
     fn event(&mut self, _m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
         self.tx.batch.blocked.extend_from_slice(blocked);
         self.tx.push(Call::Event {

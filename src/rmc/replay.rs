@@ -3,12 +3,30 @@
 //! reading of their events, in the search's order, translated to the new machine's edges and
 //! locations. Recorded states are known by their slot (the key the search uses for them).
 
-use crate::explore::event::Event;
+use crate::explore::event::{End, Event};
 use crate::explore::machine::{EdgeNo, Machine};
-use crate::explore::search::Build;
+use crate::explore::search::{Build, GroupPlan};
 use crate::explore::state::State;
+use crate::program::expr::LExpr;
 
-use super::graph::{decode_event, edge_map, Graph, NONE};
+use super::graph::{decode_event, edge_map, group_header, Graph, NONE};
+
+/// Where the reading of one recorded state's events stands.
+struct Cursor {
+    /// The search id it is stored as, and its slot.
+    id: u32,
+    slot: u32,
+    /// The next byte, and the end of its events.
+    pos: usize,
+    end: usize,
+    /// Where its new canonical vector starts in `canons`, and the id of its extras.
+    canon_at: usize,
+    ctx: u32,
+    /// The state is executed, but groups of its events may be replayed (`group`): the end
+    /// of the one being replayed (0: none).
+    mixed: bool,
+    group_end: usize,
+}
 
 /// The old graph and what the change makes of it.
 pub struct Replay {
@@ -22,10 +40,20 @@ pub struct Replay {
     pub foot_danger: Vec<bool>,
     /// The new machine's edge per edge-table entry, filled at the first replayed event.
     edges: Option<Vec<EdgeNo>>,
-    /// Read positions of the replayed states on the search stack: (search id, slot, next
-    /// byte, end of its events, where its new canonical vector starts in `canons`, the id
-    /// of its extras).
-    cursors: Vec<(u32, u32, usize, usize, usize, u32)>,
+    /// Read positions of the replayed (or partly replayed) states on the search stack.
+    cursors: Vec<Cursor>,
+    /// Per stable location id: whether it is dangerous (ids past the end are).
+    danger_id: Vec<bool>,
+    /// Per (proctype, location index) of the new machine: whether a process there does
+    /// what the record says, as far as its location goes (the location is not dangerous,
+    /// and no statement there reads other processes' code: `enabled`, `pc_value`, `np_`, a
+    /// remote label), filled at the first partly replayed state.
+    holds: Vec<Vec<bool>>,
+    /// Per footprint: whether a location in it is wide (computed when first asked).
+    foot_wide: Vec<Option<bool>>,
+    /// Groups of executed recorded states replayed, and executed.
+    pub groups_replayed: u64,
+    pub groups_executed: u64,
     /// When the new layout only adds variables: how a state projects onto the record's
     /// layout, and that layout's hash. States are then not known by slot (one slot stands
     /// for every state that projects to it): the search stores them, a built state finds
@@ -45,6 +73,9 @@ pub struct Replay {
     blocked: Vec<(u32, u32)>,
     scratch: Vec<u8>,
     chain: Vec<(u32, usize)>,
+    /// The slot loaded last, and its canonical vector.
+    last_loaded: Option<u32>,
+    last_vector: Vec<u8>,
     /// Per shape: (search-form length, pan bytes) in the new machine, once computed.
     shapes: Vec<Option<(u64, u64)>>,
     pub failed: bool,
@@ -64,6 +95,8 @@ impl Replay {
             .iter()
             .map(|f| f.iter().any(|&l| dangerous(l)))
             .collect();
+        let max_id = graph.foots.iter().flatten().copied().max().unwrap_or(0);
+        let danger_id = (0..=max_id).map(&dangerous).collect();
         Replay {
             index: super::fpindex::FpIndex::new(&fingerprints),
             graph,
@@ -72,6 +105,11 @@ impl Replay {
             foot_danger,
             edges: None,
             cursors: Vec::new(),
+            danger_id,
+            holds: Vec::new(),
+            foot_wide: Vec::new(),
+            groups_replayed: 0,
+            groups_executed: 0,
             project: None,
             canons: Vec::new(),
             embedded: Vec::new(),
@@ -81,6 +119,8 @@ impl Replay {
             blocked: Vec::new(),
             scratch: Vec::new(),
             chain: Vec::new(),
+            last_loaded: None,
+            last_vector: Vec::new(),
             shapes: Vec::new(),
             failed: false,
         }
@@ -105,18 +145,45 @@ impl Replay {
     }
 
     /// How many recorded states would be walked, and how many executed (the record's
-    /// states: a graph may keep dead slots).
-    pub fn predict(&self) -> (u64, u64) {
+    /// states: a graph may keep dead slots); and, of the work of those executed, the share
+    /// its processes' moves that would be executed (`grouped`: groups may be replayed),
+    /// predicted from the record alone: a process's recorded moves are executed when its
+    /// group met a rendezvous or its footprint (its location and what its moves passed)
+    /// meets the change. (A process that had no moves and now may costs the test of its
+    /// guards.)
+    pub fn predict(&self, grouped: bool) -> (u64, u64, f64) {
         let live = self.graph.slot_of.iter().filter(|&&s| s != NONE);
-        let (mut walked, mut executed) = (0, 0);
+        let (mut walked, mut executed, mut work) = (0, 0, 0.0);
+
         for &s in live {
             if self.replayable(s) {
                 walked += 1;
-            } else {
-                executed += 1;
+                continue;
             }
+            executed += 1;
+            if !grouped {
+                work += 1.0;
+                continue;
+            }
+            // Weighed by the bytes of their events: the moves of a process that sits where
+            // the change is are often most of the state's.
+            let b = self.graph.events_of(s);
+            let (mut pos, mut met, mut all) = (0, 0usize, 0usize);
+            while let Some((_, foot, rv, start, end)) = group_header(b, pos) {
+                let meets = self.foot_danger.get(foot as usize).copied().unwrap_or(true);
+                if rv || meets {
+                    met += end - start;
+                }
+                all += end - start;
+                pos = end;
+            }
+            work += if all == 0 {
+                1.0
+            } else {
+                met as f64 / all as f64
+            };
         }
-        (walked, executed)
+        (walked, executed, work)
     }
 
     /// Starts reading the events of `slot`, stored as search id `id`.
@@ -140,24 +207,161 @@ impl Replay {
                     .or_insert(n);
             }
         }
-        self.cursors
-            .push((id, slot, at as usize, at as usize + len as usize, c, ctx));
+        self.cursors.push(Cursor {
+            id,
+            slot,
+            pos: at as usize,
+            end: at as usize + len as usize,
+            canon_at: c,
+            ctx,
+            mixed: false,
+            group_end: 0,
+        });
+    }
+
+    /// The recorded state `slot`, stored as `id`, is executed, but the groups of its events
+    /// that the change cannot alter may be replayed (`group`).
+    pub fn open_mixed(&mut self, id: u32, slot: u32) {
+        self.open_with(id, slot, &[]);
+        if let Some(c) = self.cursors.last_mut() {
+            c.mixed = true;
+        }
     }
 
     /// The stored state `id` is finished (replayed or not).
     pub fn close(&mut self, id: u32) {
-        if self.cursors.last().is_some_and(|c| c.0 == id) {
+        if self.cursors.last().is_some_and(|c| c.id == id) {
             if let Some(c) = self.cursors.pop() {
-                self.canons.truncate(c.4);
+                self.canons.truncate(c.canon_at);
             }
         }
+    }
+
+    /// Whether the stable location `id` is dangerous.
+    fn dangerous_id(&self, id: u32) -> bool {
+        self.danger_id.get(id as usize).copied().unwrap_or(true)
+    }
+
+    /// Whether process `pid` of `st` sits where neither the change nor other processes'
+    /// code can alter what it does.
+    fn location_holds(&mut self, m: &Machine, st: &State, pid: usize) -> bool {
+        if self.holds.is_empty() {
+            // Per (proctype, location index): neither dangerous nor reading others.
+            let holds: Vec<Vec<bool>> = m
+                .prog
+                .procs
+                .iter()
+                .map(|p| {
+                    let ls = &p.automaton.locations;
+                    ls.iter()
+                        .map(|l| !reads_others(l) && !self.dangerous_id(l.id.0))
+                        .collect()
+                })
+                .collect();
+            self.holds = holds;
+        }
+        self.holds
+            .get(st.ptype(pid))
+            .and_then(|w| w.get(st.loc(pid) as usize))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Whether a footprint holds a location whose statements read other processes' code.
+    fn foot_is_wide(&mut self, m: &Machine, foot: u32) -> bool {
+        let f = foot as usize;
+        if self.foot_wide.len() <= f {
+            self.foot_wide.resize(f + 1, None);
+        }
+        if let Some(w) = self.foot_wide[f] {
+            return w;
+        }
+        let w = self.graph.foots.get(f).is_none_or(|ls| {
+            ls.iter()
+                .any(|&l| match m.locate_id(crate::program::LocId(l)) {
+                    Some((t, li)) => {
+                        reads_others(&m.prog.procs[t].automaton.locations[li as usize])
+                    }
+                    None => true,
+                })
+        });
+        self.foot_wide[f] = Some(w);
+        w
+    }
+
+    /// Process `pid`'s group of the partly replayed state `id` (in `st`): replayed from the
+    /// record when its footprint, its location and what it reads miss the change, else
+    /// executed. Executing is always sound; anything unexpected in the record executes.
+    pub fn group(&mut self, m: &Machine, id: u32, st: &State, pid: u8) -> GroupPlan {
+        let Some(c) = self.cursors.last() else {
+            return GroupPlan::Execute;
+        };
+        if c.id != id || !c.mixed || c.group_end != 0 {
+            return GroupPlan::Execute;
+        }
+        let (mut pos, end) = (c.pos, c.end);
+        let events = &self.graph.events[..end.min(self.graph.events.len())];
+        // Groups come in pid order, highest first; the search asks in that order.
+        let mut found = None;
+        while pos < events.len() {
+            match group_header(events, pos) {
+                Some((q, _, _, _, e)) if q > pid => pos = e,
+                Some((q, foot, rv, start, e)) if q == pid => {
+                    found = Some((foot, rv, start, e));
+                    break;
+                }
+                _ => break,
+            }
+        }
+        let holds = self.location_holds(m, st, pid as usize);
+        let plan = match found {
+            None => {
+                // No events recorded for it: nothing to replay when nothing it reads changed.
+                if holds {
+                    GroupPlan::Skip
+                } else {
+                    GroupPlan::Execute
+                }
+            }
+            Some((foot, rv, start, e)) => {
+                let fits = (foot as usize) < self.foot_danger.len();
+                let replay = holds
+                    && !rv
+                    && fits
+                    && !self.foot_danger[foot as usize]
+                    && !self.foot_is_wide(m, foot);
+                if let Some(c) = self.cursors.last_mut() {
+                    if replay {
+                        c.pos = start;
+                        c.group_end = e;
+                    } else {
+                        c.pos = e;
+                    }
+                }
+                if replay {
+                    GroupPlan::Replay { foot, rv }
+                } else {
+                    GroupPlan::Execute
+                }
+            }
+        };
+        if found.is_none() {
+            if let Some(c) = self.cursors.last_mut() {
+                c.pos = pos;
+            }
+        }
+        match plan {
+            GroupPlan::Execute => self.groups_executed += 1,
+            _ => self.groups_replayed += 1,
+        }
+        plan
     }
 
     /// Builds the successor that the replayed state on top reaches as `slot`, in the new
     /// layout (`project`): its recorded vector with the added variables of the state
     /// replayed. False (and `failed`) when it does not fit.
     pub fn build(&mut self, m: &Machine, slot: u32, out: &mut State) -> Build {
-        let ctx = self.cursors.last().map_or(NONE, |c| c.5);
+        let ctx = self.cursors.last().map_or(NONE, |c| c.ctx);
         if let Some(&(x, id)) = self.memo.get(slot as usize) {
             if x == ctx && ctx != NONE {
                 return Build::Known(id);
@@ -173,7 +377,7 @@ impl Replay {
 
     /// The state built for `slot` from the replayed state on top is search id `id`.
     pub fn built(&mut self, slot: u32, id: u32) {
-        let ctx = self.cursors.last().map_or(NONE, |c| c.5);
+        let ctx = self.cursors.last().map_or(NONE, |c| c.ctx);
         if self.memo.len() != self.graph.len() {
             self.memo = vec![(NONE, NONE); self.graph.len()];
         }
@@ -189,7 +393,7 @@ impl Replay {
         if slot as usize >= self.graph.len() {
             return false;
         }
-        let parent = &self.canons[c.4..];
+        let parent = &self.canons[c.canon_at..];
         let mut old = std::mem::take(&mut self.scratch);
         let ok = self.graph.decode_vector(slot, &mut self.chain, &mut old)
             && ext.embed(&old, parent, &mut self.embedded)
@@ -226,8 +430,17 @@ impl Replay {
     /// Builds a recorded state for the new machine.
     pub fn load(&mut self, m: &Machine, slot: u32, out: &mut State) -> bool {
         let mut canon = std::mem::take(&mut self.scratch);
-        let ok = self.graph.decode_vector(slot, &mut self.chain, &mut canon)
-            && m.from_canonical(&canon, out);
+        // Loads come in about the order the record's slots were written: the chain of
+        // bases of one often passes through the one loaded before.
+        let known = self.last_loaded.map(|k| (k, &self.last_vector[..]));
+        let decoded = self
+            .graph
+            .decode_vector_from(slot, known, &mut self.chain, &mut canon);
+        self.last_loaded = decoded.then_some(slot);
+        if decoded {
+            self.last_vector.clone_from(&canon);
+        }
+        let ok = decoded && m.from_canonical(&canon, out);
         self.scratch = canon;
         if !ok {
             self.failed = true;
@@ -238,7 +451,7 @@ impl Replay {
     /// The next event of the replayed state on top; blocked processes as (pid, proctype,
     /// location index). A record that does not fit the new machine sets `failed`.
     pub fn next(&mut self, m: &Machine, blocked: &mut Vec<(usize, usize, u32)>) -> Event {
-        let stop = Event::End(crate::explore::event::End::Leave);
+        let stop = Event::End(End::Leave);
         if self.edges.is_none() {
             self.edges = Some(edge_map(m, &self.graph.edges));
         }
@@ -246,15 +459,41 @@ impl Replay {
             self.failed = true;
             return stop;
         };
-        let (slot, mut pos, end) = (c.1, c.2, c.3);
-        let ev = decode_event(
+        // Inside a replayed group: up to its end, which hands the state back to the
+        // search's execution.
+        let end = if c.group_end != 0 { c.group_end } else { c.end };
+        if c.group_end != 0 && c.pos >= c.group_end {
+            c.group_end = 0;
+            return Event::End(End::Group);
+        }
+        let (slot, mut pos) = (c.slot, c.pos);
+        let mut ev = decode_event(
             &self.graph.events[..end],
             slot,
             &mut pos,
             &mut self.blocked,
             |i| edges.get(i as usize).copied().filter(|&e| e != NONE),
         );
-        c.2 = pos;
+        // A whole replay reads through the groups' markers (its expansion is the recorded
+        // one, every group of it), unless the graph is written afresh, which needs them; a
+        // replayed group holds none.
+        while let Some(Event::Group { .. }) = ev {
+            if c.group_end != 0 {
+                ev = None;
+                break;
+            }
+            if self.project.is_some() {
+                break;
+            }
+            ev = decode_event(
+                &self.graph.events[..end],
+                slot,
+                &mut pos,
+                &mut self.blocked,
+                |i| edges.get(i as usize).copied().filter(|&e| e != NONE),
+            );
+        }
+        c.pos = pos;
         let Some(ev) = ev else {
             self.failed = true;
             return stop;
@@ -263,7 +502,7 @@ impl Replay {
             self.failed = true;
             return stop;
         }
-        if matches!(ev, Event::End(crate::explore::event::End::Invalid)) {
+        if matches!(ev, Event::End(End::Invalid)) {
             blocked.clear();
             for &(pid, loc) in &self.blocked {
                 match m.locate_id(crate::program::LocId(loc)) {
@@ -277,4 +516,19 @@ impl Replay {
         }
         ev
     }
+}
+
+/// Whether a location's statements read other processes' code (what those processes can
+/// do, or where they are): what its process does may then change with a change elsewhere.
+fn reads_others(l: &crate::program::Location) -> bool {
+    l.edges.iter().any(|e| {
+        let mut wide = false;
+        e.stmt.each_expr(&mut |x| {
+            wide |= matches!(
+                x,
+                LExpr::Enabled(_) | LExpr::PcValue(_) | LExpr::Np | LExpr::RemoteLabel { .. }
+            );
+        });
+        wide
+    })
 }
