@@ -399,14 +399,28 @@ impl<R: Rider> Search<'_, '_, R> {
     fn executed(&mut self, fi: usize, depth: u64) {
         self.load(fi);
         let mut c = self.frames.get_ref(fi).cursor;
-        let r = self
-            .m
-            .next(&self.cur, &mut c, &mut self.next, &mut self.tmp);
-        if std::mem::take(&mut c.failed_offer) {
-            // A rendezvous offer nobody took still reached the level below.
-            self.reach(depth + 1);
-            self.emit(&Event::Offer, &[]);
-        }
+        let r = loop {
+            let r = self
+                .m
+                .next(&self.cur, &mut c, &mut self.next, &mut self.tmp);
+            if std::mem::take(&mut c.failed_offer) {
+                // A rendezvous offer nobody took still reached the level below.
+                self.reach(depth + 1);
+                self.emit(&Event::Offer, &[]);
+            }
+            // A group begins: executed here and now, skipped, or replayed by the rider.
+            let Next::Group(g) = r else { break r };
+            match self.group(fi, g) {
+                GroupPlan::Execute => {}
+                GroupPlan::Skip => c.skip_process(),
+                GroupPlan::Replay { .. } => {
+                    let f = self.frames.get_mut(fi);
+                    f.cursor = c;
+                    f.replay = true;
+                    return;
+                }
+            }
+        };
         self.frames.get_mut(fi).cursor = c;
         match r {
             Next::Succ(it) => {
@@ -440,36 +454,36 @@ impl<R: Rider> Search<'_, '_, R> {
             Next::Report(f) => {
                 self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
             }
-            Next::Group(g) => self.group(fi, g),
             Next::Done => self.exhausted(fi),
+            // The loop above takes every group.
+            Next::Group(_) => self.halted = true,
         }
     }
 
     /// The executed frame `fi` begins process `g`'s group of moves (None: the first pass
-    /// is over): the rider says whether they are executed, replayed or none.
-    fn group(&mut self, fi: usize, g: Option<u8>) {
+    /// is over): the rider says whether they are executed, replayed or none, and the
+    /// group's marker is told (a replayed one now, an executed one with its first event).
+    fn group(&mut self, fi: usize, g: Option<u8>) -> GroupPlan {
         let marker = |pid, foot, rv, at| Event::Group { pid, foot, rv, at };
         let Some(pid) = g else {
             self.pending = Some(marker(None, NONE, false, NONE));
-            return;
+            return GroupPlan::Execute;
         };
         let id = self.frames.get_ref(fi).id;
-        match self.rider.group(self.m, id, &self.cur, pid) {
+        let plan = self.rider.group(self.m, id, &self.cur, pid);
+        match plan {
             GroupPlan::Execute => {
                 let at = self.m.loc_id(&self.cur, pid as usize);
                 self.pending = Some(marker(Some(pid), NONE, false, at));
             }
-            GroupPlan::Skip => {
-                self.pending = None;
-                self.frames.get_mut(fi).cursor.skip_process();
-            }
+            GroupPlan::Skip => self.pending = None,
             GroupPlan::Replay { foot, rv } => {
                 self.pending = None;
                 self.rider
                     .event(self.m, &marker(Some(pid), foot, rv, NONE), &[]);
-                self.frames.get_mut(fi).replay = true;
             }
         }
+        plan
     }
 
     /// Tells the rider the marker of the group begun last, before its first event.

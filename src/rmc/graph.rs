@@ -513,46 +513,60 @@ fn meets_rendezvous(ev: &Event) -> bool {
 /// beside each). A `Group` event opens a group that runs up to the next one or to the
 /// state's own end (its last event); a group with events is written as its marker, with
 /// its length and whether it meets a rendezvous, then its events; an empty one is not
-/// written. `body` is scratch.
+/// written.
 pub fn encode_events<'a>(
     out: &mut Vec<u8>,
     own: u32,
     evs: impl IntoIterator<Item = (Event, &'a [(u32, u32)])>,
-    body: &mut Vec<u8>,
 ) {
-    fn flush(out: &mut Vec<u8>, open: &mut Option<(u8, u32, bool)>, body: &mut Vec<u8>) {
-        if let Some((pid, foot, rv)) = open.take() {
-            if !body.is_empty() {
-                out.push(if rv { T_GROUP | B_RV } else { T_GROUP });
-                out.push(pid);
-                put_varint(out, foot as u64);
-                put_varint(out, body.len() as u64);
-                out.extend_from_slice(body);
-            }
+    // The open group: where its marker starts, where its events start, whether one met a
+    // rendezvous. Its events are written in place after a one-byte length, which a longer
+    // group widens when it closes.
+    fn close(out: &mut Vec<u8>, open: &mut Option<(usize, usize, bool)>) {
+        let Some((marker, body, rv)) = open.take() else {
+            return;
+        };
+        let len = out.len() - body;
+        if len == 0 {
+            out.truncate(marker);
+            return;
         }
-        body.clear();
+        if rv {
+            out[marker] |= B_RV;
+        }
+        if len < 0x80 {
+            out[body - 1] = len as u8;
+            return;
+        }
+        let mut v = Vec::with_capacity(4);
+        put_varint(&mut v, len as u64);
+        out.splice(body - 1..body, v);
     }
-    let mut open: Option<(u8, u32, bool)> = None;
-    body.clear();
+    let mut open: Option<(usize, usize, bool)> = None;
     let mut items = evs.into_iter().peekable();
     while let Some((ev, blocked)) = items.next() {
         if let Event::Group { pid, foot, .. } = ev {
-            flush(out, &mut open, body);
-            open = pid.map(|p| (p, foot, false));
+            close(out, &mut open);
+            if let Some(p) = pid {
+                let marker = out.len();
+                out.push(T_GROUP);
+                out.push(p);
+                put_varint(out, foot as u64);
+                out.push(0);
+                open = Some((marker, out.len(), false));
+            }
             continue;
         }
         if items.peek().is_none() {
-            flush(out, &mut open, body);
+            // The state's own end is no group's.
+            close(out, &mut open);
         }
-        match &mut open {
-            Some(g) => {
-                g.2 |= meets_rendezvous(&ev);
-                encode_event(body, own, &ev, blocked, |x| x);
-            }
-            None => encode_event(out, own, &ev, blocked, |x| x),
+        if let Some(g) = &mut open {
+            g.2 |= meets_rendezvous(&ev);
         }
+        encode_event(out, own, &ev, blocked, |x| x);
     }
-    flush(out, &mut open, body);
+    close(out, &mut open);
 }
 
 /// A group's marker at `at`: (pid, footprint id, meets a rendezvous, where its events

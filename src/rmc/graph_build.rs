@@ -85,9 +85,10 @@ pub struct GraphBuilder {
     /// ids, and where each one's blocked processes start in `blocked_stack` and how many
     /// (for a `Group` event: where its touches start in `foot_stack`).
     ev_stack: Vec<(Event, u32, u32)>,
-    /// Scratch of `close`: a state's events renamed to slots, and a group's bytes.
+    /// Scratch of `close`: a state's events renamed to slots.
     renamed: Vec<(Event, u32, u32)>,
-    body: Vec<u8>,
+    /// Footprints of one location, by that location (NONE: not interned yet).
+    single: Vec<u32>,
     blocked_stack: Vec<(u32, u32)>,
     foot_stack: Vec<u32>,
     /// Per stable location: the stamp of the open state that touched it last.
@@ -281,6 +282,25 @@ impl GraphBuilder {
 
     /// The id of the footprint in `foot_stack[at..end]` (sorted and deduplicated there).
     fn intern_range(&mut self, at: usize, end: usize) -> u32 {
+        // Most groups' footprints are their process's location alone.
+        if end == at + 1 {
+            let l = self.foot_stack[at] as usize;
+            if let Some(&x) = self.single.get(l).filter(|&&x| x != NONE) {
+                return x;
+            }
+            let x = self.intern_sorted(at, end);
+            if l < 1 << 24 {
+                if self.single.len() <= l {
+                    self.single.resize(l + 1, NONE);
+                }
+                self.single[l] = x;
+            }
+            return x;
+        }
+        self.intern_sorted(at, end)
+    }
+
+    fn intern_sorted(&mut self, at: usize, end: usize) -> u32 {
         let f = &mut self.foot_stack[at..end];
         f.sort_unstable();
         let mut n = 0;
@@ -432,7 +452,7 @@ impl GraphBuilder {
                 };
                 (ev, b)
             });
-            encode_events(&mut self.events, o.slot, items, &mut self.body);
+            encode_events(&mut self.events, o.slot, items);
             self.renamed = renamed;
             self.ev[slot] = (start as u64, (self.events.len() - start) as u32);
         }
@@ -547,8 +567,7 @@ impl GraphBuilder {
             edges: self.edges.list.clone(),
             ..Graph::default()
         };
-        let (mut blocked, mut evs, mut blocked_all, mut body) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut blocked, mut evs, mut blocked_all) = (Vec::new(), Vec::new(), Vec::new());
         g.foot.reserve_exact(live);
         g.shape.reserve_exact(live);
         g.ev.reserve_exact(live);
@@ -585,7 +604,7 @@ impl GraphBuilder {
             let items = evs
                 .iter()
                 .map(|&(ev, at, n)| (ev, &blocked_all[at..at + n]));
-            encode_events(&mut g.events, map[s], items, &mut body);
+            encode_events(&mut g.events, map[s], items);
             g.ev.push((at, (g.events.len() as u64 - at) as u32));
         }
         self.renumber_vectors(&map, &mut g)?;
