@@ -36,6 +36,9 @@ pub enum Visit {
     /// Explore it with the events the rider gives back (`Rider::replay`): its expansion is
     /// known, so nothing is executed, and the search's figures are those of `Expand`.
     Replay,
+    /// Explore its successors with the interpreter, asking the rider before each process
+    /// of the first pass whether its moves are executed or given back (`Rider::group`).
+    Partly,
 }
 
 /// Work that rides along the one search: told about every stored state, every step through
@@ -166,6 +169,9 @@ pub struct NoRider;
 impl Rider for NoRider {}
 
 const NONE: u32 = u32::MAX;
+/// A frame's group before its first event, and its second pass.
+const NO_GROUP: u16 = 0x100;
+const TAIL: u16 = 0x101;
 
 #[derive(Clone, Copy)]
 struct Frame {
@@ -187,6 +193,9 @@ struct Frame {
     lowlink: u32,
     /// Index of the nearest stored frame at or below this one.
     anchor: u32,
+    /// The group of moves the frame's events belong to (`NO_GROUP`, `TAIL`, or a pid),
+    /// when its cursor does not announce them.
+    group: u16,
     step: Option<TrailStep>,
 }
 
@@ -255,9 +264,9 @@ struct Search<'m, 'p, R: Rider> {
     halted: bool,
     /// Stored states' expansions are announced in groups (`Rider::groups`).
     grouped: bool,
-    /// The marker of the group begun last, told to the rider with its first event (an
-    /// empty group is never told).
-    pending: Option<Event>,
+    /// The group begun last (its pid; None: the end of the first pass), whose marker is
+    /// told to the rider with its first event (an empty group is never told).
+    pending: Option<Option<u8>>,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -406,7 +415,16 @@ impl<R: Rider> Search<'_, '_, R> {
             if std::mem::take(&mut c.failed_offer) {
                 // A rendezvous offer nobody took still reached the level below.
                 self.reach(depth + 1);
+                if self.grouped && !c.is_grouped() {
+                    self.implicit_group(fi, c.group_of_offer());
+                }
                 self.emit(&Event::Offer, &[]);
+            }
+            if self.grouped
+                && !c.is_grouped()
+                && matches!(r, Next::Succ(_) | Next::Fault(_) | Next::Report(_))
+            {
+                self.implicit_group(fi, c.group_of_last());
             }
             // A group begins: executed here and now, skipped, or replayed by the rider.
             let Next::Group(g) = r else { break r };
@@ -466,16 +484,13 @@ impl<R: Rider> Search<'_, '_, R> {
     fn group(&mut self, fi: usize, g: Option<u8>) -> GroupPlan {
         let marker = |pid, foot, rv, at| Event::Group { pid, foot, rv, at };
         let Some(pid) = g else {
-            self.pending = Some(marker(None, NONE, false, NONE));
+            self.pending = Some(None);
             return GroupPlan::Execute;
         };
         let id = self.frames.get_ref(fi).id;
         let plan = self.rider.group(self.m, id, &self.cur, pid);
         match plan {
-            GroupPlan::Execute => {
-                let at = self.m.loc_id(&self.cur, pid as usize);
-                self.pending = Some(marker(Some(pid), NONE, false, at));
-            }
+            GroupPlan::Execute => self.pending = Some(Some(pid)),
             GroupPlan::Skip => self.pending = None,
             GroupPlan::Replay { foot, rv } => {
                 self.pending = None;
@@ -486,10 +501,34 @@ impl<R: Rider> Search<'_, '_, R> {
         plan
     }
 
-    /// Tells the rider the marker of the group begun last, before its first event.
+    /// In a frame whose cursor does not announce its groups, the group of the event about
+    /// to be told (None: not a stored state's first or second pass): its marker goes
+    /// first when it is not the group of the event before.
+    #[inline]
+    fn implicit_group(&mut self, fi: usize, g: Option<Option<u8>>) {
+        let Some(g) = g else {
+            return;
+        };
+        let key = g.map_or(TAIL, u16::from);
+        let f = self.frames.get_mut(fi);
+        if f.group != key {
+            f.group = key;
+            self.pending = Some(g);
+        }
+    }
+
+    /// Tells the rider the marker of the group begun last, before its first event (the
+    /// executed frame's state is the loaded one until then).
     #[inline]
     fn flush_group(&mut self) {
-        if let Some(ev) = self.pending.take() {
+        if let Some(g) = self.pending.take() {
+            let at = g.map_or(NONE, |p| self.m.loc_id(&self.cur, p as usize));
+            let ev = Event::Group {
+                pid: g,
+                foot: NONE,
+                rv: false,
+                at,
+            };
             self.rider.event(self.m, &ev, &[]);
         }
     }
@@ -500,7 +539,7 @@ impl<R: Rider> Search<'_, '_, R> {
     fn emit(&mut self, ev: &Event, blocked: &[(usize, usize, u32)]) {
         if self.pending.is_some() {
             match (ev, self.pending) {
-                (Event::End(_), Some(Event::Group { pid: None, .. })) => self.pending = None,
+                (Event::End(_), Some(None)) => self.pending = None,
                 _ => self.flush_group(),
             }
         }
@@ -803,6 +842,11 @@ impl<R: Rider> Search<'_, '_, R> {
         if !self.push(id, sid, depth, None, idx, step) {
             return;
         }
+        if visit == Visit::Partly && self.grouped {
+            // Its processes' moves are asked for one by one.
+            let top = self.frames.len() - 1;
+            self.frames.get_mut(top).cursor = Cursor::grouped(&self.cur);
+        }
         if visit == Visit::Skip {
             self.skip();
         }
@@ -947,10 +991,7 @@ impl<R: Rider> Search<'_, '_, R> {
             self.out_of_memory();
             return false;
         };
-        let cursor = match only {
-            None if self.grouped => Cursor::grouped(&self.next),
-            _ => Cursor::new(&self.next, only),
-        };
+        let cursor = Cursor::new(&self.next, only);
         let frame = Frame {
             id,
             sid,
@@ -961,6 +1002,7 @@ impl<R: Rider> Search<'_, '_, R> {
             replay: false,
             lowlink: id,
             anchor,
+            group: NO_GROUP,
             step,
         };
         if self.frames.push(frame).is_err() {
@@ -990,6 +1032,7 @@ impl<R: Rider> Search<'_, '_, R> {
             replay: true,
             lowlink: id,
             anchor,
+            group: NO_GROUP,
             step,
         };
         if self.frames.push(frame).is_err() {
@@ -1112,7 +1155,8 @@ impl<R: Rider> Search<'_, '_, R> {
         fr.at = at;
         fr.len = len;
         fr.replay = false;
-        fr.cursor = if self.grouped {
+        fr.group = NO_GROUP;
+        fr.cursor = if visit == Visit::Partly && self.grouped {
             Cursor::grouped(&self.cur)
         } else {
             Cursor::new(&self.cur, None)

@@ -94,8 +94,10 @@ pub struct Cursor {
     rv_edge: u32,
     rv_next: Option<(u8, u32)>,
     rv_matched: u32,
-    /// A rendezvous offer found no receiver (pan still explored the offer's state).
+    /// A rendezvous offer found no receiver (pan still explored the offer's state), and
+    /// the process that offered.
     pub failed_offer: bool,
+    offer_group: Option<u8>,
     /// Announce each process of the first pass, and the pass's end (`Next::Group`).
     groups: bool,
     announced: bool,
@@ -122,6 +124,7 @@ impl Cursor {
             rv_next: None,
             rv_matched: 0,
             failed_offer: false,
+            offer_group: None,
             groups: false,
             announced: false,
             tail_announced: false,
@@ -140,6 +143,24 @@ impl Cursor {
     /// Whether this enumeration announces its groups.
     pub fn is_grouped(&self) -> bool {
         self.groups
+    }
+
+    /// The group the successor, fault or report just returned belongs to: the process
+    /// being tried in the first pass of a stored state's enumeration (None: the second
+    /// pass, or the enumeration of a state inside an atomic sequence).
+    pub fn group_of_last(&self) -> Option<Option<u8>> {
+        if self.only.is_some() {
+            return None;
+        }
+        Some((!self.timeout).then_some(self.pid as u8))
+    }
+
+    /// The group of the rendezvous offer that failed last (as `group_of_last`).
+    pub fn group_of_offer(&self) -> Option<Option<u8>> {
+        if self.only.is_some() {
+            return None;
+        }
+        Some(self.offer_group)
     }
 
     /// The process just announced is not tried: its moves come from elsewhere (a record).
@@ -261,6 +282,7 @@ impl Machine<'_> {
                 }
                 if c.rv_matched == 0 {
                     c.failed_offer = true;
+                    c.offer_group = (!c.timeout).then_some(c.pid as u8);
                 }
                 continue;
             }
@@ -270,10 +292,11 @@ impl Machine<'_> {
                     return Next::Group(None);
                 }
                 if c.pass_moved == 0 && !c.timeout && c.only.is_none() {
-                    let failed_offer = c.failed_offer;
+                    let (failed_offer, offer_group) = (c.failed_offer, c.offer_group);
                     *c = Cursor {
                         timeout: true,
                         failed_offer,
+                        offer_group,
                         ..Cursor::new(st, None)
                     };
                     continue;

@@ -1013,6 +1013,63 @@ mod tests {
     }
 
     #[test]
+    fn groups_round_trip_with_their_lengths_and_rendezvous() {
+        let step = |pid: u8, edge: u32, rv: Option<(u8, u32)>| Event::Step {
+            step: TrailStep { pid, edge, rv },
+            flag: None,
+            to: To::State(7),
+        };
+        let group = |pid: Option<u8>, foot: u32| Event::Group {
+            pid,
+            foot,
+            rv: false,
+            at: NONE,
+        };
+        // Process 3: one step; 2: none (dropped); 1: many (a length past one byte) with a
+        // rendezvous; then the second pass's step and the end.
+        let mut evs = vec![group(Some(3), 4), step(3, 1, None), group(Some(2), 5)];
+        evs.push(group(Some(1), 6));
+        for k in 0..60 {
+            evs.push(step(1, 300 + k, None));
+        }
+        evs.push(step(1, 2, Some((0, 9))));
+        evs.push(group(None, NONE));
+        evs.push(step(0, 3, None));
+        evs.push(Event::End(End::Leave));
+        let mut b = Vec::new();
+        encode_events(&mut b, 5, evs.iter().map(|&e| (e, &[][..])));
+        let (pid, foot, rv, start, end) = group_header(&b, 0).expect("first group");
+        assert_eq!((pid, foot, rv), (3, 4, false));
+        let (pid, foot, rv, start2, end2) = group_header(&b, end).expect("second group");
+        assert_eq!((pid, foot, rv), (1, 6, true));
+        assert!(end2 - start2 >= 0x80, "{}", end2 - start2);
+        assert!(start < end && group_header(&b, end2).is_none());
+        // Read back: the empty group is gone, the end of the last group comes as a marker
+        // without a pid before the second pass.
+        let mut got = Vec::new();
+        let mut blocked = Vec::new();
+        for_each_event(&b, 5, &mut blocked, |e, _| got.push(e)).expect("decodes");
+        let mut want: Vec<Event> = evs
+            .iter()
+            .copied()
+            .filter(|e| !matches!(e, Event::Group { pid: Some(2), .. }))
+            .collect();
+        for e in want.iter_mut() {
+            if let Event::Group {
+                rv, pid: Some(1), ..
+            } = e
+            {
+                *rv = true;
+            }
+        }
+        assert_eq!(got, want);
+        // Encoding what was read gives the same bytes.
+        let mut again = Vec::new();
+        encode_events(&mut again, 5, got.iter().map(|&e| (e, &[][..])));
+        assert_eq!(again, b);
+    }
+
+    #[test]
     fn every_event_kind_round_trips() {
         let s = TrailStep {
             pid: 2,

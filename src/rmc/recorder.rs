@@ -543,7 +543,8 @@ impl Rider for Recorder {
             }
             // Executed, but the groups of its moves that the change cannot alter are
             // replayed (not with priorities: the search announces no groups then).
-            if !m.layout.uses_priority {
+            let partly = !m.layout.uses_priority;
+            if partly {
                 if let Some(r) = self.replay.as_mut() {
                     r.open_mixed(id, k);
                 }
@@ -552,7 +553,7 @@ impl Rider for Recorder {
                 self.add_locations(m, st);
             }
             // Else the search loads it (`load`), which adds its locations.
-            return Visit::Expand;
+            return if partly { Visit::Partly } else { Visit::Expand };
         }
         let Some(st) = st else {
             self.g_broken();
