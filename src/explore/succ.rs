@@ -168,8 +168,9 @@ impl Cursor {
         self.next_proc();
     }
 
-    /// A move of the process being skipped, taken from elsewhere: it counts as the
-    /// interpreter's own would (for `else`-free counts: the pass's and the state's).
+    /// A move of the process being skipped, taken from elsewhere: it counts for the pass
+    /// and the state as the interpreter's own would (whether the timeout pass runs, whether
+    /// the state is an end state).
     pub fn count_move(&mut self) {
         self.pass_moved += 1;
         self.moved += 1;

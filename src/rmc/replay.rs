@@ -314,41 +314,27 @@ impl Replay {
             }
         }
         let holds = self.location_holds(m, st, pid as usize);
-        let plan = match found {
-            None => {
-                // No events recorded for it: nothing to replay when nothing it reads changed.
-                if holds {
-                    GroupPlan::Skip
-                } else {
-                    GroupPlan::Execute
-                }
-            }
+        // The plan, and where the reading goes on: at the group's events when they are
+        // replayed (up to their end), past them when they are executed.
+        let (plan, pos, group_end) = match found {
+            // No events recorded for it: nothing to replay when nothing it reads changed.
+            None if holds => (GroupPlan::Skip, pos, 0),
+            None => (GroupPlan::Execute, pos, 0),
             Some((foot, rv, start, e)) => {
-                let fits = (foot as usize) < self.foot_danger.len();
                 let replay = holds
                     && !rv
-                    && fits
-                    && !self.foot_danger[foot as usize]
+                    && self.foot_danger.get(foot as usize) == Some(&false)
                     && !self.foot_is_wide(m, foot);
-                if let Some(c) = self.cursors.last_mut() {
-                    if replay {
-                        c.pos = start;
-                        c.group_end = e;
-                    } else {
-                        c.pos = e;
-                    }
-                }
                 if replay {
-                    GroupPlan::Replay { foot, rv }
+                    (GroupPlan::Replay { foot, rv }, start, e)
                 } else {
-                    GroupPlan::Execute
+                    (GroupPlan::Execute, e, 0)
                 }
             }
         };
-        if found.is_none() {
-            if let Some(c) = self.cursors.last_mut() {
-                c.pos = pos;
-            }
+        if let Some(c) = self.cursors.last_mut() {
+            c.pos = pos;
+            c.group_end = group_end;
         }
         match plan {
             GroupPlan::Execute => self.groups_executed += 1,
