@@ -311,7 +311,15 @@ pub fn plan(
             let mut rp = Replay::new(g, r.fingerprints.clone(), |l| impact.is_dangerous(l));
             rp.project = extension.clone().map(|e| (e, old_hash));
             let grouped = !program.uses_priority;
-            let (walked, executed, moves) = rp.predict(grouped);
+            // Auto runs a full check when pruning, and a replay executing none of its
+            // executed states' moves, would each cost most of one: then the groups need no
+            // reading.
+            let bar = FULL_SHARE * r.fingerprints.len() as f64;
+            let prune_too = want == Algorithm::Auto && prune_executed as f64 >= bar;
+            let enough = |walked: u64, executed: u64| {
+                prune_too && walked as f64 * WALK_COST + executed as f64 * MIXED_COST >= bar
+            };
+            let (walked, executed, moves) = rp.predict(grouped, enough);
             predicted.replay_walked = Some(walked);
             predicted.replay_executed = Some(executed);
             predicted.replay_moves_executed = Some(moves);

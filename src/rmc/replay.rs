@@ -146,25 +146,23 @@ impl Replay {
 
     /// How many recorded states would be walked, and how many executed (the record's
     /// states: a graph may keep dead slots); and, of the work of those executed, the share
-    /// its processes' moves that would be executed (`grouped`: groups may be replayed),
+    /// of their processes' moves that would be executed (`grouped`: groups may be replayed),
     /// predicted from the record alone: a process's recorded moves are executed when its
     /// group met a rendezvous or its footprint (its location and what its moves passed)
     /// meets the change. (A process that had no moves and now may costs the test of its
     /// guards.)
-    pub fn predict(&self, grouped: bool) -> (u64, u64, f64) {
-        let live = self.graph.slot_of.iter().filter(|&&s| s != NONE);
-        let (mut walked, mut executed, mut work) = (0, 0, 0.0);
-
-        for &s in live {
-            if self.replayable(s) {
-                walked += 1;
-                continue;
-            }
-            executed += 1;
-            if !grouped {
-                work += 1.0;
-                continue;
-            }
+    ///
+    /// When `enough` says the counts alone decide (a full check would run however few
+    /// moves were executed), the record's groups are not read and every move counts.
+    pub fn predict(&self, grouped: bool, enough: impl Fn(u64, u64) -> bool) -> (u64, u64, f64) {
+        let live = || self.graph.slot_of.iter().filter(|&&s| s != NONE);
+        let executed = live().filter(|&&s| !self.replayable(s)).count() as u64;
+        let walked = live().count() as u64 - executed;
+        if !grouped || enough(walked, executed) {
+            return (walked, executed, executed as f64);
+        }
+        let mut work = 0.0;
+        for &s in live().filter(|&&s| !self.replayable(s)) {
             // Weighed by the bytes of their events: the moves of a process that sits where
             // the change is are often most of the state's.
             let b = self.graph.events_of(s);
