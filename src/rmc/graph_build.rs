@@ -85,8 +85,6 @@ pub struct GraphBuilder {
     /// ids, and where each one's blocked processes start in `blocked_stack` and how many
     /// (for a `Group` event: where its touches start in `foot_stack`).
     ev_stack: Vec<(Event, u32, u32)>,
-    /// Scratch of `close`: a state's events renamed to slots.
-    renamed: Vec<(Event, u32, u32)>,
     /// Footprints of one location, by that location (NONE: not interned yet).
     single: Vec<u32>,
     blocked_stack: Vec<(u32, u32)>,
@@ -423,37 +421,27 @@ impl GraphBuilder {
             let start = self.events.len();
             let slots = &self.slots;
             let by_slot = |k: u32| slots.get(k as usize).copied();
-            let mut renamed = std::mem::take(&mut self.renamed);
-            renamed.clear();
-            for &(ev, at, n) in self.ev_stack.get(o.ev_at..).unwrap_or_default() {
-                let ev = if self.ids_are_slots {
+            let (ids_are_slots, blocked_stack) = (self.ids_are_slots, &self.blocked_stack);
+            let evs = self.ev_stack.get(o.ev_at..).unwrap_or_default();
+            // Renamed to slots as they are encoded; the first that cannot be breaks the graph.
+            let mut named = 0;
+            let items = evs.iter().map_while(|&(ev, at, n)| {
+                let ev = if ids_are_slots {
                     Some(ev)
                 } else {
                     ev.renamed(by_slot)
+                }?;
+                let blocked = match ev {
+                    Event::Group { .. } => &[][..],
+                    _ => blocked_stack.get(at as usize..at as usize + n as usize)?,
                 };
-                let blocked_fits = matches!(ev, Some(Event::Group { .. }))
-                    || self
-                        .blocked_stack
-                        .get(at as usize..at as usize + n as usize)
-                        .is_some();
-                let (Some(ev), true) = (ev, blocked_fits) else {
-                    self.broken = true;
-                    break;
-                };
-                renamed.push((ev, at, n));
-            }
-            let blocked_stack = &self.blocked_stack;
-            let items = renamed.iter().map(|&(ev, at, n)| {
-                let b: &[(u32, u32)] = match ev {
-                    Event::Group { .. } => &[],
-                    _ => blocked_stack
-                        .get(at as usize..at as usize + n as usize)
-                        .unwrap_or_default(),
-                };
-                (ev, b)
+                named += 1;
+                Some((ev, blocked))
             });
             encode_events(&mut self.events, o.slot, items);
-            self.renamed = renamed;
+            if named != evs.len() {
+                self.broken = true;
+            }
             self.ev[slot] = (start as u64, (self.events.len() - start) as u32);
         }
         self.ev_stack.truncate(o.ev_at);

@@ -682,9 +682,13 @@ impl Rider for Recorder {
                     let locs = self
                         .replay
                         .as_ref()
-                        .and_then(|r| r.graph.foots.get(foot as usize).cloned());
+                        .and_then(|r| r.graph.foots.get(foot as usize));
                     match locs {
-                        Some(ls) => ls.into_iter().for_each(|l| self.g_touch(l)),
+                        Some(ls) => {
+                            for &l in ls {
+                                touch_graph(&mut self.pipe, &mut self.graph, l);
+                            }
+                        }
                         None => self.g_broken(),
                     }
                 } else {
