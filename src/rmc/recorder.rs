@@ -115,6 +115,9 @@ pub struct Recorder {
     seen: Vec<(usize, usize)>,
     seen_gen: u64,
     gen: u64,
+    /// Per state open on the builder: whether its recorded expansion is kept verbatim (the
+    /// builder ignores its events, so they are not sent).
+    verbatim: Vec<bool>,
     /// Recorded states executed in a replay across a layout that gained variables (the
     /// search counts those it knows by key).
     pub frontier: u64,
@@ -140,6 +143,7 @@ impl Recorder {
             met_old: recorded.map(|n| vec![0; n.div_ceil(64)]),
             seen: Vec::new(),
             seen_gen: u64::MAX,
+            verbatim: Vec::new(),
             gen: 0,
             frontier: 0,
             graph: GraphBuilder::new(old),
@@ -456,6 +460,7 @@ impl Recorder {
     }
 
     fn g_open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
+        self.verbatim.push(verbatim && old.is_some());
         match self.pipe.as_mut() {
             Some(p) => p.open(id, old, verbatim),
             None => self.graph.open(id, old, verbatim),
@@ -471,6 +476,9 @@ impl Recorder {
     }
 
     fn g_event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+        if self.verbatim.last() == Some(&true) {
+            return;
+        }
         match self.pipe.as_mut() {
             Some(p) => p.event(ev, blocked),
             None => self.graph.event(m, ev, blocked),
@@ -478,6 +486,7 @@ impl Recorder {
     }
 
     fn g_close(&mut self, id: u32) {
+        self.verbatim.pop();
         match self.pipe.as_mut() {
             Some(p) => p.close(id),
             None => self.graph.close(id),
