@@ -4,9 +4,8 @@
 //! Per model: a plain full check, the recording run (the same check that also writes its
 //! record, state graph included; both timed twice, the faster run kept) and their ratio, the
 //! record's bytes per state and its load time, the share of states in the largest strongly
-//! connected component. Then per
-//! single-statement mutant (one guard, operator or constant changed in one proctype;
-//! declarations untouched): full, prune, replay and auto runs with the original's record,
+//! connected component. Then per single-statement mutant (one guard, operator or constant
+//! changed in one proctype; declarations untouched): full, prune, replay and auto runs with the original's record,
 //! each end to end (record load and parse, impact analysis, search, trails, record write;
 //! `full` is `--algorithm full`, which records too), the states each executed, their time
 //! ratios, and the cost of an executed and of a walked transition. The ratios are printed
