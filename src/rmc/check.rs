@@ -447,7 +447,7 @@ pub fn plan(
                 index: super::fpindex::FpIndex::new(&r.fingerprints),
                 fingerprints: r.fingerprints.clone(),
                 set_of: r.set_of.clone(),
-                sets,
+                sets: std::sync::Arc::new(sets),
                 meets_danger,
                 graph,
                 project: extension.map(|e| (e, old_hash)),
@@ -558,9 +558,10 @@ fn recording(
     (outcome, recorder)
 }
 
-/// The search with `recorder` riding along; with `thread`, its graph is built on a worker
-/// thread (`graph_pipe`) and put back into the recorder afterwards (marked broken, so that no
-/// graph is written, if the worker failed).
+/// The search with `recorder` riding along; with `thread`, its book (sets and state graph)
+/// is kept on a worker thread (`book_pipe`) and put back into the recorder afterwards. If
+/// the worker failed (a panic, no thread), the book stays empty and no record is written:
+/// the verdict is the search's own, and the next run pays for a full check.
 fn search_recording(
     m: &Machine,
     opts: &Options,
@@ -571,15 +572,15 @@ fn search_recording(
     if !thread {
         return search(m, opts, recorder, progress);
     }
-    let builder = std::mem::take(&mut recorder.graph);
-    let (outcome, built) = super::graph_pipe::beside(m, builder, |pipe| {
+    let book = std::mem::take(&mut recorder.book);
+    let (outcome, kept) = super::book_pipe::beside(m, book, |pipe| {
         recorder.pipe = Some(pipe);
         let outcome = search(m, opts, recorder, progress);
         (outcome, recorder.pipe.take())
     });
-    match built {
-        Some(b) => recorder.graph = b,
-        None => recorder.graph.broken = true,
+    match kept {
+        Some(b) => recorder.book = b,
+        None => recorder.book.graph.broken = true,
     }
     outcome
 }
@@ -702,9 +703,9 @@ pub fn record(
     if !run.outcome.complete() {
         return None;
     }
-    let mut builder = std::mem::take(&mut run.recorder.graph);
+    let mut builder = std::mem::take(&mut run.recorder.book.graph);
     let rec = &run.recorder;
-    let (Some(fps), Some(sets_of)) = (&rec.fingerprints, &rec.set_of) else {
+    let (Some(fps), Some(sets_of)) = (&rec.book.fingerprints, &rec.book.set_of) else {
         return None;
     };
     // (fingerprint, set, slot in the new graph)
@@ -715,8 +716,8 @@ pub fn record(
         .map(|(i, (f, s))| (f, s, builder.slot(i as u32)))
         .collect();
     sort_by_fingerprint(&mut states);
-    let mut elements: Vec<Element> = rec.elements.list.clone();
-    let mut sets: Vec<Vec<u32>> = rec.sets.sets.clone();
+    let mut elements: Vec<Element> = rec.book.elements.list.clone();
+    let mut sets: Vec<Vec<u32>> = rec.book.sets.sets.clone();
     let mut index: std::collections::HashMap<Element, u32> = elements
         .iter()
         .enumerate()

@@ -3,6 +3,8 @@
 //! that reuse a record and accumulate the next one. A library module: it takes programs and
 //! records and returns results and records; it knows nothing of git or the terminal.
 
+pub mod book;
+pub mod book_pipe;
 pub mod chan_alias;
 pub mod check;
 pub mod elements;
@@ -10,7 +12,6 @@ pub mod extension;
 pub mod fpindex;
 pub mod graph;
 pub mod graph_build;
-pub mod graph_pipe;
 pub mod ids;
 pub mod impact;
 pub mod label;

@@ -1,0 +1,510 @@
+//! The bookkeeping a run that writes a record does beside its search: the reachable element
+//! sets (DESIGN.md 5.1) and the state graph (`GraphBuilder`, DESIGN.md 5.4). None of it
+//! answers the search: the recorder decides what the search does with a state (prune,
+//! replay, expand) and tells the book what happened, here or, through `book_pipe`, on a
+//! worker thread.
+//!
+//! Sets follow Tarjan's algorithm, which the search runs anyway: every stored state on the
+//! DFS stack has an accumulator (a bitset of element ids) that collects the locations of the
+//! state and of every state passed inside atomic sequences from it, the violations that occur
+//! there, and the sets of successors whose component is complete. A state that finishes
+//! hands its accumulator to its parent; when it is the root of its component, its
+//! accumulator is then the set of the whole component, interned and given to every member.
+//! (The paper's stack walk misses cross edges into finished members of a component whose
+//! root is still on the stack; this does not.)
+
+use std::sync::Arc;
+
+use crate::explore::budget::{Budget, OutOfMemory};
+use crate::explore::chunked::ChunkedVec;
+use crate::explore::event::Event;
+use crate::explore::machine::{EdgeNo, Machine};
+use crate::explore::state::State;
+use crate::explore::trail::TrailStep;
+use crate::explore::ViolationKind;
+
+use super::elements::{Element, ElementTable, SetTable};
+use super::graph::NONE;
+use super::graph_build::GraphBuilder;
+
+/// What the recorder tells the book, in the search's order: the same calls on the book here
+/// (`Book`) or queued for it on a worker (`BookPipe`).
+pub trait Keep {
+    fn begin(&mut self, budget: &Budget);
+    /// The graph's side of a newly stored state: its slot in the old graph, if any, and
+    /// whether its recorded expansion is kept verbatim.
+    fn open(&mut self, id: u32, old: Option<u32>, verbatim: bool);
+    /// The vector of the state just opened: its canonical bytes and tags.
+    fn vector(&mut self, canon: &[u8], tags: &[u8]);
+    /// A newly stored state's fingerprint, its set to come, and its accumulator.
+    fn enter(&mut self, id: u32, fp: u128);
+    /// Every process's location, into the accumulator on top.
+    fn locations(&mut self, m: &Machine, st: &State);
+    /// A pruned state: its set is the old one (`old`, an index into the old sets).
+    fn old_set(&mut self, old: u32);
+    /// The locations of the recorded footprint `of` (a replayed state's, or a replayed
+    /// group's): into the accumulator on top and, when the graph is written afresh
+    /// (`touch`), into the new footprint.
+    fn foot(&mut self, of: u32, touch: bool);
+    /// A group of moves taken from the record into a graph written afresh: a marker of its
+    /// own (the recorded footprint ids are not this graph's) and the footprint's locations.
+    fn marker_afresh(&mut self, m: &Machine, pid: u8, rv: bool, foot: u32);
+    /// The state `st` was reached inside an atomic run (`step` moved into it).
+    fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>);
+    /// A location in the footprint of the state being expanded.
+    fn touch(&mut self, loc: u32);
+    /// An event of the expansion, for the graph.
+    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]);
+    fn matched(&mut self, id: u32, done: bool);
+    fn violation(
+        &mut self,
+        m: &Machine,
+        kind: ViolationKind,
+        edge: Option<EdgeNo>,
+        blocked: &[(usize, usize, u32)],
+    );
+    /// The stored state `id` is done; `root`: it is the root of its component.
+    fn finished(&mut self, id: u32, root: bool);
+    /// `id` is a member of the component completed last.
+    fn member(&mut self, id: u32);
+    /// The graph cannot be written (what it needs is missing).
+    fn broken(&mut self);
+    fn out_of_memory(&self) -> bool;
+}
+
+/// Reachable sets and the state graph of one run.
+#[derive(Default)]
+pub struct Book {
+    pub elements: ElementTable,
+    pub sets: SetTable,
+    /// Per store id: the fingerprint of the state.
+    pub fingerprints: Option<ChunkedVec<u128>>,
+    /// Per store id: its set (u32::MAX until its component completes).
+    pub set_of: Option<ChunkedVec<u32>>,
+    /// The state graph being written.
+    pub graph: GraphBuilder,
+    /// One accumulator per stored state on the DFS stack, `words` u64 each, and spares.
+    accs: Vec<Vec<u64>>,
+    pool: Vec<Vec<u64>>,
+    words: usize,
+    /// The set of the component completed last, for its members.
+    root_set: u32,
+    /// A pruning run's old sets, and those met translated to this run's element ids.
+    old_sets: Option<Arc<Vec<Vec<Element>>>>,
+    translated: std::collections::HashMap<u32, Vec<u32>>,
+    /// A replaying run's old footprints, and the element ids of each one met.
+    old_foots: Option<Arc<Vec<Vec<u32>>>>,
+    foot_elements: Vec<Option<Vec<u32>>>,
+    budget: Budget,
+    pub oom: bool,
+    scratch: Vec<u32>,
+    /// Element id and stable id per (proctype, location index), filled as met.
+    loc_elements: Vec<Vec<(u32, u32)>>,
+    /// Interned sets by their bitset words (trailing zero words cut), so that a component
+    /// whose set is known costs one hash lookup.
+    by_bits: std::collections::HashMap<Vec<u64>, u32, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
+    /// Per set interned here: its bitset words, so that merging it is a few ORs.
+    set_bits: Vec<Vec<u64>>,
+    /// Graph memory already taken from the budget.
+    graph_taken: u64,
+    /// Per accumulator on the stack: the set merged into it last (sets repeat along a
+    /// state's successors; merging one again changes nothing).
+    last_set: Vec<u32>,
+    /// Per pid: the (proctype, location index) added last to the accumulator on top, while
+    /// that accumulator is `seen_gen` (`gen` counts accumulator changes). Inside an atomic
+    /// run only the process in control moves: the others' locations are in already.
+    seen: Vec<(usize, usize)>,
+    seen_gen: u64,
+    gen: u64,
+}
+
+impl Book {
+    /// `graph`: the builder (made from the old graph when its slots carry over);
+    /// `old_sets`: a pruning run's recorded sets; `old_foots`: a replaying run's recorded
+    /// footprints.
+    pub fn new(
+        graph: GraphBuilder,
+        old_sets: Option<Arc<Vec<Vec<Element>>>>,
+        old_foots: Option<Arc<Vec<Vec<u32>>>>,
+    ) -> Book {
+        Book {
+            graph,
+            old_sets,
+            old_foots,
+            words: 1,
+            root_set: u32::MAX,
+            seen_gen: u64::MAX,
+            budget: Budget::unlimited(),
+            ..Book::default()
+        }
+    }
+
+    /// The set recorded for store id `id`.
+    pub fn set_of(&self, id: u32) -> u32 {
+        self.set_of
+            .as_ref()
+            .map_or(u32::MAX, |s| s.get(id as usize))
+    }
+
+    fn fail(&mut self, r: Result<(), OutOfMemory>) {
+        if r.is_err() {
+            self.oom = true;
+        }
+    }
+
+    /// Makes room for element id `e` in every accumulator.
+    fn widen(&mut self, e: u32) {
+        let need = e as usize / 64 + 1;
+        if need <= self.words {
+            return;
+        }
+        let words = need.next_power_of_two();
+        let extra = (words - self.words) as u64 * 8 * (self.accs.len() + self.pool.len()) as u64;
+        if self.budget.take(extra).is_err() {
+            self.oom = true;
+        }
+        for a in self.accs.iter_mut().chain(self.pool.iter_mut()) {
+            a.resize(words, 0);
+        }
+        self.words = words;
+    }
+
+    #[inline]
+    fn add(&mut self, e: u32) {
+        self.widen(e);
+        if let Some(a) = self.accs.last_mut() {
+            a[e as usize / 64] |= 1 << (e % 64);
+        }
+    }
+
+    fn add_set(&mut self, set: u32) {
+        match self.last_set.last_mut() {
+            Some(last) if *last == set => return,
+            Some(last) => *last = set,
+            None => return,
+        }
+        if let Some(n) = self.set_bits.get(set as usize).map(|b| b.len()) {
+            if n > self.words {
+                self.widen((n * 64 - 1) as u32);
+            }
+            if let (Some(a), Some(bits)) = (self.accs.last_mut(), self.set_bits.get(set as usize)) {
+                for (x, b) in a.iter_mut().zip(bits) {
+                    *x |= b;
+                }
+            }
+            return;
+        }
+        // Sets are sorted: their last element is the widest.
+        if let Some(&max) = self.sets.get(set).last() {
+            self.widen(max);
+        }
+        if let Some(a) = self.accs.last_mut() {
+            for &e in self.sets.get(set) {
+                a[e as usize / 64] |= 1 << (e % 64);
+            }
+        }
+    }
+
+    /// Process `pid`'s location, unless the accumulator on top has it from this pid.
+    #[inline]
+    fn add_location(&mut self, m: &Machine, st: &State, pid: usize) {
+        let (t, l) = (st.ptype(pid), st.loc(pid) as usize);
+        let n = self.seen.len();
+        match self.seen.get_mut(pid) {
+            Some(x) if *x == (t, l) => return,
+            Some(x) => *x = (t, l),
+            None if n == pid => self.seen.push((t, l)),
+            None => {}
+        }
+        // The element and stable id of a (proctype, location index), looked up once.
+        let cached = self
+            .loc_elements
+            .get(t)
+            .and_then(|v| v.get(l))
+            .copied()
+            .filter(|&(e, _)| e != u32::MAX);
+        let (e, stable) = match cached {
+            Some(x) => x,
+            None => {
+                let stable = m.loc_id(st, pid);
+                let e = self.elements.location(stable);
+                if self.loc_elements.len() <= t {
+                    self.loc_elements.resize(t + 1, Vec::new());
+                }
+                let row = &mut self.loc_elements[t];
+                if row.len() <= l {
+                    row.resize(l + 1, (u32::MAX, u32::MAX));
+                }
+                row[l] = (e, stable);
+                (e, stable)
+            }
+        };
+        self.graph.touch(stable);
+        self.add(e);
+    }
+
+    /// A completed component's accumulator, interned as `root_set`.
+    fn intern(&mut self, a: &[u64]) {
+        let used = a.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1);
+        // Components finished one after the other often reach the same elements.
+        let last = self.root_set as usize;
+        if self.set_bits.get(last).is_some_and(|b| b[..] == a[..used]) {
+            return;
+        }
+        if let Some(&s) = self.by_bits.get(&a[..used]) {
+            self.root_set = s;
+            return;
+        }
+        self.scratch.clear();
+        for (w, &word) in a.iter().enumerate() {
+            let mut x = word;
+            while x != 0 {
+                let b = x.trailing_zeros();
+                self.scratch.push(w as u32 * 64 + b);
+                x &= x - 1;
+            }
+        }
+        let before = self.sets.memory();
+        self.root_set = self.sets.intern(&self.scratch);
+        self.by_bits.insert(a[..used].to_vec(), self.root_set);
+        if self.root_set as usize == self.set_bits.len() {
+            self.set_bits.push(a[..used].to_vec());
+        }
+        let grew = self.sets.memory() - before + used as u64 * 16 + 96;
+        if self.budget.take(grew).is_err() {
+            self.oom = true;
+        }
+    }
+}
+
+impl Keep for Book {
+    fn begin(&mut self, budget: &Budget) {
+        self.budget = budget.clone();
+        self.fingerprints = Some(ChunkedVec::new(budget.clone(), 1 << 20));
+        self.set_of = Some(ChunkedVec::new(budget.clone(), 1 << 18));
+    }
+
+    fn locations(&mut self, m: &Machine, st: &State) {
+        if self.seen_gen != self.gen {
+            self.seen.clear();
+            self.seen_gen = self.gen;
+        }
+        for pid in 0..st.nr_pr() {
+            self.add_location(m, st, pid);
+        }
+        self.seen.truncate(st.nr_pr());
+    }
+
+    fn enter(&mut self, id: u32, fp: u128) {
+        let r = self
+            .fingerprints
+            .as_mut()
+            .map_or(Ok(()), |f| f.push(fp))
+            .and(self.set_of.as_mut().map_or(Ok(()), |s| s.push(u32::MAX)));
+        self.fail(r);
+        debug_assert_eq!(self.set_of.as_ref().map(|s| s.len()), Some(id as usize + 1));
+        self.gen += 1;
+        let a = match self.pool.pop() {
+            Some(a) => a,
+            None => {
+                let bytes = self.words as u64 * 8 + 24;
+                if self.budget.take(bytes).is_err() {
+                    self.oom = true;
+                }
+                vec![0; self.words]
+            }
+        };
+        self.accs.push(a);
+        self.last_set.push(u32::MAX);
+    }
+
+    fn old_set(&mut self, old: u32) {
+        let t = match self.translated.get(&old) {
+            Some(t) => t.clone(),
+            None => {
+                let Some(elems) = self.old_sets.as_ref().and_then(|s| s.get(old as usize)) else {
+                    return;
+                };
+                let mut t: Vec<u32> = elems.iter().map(|e| self.elements.id(e)).collect();
+                t.sort_unstable();
+                t.dedup();
+                self.translated.insert(old, t.clone());
+                t
+            }
+        };
+        for e in t {
+            self.add(e);
+        }
+    }
+
+    fn foot(&mut self, of: u32, touch: bool) {
+        let of = of as usize;
+        let Some(foots) = self.old_foots.clone().filter(|f| of < f.len()) else {
+            self.graph.broken = true;
+            return;
+        };
+        let mut elems = std::mem::take(&mut self.scratch);
+        elems.clear();
+        if let Some(Some(e)) = self.foot_elements.get(of) {
+            elems.extend_from_slice(e);
+        } else {
+            for &l in &foots[of] {
+                elems.push(self.elements.location(l));
+            }
+            if self.foot_elements.len() <= of {
+                self.foot_elements.resize(of + 1, None);
+            }
+            self.foot_elements[of] = Some(elems.clone());
+        }
+        if touch {
+            for &l in &foots[of] {
+                self.graph.touch(l);
+            }
+        }
+        if let Some(&max) = elems.iter().max() {
+            self.widen(max);
+        }
+        if let Some(a) = self.accs.last_mut() {
+            for &e in &elems {
+                a[e as usize / 64] |= 1 << (e % 64);
+            }
+        }
+        self.scratch = elems;
+    }
+
+    fn marker_afresh(&mut self, m: &Machine, pid: u8, rv: bool, foot: u32) {
+        let marker = Event::Group {
+            pid: Some(pid),
+            foot: NONE,
+            rv,
+            at: NONE,
+        };
+        self.graph.event(m, &marker, &[]);
+        match self.old_foots.clone() {
+            Some(f) if (foot as usize) < f.len() => {
+                for &l in &f[foot as usize] {
+                    self.graph.touch(l);
+                }
+            }
+            _ => self.graph.broken = true,
+        }
+    }
+
+    fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>) {
+        // The footprint of the group the step belongs to has the locations its processes
+        // reach (the accumulator's cache below may know them from another group).
+        if let Some(s) = step {
+            let q = s.rv.map(|(q, _)| q as usize);
+            for pid in std::iter::once(s.pid as usize).chain(q) {
+                let l = m.loc_id(st, pid);
+                if l != u32::MAX {
+                    self.graph.touch(l);
+                }
+            }
+        }
+        // Inside an atomic run from the state whose accumulator is on top, the processes
+        // that did not move are in it already.
+        match step {
+            Some(s) if self.seen_gen == self.gen && self.seen.len() == st.nr_pr() => {
+                self.add_location(m, st, s.pid as usize);
+                if let Some((q, _)) = s.rv {
+                    self.add_location(m, st, q as usize);
+                }
+            }
+            _ => self.locations(m, st),
+        }
+    }
+
+    fn matched(&mut self, id: u32, done: bool) {
+        if done {
+            let s = self.set_of(id);
+            if s != u32::MAX {
+                self.add_set(s);
+            }
+        }
+    }
+
+    fn violation(
+        &mut self,
+        m: &Machine,
+        kind: ViolationKind,
+        edge: Option<EdgeNo>,
+        blocked: &[(usize, usize, u32)],
+    ) {
+        let el = match (kind, edge) {
+            (ViolationKind::InvalidEndState, _) => Element::End(
+                blocked
+                    .iter()
+                    .map(|&(_, t, l)| m.prog.procs[t].automaton.locations[l as usize].id.0)
+                    .collect(),
+            ),
+            (k, Some(e)) if (e as usize) < m.edges.len() => {
+                let (at, edge) = m.edge_at(e);
+                Element::Violation { kind: k, at, edge }
+            }
+            _ => return,
+        };
+        let e = self.elements.id(&el);
+        self.add(e);
+    }
+
+    fn finished(&mut self, id: u32, root: bool) {
+        self.graph.close(id);
+        let grown = self.graph.memory();
+        if grown > self.graph_taken + (1 << 20) {
+            if self.budget.take(grown - self.graph_taken).is_err() {
+                self.oom = true;
+            }
+            self.graph_taken = grown;
+        }
+        self.gen += 1;
+        self.last_set.pop();
+        let Some(a) = self.accs.pop() else {
+            return;
+        };
+        if root {
+            self.intern(&a);
+        }
+        // The parent reaches everything this state reaches, whether or not it was the root
+        // of its component.
+        if let Some(top) = self.accs.last_mut() {
+            for (t, x) in top.iter_mut().zip(&a) {
+                *t |= x;
+            }
+        }
+        let mut a = a;
+        a.iter_mut().for_each(|w| *w = 0);
+        self.pool.push(a);
+    }
+
+    fn member(&mut self, id: u32) {
+        let s = self.root_set;
+        if let Some(v) = self.set_of.as_mut() {
+            *v.get_mut(id as usize) = s;
+        }
+    }
+
+    fn open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
+        self.graph.open(id, old, verbatim);
+    }
+
+    fn vector(&mut self, canon: &[u8], tags: &[u8]) {
+        self.graph.vector(canon, tags);
+    }
+
+    fn touch(&mut self, loc: u32) {
+        self.graph.touch(loc);
+    }
+
+    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+        self.graph.event(m, ev, blocked);
+    }
+
+    fn broken(&mut self) {
+        self.graph.broken = true;
+    }
+
+    fn out_of_memory(&self) -> bool {
+        self.oom
+    }
+}

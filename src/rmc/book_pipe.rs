@@ -1,0 +1,269 @@
+//! The book (reachable sets and state graph) kept beside a search that reuses a record
+//! (prune, replay), on a second thread. The recorder answers the search on its own thread
+//! (which states are pruned, replayed or expanded, and the replayed events); everything it
+//! then tells the book is a command without an answer, so it goes through a `pipe` to a
+//! worker that applies the commands in order to the book, which ends up exactly as if they
+//! had been made inline.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::explore::budget::Budget;
+use crate::explore::event::Event;
+use crate::explore::machine::{EdgeNo, Machine};
+use crate::explore::state::State;
+use crate::explore::trail::TrailStep;
+use crate::explore::ViolationKind;
+
+use super::book::{Book, Keep};
+use super::graph::NONE;
+use super::pipe::{self, Batch, Rx, Tx};
+
+/// One call on the book. A state's vector lies next in the batch's bytes (`len` bytes),
+/// blocked processes next in the batch's list.
+enum Cmd {
+    Begin(Budget),
+    Open {
+        id: u32,
+        old: u32,
+        verbatim: bool,
+    },
+    Vector {
+        canon: u32,
+        tags: u32,
+    },
+    Enter {
+        id: u32,
+        fp: u128,
+    },
+    Locations {
+        len: u32,
+    },
+    OldSet(u32),
+    Foot {
+        of: u32,
+        touch: bool,
+    },
+    MarkerAfresh {
+        pid: u8,
+        rv: bool,
+        foot: u32,
+    },
+    Passed {
+        step: Option<TrailStep>,
+        len: u32,
+    },
+    Touch(u32),
+    Event {
+        ev: Event,
+        blocked: u32,
+    },
+    Matched {
+        id: u32,
+        done: bool,
+    },
+    Violation {
+        kind: ViolationKind,
+        edge: Option<EdgeNo>,
+        blocked: u32,
+    },
+    Finished {
+        id: u32,
+        root: bool,
+    },
+    Member(u32),
+    Broken,
+}
+
+fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
+    let (mut at, mut bl) = (0usize, 0usize);
+    // The next `n` bytes of the batch.
+    let mut next = |n: u32| {
+        let from = at;
+        at += n as usize;
+        &batch.bytes[from..at]
+    };
+    for c in &batch.cmds {
+        match c {
+            Cmd::Begin(budget) => b.begin(budget),
+            &Cmd::Open { id, old, verbatim } => {
+                b.graph.open(id, (old != NONE).then_some(old), verbatim)
+            }
+            &Cmd::Vector { canon, tags } => {
+                let c = next(canon);
+                b.graph.vector(c, next(tags));
+            }
+            &Cmd::Enter { id, fp } => b.enter(id, fp),
+            &Cmd::Locations { len } => {
+                st.load(&m.layout, next(len));
+                b.locations(m, st);
+            }
+            &Cmd::OldSet(old) => b.old_set(old),
+            &Cmd::Foot { of, touch } => b.foot(of, touch),
+            &Cmd::MarkerAfresh { pid, rv, foot } => b.marker_afresh(m, pid, rv, foot),
+            &Cmd::Passed { step, len } => {
+                st.load(&m.layout, next(len));
+                b.passed(m, st, step);
+            }
+            &Cmd::Touch(l) => b.graph.touch(l),
+            &Cmd::Event { ev, blocked } => {
+                let n = blocked as usize;
+                b.graph.event(m, &ev, &batch.blocked[bl..bl + n]);
+                bl += n;
+            }
+            &Cmd::Matched { id, done } => b.matched(id, done),
+            &Cmd::Violation {
+                kind,
+                edge,
+                blocked,
+            } => {
+                let n = blocked as usize;
+                b.violation(m, kind, edge, &batch.blocked[bl..bl + n]);
+                bl += n;
+            }
+            &Cmd::Finished { id, root } => b.finished(id, root),
+            &Cmd::Member(id) => b.member(id),
+            &Cmd::Broken => b.graph.broken = true,
+        }
+    }
+}
+
+/// The search thread's end: the book's calls, queued.
+pub struct BookPipe {
+    tx: Tx<Cmd>,
+    /// The book ran out of memory (as the worker last saw it).
+    oom: Arc<AtomicBool>,
+}
+
+impl Keep for BookPipe {
+    fn begin(&mut self, budget: &Budget) {
+        // The batches in flight, with the vectors they carry.
+        if budget.take(pipe::in_flight::<Cmd>() * 4).is_err() {
+            self.oom.store(true, Ordering::Relaxed);
+        }
+        self.tx.push(Cmd::Begin(budget.clone()));
+    }
+
+    fn open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
+        self.tx.push(Cmd::Open {
+            id,
+            old: old.unwrap_or(NONE),
+            verbatim,
+        });
+    }
+
+    fn vector(&mut self, canon: &[u8], tags: &[u8]) {
+        self.tx.batch.bytes.extend_from_slice(canon);
+        self.tx.batch.bytes.extend_from_slice(tags);
+        self.tx.push(Cmd::Vector {
+            canon: canon.len() as u32,
+            tags: tags.len() as u32,
+        });
+    }
+
+    fn enter(&mut self, id: u32, fp: u128) {
+        self.tx.push(Cmd::Enter { id, fp });
+    }
+
+    fn locations(&mut self, _m: &Machine, st: &State) {
+        self.tx.batch.bytes.extend_from_slice(&st.v);
+        self.tx.push(Cmd::Locations {
+            len: st.v.len() as u32,
+        });
+    }
+
+    fn old_set(&mut self, old: u32) {
+        self.tx.push(Cmd::OldSet(old));
+    }
+
+    fn foot(&mut self, of: u32, touch: bool) {
+        self.tx.push(Cmd::Foot { of, touch });
+    }
+
+    fn marker_afresh(&mut self, _m: &Machine, pid: u8, rv: bool, foot: u32) {
+        self.tx.push(Cmd::MarkerAfresh { pid, rv, foot });
+    }
+
+    fn passed(&mut self, _m: &Machine, st: &State, step: Option<TrailStep>) {
+        self.tx.batch.bytes.extend_from_slice(&st.v);
+        self.tx.push(Cmd::Passed {
+            step,
+            len: st.v.len() as u32,
+        });
+    }
+
+    fn touch(&mut self, loc: u32) {
+        self.tx.push(Cmd::Touch(loc));
+    }
+
+    fn event(&mut self, _m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+        self.tx.batch.blocked.extend_from_slice(blocked);
+        self.tx.push(Cmd::Event {
+            ev: *ev,
+            blocked: blocked.len() as u32,
+        });
+    }
+
+    fn matched(&mut self, id: u32, done: bool) {
+        self.tx.push(Cmd::Matched { id, done });
+    }
+
+    fn violation(
+        &mut self,
+        _m: &Machine,
+        kind: ViolationKind,
+        edge: Option<EdgeNo>,
+        blocked: &[(usize, usize, u32)],
+    ) {
+        self.tx.batch.blocked.extend_from_slice(blocked);
+        self.tx.push(Cmd::Violation {
+            kind,
+            edge,
+            blocked: blocked.len() as u32,
+        });
+    }
+
+    fn finished(&mut self, id: u32, root: bool) {
+        self.tx.push(Cmd::Finished { id, root });
+    }
+
+    fn member(&mut self, id: u32) {
+        self.tx.push(Cmd::Member(id));
+    }
+
+    fn broken(&mut self) {
+        self.tx.push(Cmd::Broken);
+    }
+
+    /// As the worker last saw it.
+    fn out_of_memory(&self) -> bool {
+        self.oom.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs `search` with `book` kept on a worker thread fed through a pipe (`search` gives the
+/// pipe to whatever issues the calls, and hands it back), with its own machine for `m`'s
+/// program; returns what `search` returned and the book, `None` if the worker
+/// failed or the pipe was not handed back.
+pub fn beside<T>(
+    m: &Machine,
+    mut book: Book,
+    search: impl FnOnce(BookPipe) -> (T, Option<BookPipe>),
+) -> (T, Option<Book>) {
+    let oom = Arc::new(AtomicBool::new(false));
+    let seen = oom.clone();
+    let prog = m.prog;
+    let work = move |rx: Rx<Cmd>| {
+        let m = Machine::new(prog).ok()?;
+        let mut st = State::default();
+        rx.each(|batch| {
+            apply(batch, &mut book, &m, &mut st);
+            seen.store(book.oom, Ordering::Relaxed);
+        });
+        Some(book)
+    };
+    pipe::beside("git-rmc-book", work, |tx| {
+        let (out, pipe) = search(BookPipe { tx, oom });
+        (out, pipe.map(|p| p.tx))
+    })
+}
