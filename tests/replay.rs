@@ -7,8 +7,8 @@
 mod common;
 
 use common::rmc::{
-    check, check_on, check_with, corpus_files, corpus_records, gain_variables, limited, mutate,
-    resize_channel, seed_models, version, Checked, Rng,
+    check, check_on, check_tuned, check_with, corpus_files, corpus_records, gain_variables,
+    limited, mutate, resize_channel, seed_models, version, Checked, Rng,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -243,9 +243,20 @@ fn what_rides_beside_the_search_is_what_rides_inline() {
                 continue;
             };
             let Some(mv) = version(&m) else { continue };
-            for alg in [Algorithm::Prune, Algorithm::Replay, Algorithm::Full] {
-                let inline = check_on(&mv, Some(a), alg, &opts, Some(false));
-                let beside = check_on(&mv, Some(a), alg, &opts, Some(true));
+            // (The last: a pruning run that gives up looking states up at the first miss.)
+            for (alg, eager) in [
+                (Algorithm::Prune, false),
+                (Algorithm::Replay, false),
+                (Algorithm::Full, false),
+                (Algorithm::Prune, true),
+            ] {
+                let tune = |r: &mut git_rmc::rmc::check::Reuse| {
+                    if let (git_rmc::rmc::check::Reuse::Prune(p), true) = (r, eager) {
+                        p.give_up_after = 1;
+                    }
+                };
+                let inline = check_tuned(&mv, Some(a), alg, &opts, Some(false), tune);
+                let beside = check_tuned(&mv, Some(a), alg, &opts, Some(true), tune);
                 assert_eq!(
                     inline.stats.spin_figures(),
                     beside.stats.spin_figures(),

@@ -9,8 +9,8 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::rmc::{
-    check, corpus_records, gain_variables, mutate, resize_channel, seed_models, version, Checked,
-    Rng,
+    check, check_tuned, corpus_records, gain_variables, limited, mutate, resize_channel,
+    seed_models, version, Checked, Rng,
 };
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::elements::Element;
@@ -137,6 +137,74 @@ fn records_accumulate_along_chains_of_mutants() {
         }
     }
     assert!(chains >= 5, "only {chains} chains of 10 mutants");
+}
+
+#[test]
+fn a_pruning_run_that_stops_looking_states_up_stays_exact() {
+    // A pruning run gives up looking stored states up after a run of misses (a change that
+    // makes the state space new), then probes one state in 64 and resumes at a hit. Here it
+    // gives up after a single miss, so that the switch happens on small models, in both
+    // directions: along chains of mutants, each run's violations and verdict are a full
+    // check's, its record holds the set a recording run gives each state, and a replay of
+    // the next mutant on that record has a full check's figures (every recorded state kept
+    // one slot in the graph).
+    let mut rng = Rng(0x5eed_0009);
+    let opts = limited();
+    let (mut steps_done, mut fewer_pruned) = (0, 0);
+    let eager = |r: &mut git_rmc::rmc::check::Reuse| {
+        if let git_rmc::rmc::check::Reuse::Prune(p) = r {
+            p.give_up_after = 1;
+        }
+    };
+    for (name, text) in seed_models(5_000).into_iter().step_by(2) {
+        let Some(v) = version(&text) else { continue };
+        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let mut current = text.clone();
+        let (mut steps, mut tries) = (0, 0);
+        while steps < 10 && tries < 60 {
+            tries += 1;
+            let Some(next) = mutate(&current, &mut rng) else {
+                continue;
+            };
+            let Some(nv) = version(&next) else { continue };
+            let sparse = check_tuned(&nv, Some(&record), Algorithm::Prune, &opts, None, eager);
+            let projected = sparse.reason.contains("projection");
+            let dense = check(&nv, Some(&record), Algorithm::Prune);
+            let full = check(&nv, Some(&record), Algorithm::Full);
+            let replay = check(&nv, Some(&record), Algorithm::Replay);
+            let (Some(sr), Some(fr)) = (sparse.record, full.record) else {
+                continue;
+            };
+            assert_eq!(
+                sparse.violations, full.violations,
+                "{name} step {steps}:\n{next}"
+            );
+            assert_eq!(sparse.verdict, full.verdict, "{name} step {steps}");
+            if replay.algorithm == Algorithm::Replay {
+                assert_eq!(
+                    replay.stats.spin_figures(),
+                    full.stats.spin_figures(),
+                    "{name} step {steps}: a replay on a sparse pruning run's record\n{next}"
+                );
+            }
+            // (Across a layout that gained variables, a pruning run keeps no old states.)
+            let acc = sets_by_fingerprint(&sr);
+            for (fp, set) in sets_by_fingerprint(&fr).into_iter().filter(|_| !projected) {
+                assert_eq!(acc.get(&fp), Some(&set), "{name} step {steps}\n{next}");
+            }
+            fewer_pruned += usize::from(sparse.stats.states_pruned < dense.stats.states_pruned);
+            record = sr;
+            current = next;
+            steps += 1;
+            steps_done += 1;
+        }
+    }
+    eprintln!("{steps_done} chain steps, {fewer_pruned} pruning less than looking every state up");
+    assert!(steps_done >= 100, "only {steps_done} steps");
+    // The switch happened: some runs pruned less than they would have looking every state up.
+    assert!(fewer_pruned >= 10, "only {fewer_pruned} runs pruned less");
 }
 
 /// The recorded reachable set of the state where process 0 is at the location labelled

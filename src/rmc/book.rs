@@ -26,6 +26,7 @@ use crate::explore::ViolationKind;
 use super::elements::{Element, ElementTable, SetTable};
 use super::graph::NONE;
 use super::graph_build::GraphBuilder;
+use super::recorder::Known;
 
 /// What the recorder tells the book, in the search's order: the same calls on the book here
 /// (`Book`) or queued for it on a worker (`BookPipe`).
@@ -38,6 +39,10 @@ pub trait Keep {
     fn vector(&mut self, canon: &[u8], tags: &[u8]);
     /// A newly stored state's fingerprint, its set to come, and its accumulator.
     fn enter(&mut self, id: u32, fp: u128);
+    /// A newly stored state that the recorder did not look up, expanded: its vector and
+    /// fingerprint, its old slot if the record holds it (`open`, `vector`, `enter`), and
+    /// its locations.
+    fn fresh(&mut self, m: &Machine, id: u32, st: &State);
     /// Every process's location, into the accumulator on top.
     fn locations(&mut self, m: &Machine, st: &State);
     /// A pruned state: its set is the old one (`old`, an index into the old sets).
@@ -89,6 +94,10 @@ pub struct Book {
     words: usize,
     /// The set of the component completed last, for its members.
     root_set: u32,
+    /// A pruning run's recorded states, for the old slots of those it expands unasked.
+    known: Option<Arc<Known>>,
+    canon: Vec<u8>,
+    tags: Vec<u8>,
     /// A pruning run's old sets, and those met translated to this run's element ids.
     old_sets: Option<Arc<Vec<Vec<Element>>>>,
     translated: std::collections::HashMap<u32, Vec<u32>>,
@@ -119,16 +128,18 @@ pub struct Book {
 }
 
 impl Book {
-    /// `graph`: the builder (made from the old graph when its slots carry over);
-    /// `old_sets`: a pruning run's recorded sets; `old_foots`: a replaying run's recorded
-    /// footprints.
+    /// `graph`: the builder (made from the old graph when its slots carry over); `known`
+    /// and `old_sets`: a pruning run's recorded states and sets; `old_foots`: a replaying
+    /// run's recorded footprints.
     pub fn new(
         graph: GraphBuilder,
+        known: Option<Arc<Known>>,
         old_sets: Option<Arc<Vec<Vec<Element>>>>,
         old_foots: Option<Arc<Vec<Vec<u32>>>>,
     ) -> Book {
         Book {
             graph,
+            known,
             old_sets,
             old_foots,
             words: 1,
@@ -316,6 +327,22 @@ impl Keep for Book {
         };
         self.accs.push(a);
         self.last_set.push(u32::MAX);
+    }
+
+    fn fresh(&mut self, m: &Machine, id: u32, st: &State) {
+        m.canonical(st, &mut self.canon);
+        let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
+        let old = self
+            .known
+            .as_ref()
+            .and_then(|k| k.find(fp).and_then(|at| k.slot(at)));
+        self.graph.open(id, old, false);
+        if old.is_none() {
+            st.tags(&mut self.tags);
+            self.graph.vector(&self.canon, &self.tags);
+        }
+        self.enter(id, fp);
+        self.locations(m, st);
     }
 
     fn old_set(&mut self, old: u32) {

@@ -32,9 +32,14 @@ enum Cmd {
         canon: u32,
         tags: u32,
     },
+    /// The fingerprint in halves: a `u128` would align every command to 16 bytes.
     Enter {
         id: u32,
-        fp: u128,
+        fp: [u64; 2],
+    },
+    Fresh {
+        id: u32,
+        len: u32,
     },
     Locations {
         len: u32,
@@ -93,7 +98,11 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
                 let c = next(canon);
                 b.graph.vector(c, next(tags));
             }
-            &Cmd::Enter { id, fp } => b.enter(id, fp),
+            &Cmd::Enter { id, fp } => b.enter(id, (fp[0] as u128) << 64 | fp[1] as u128),
+            &Cmd::Fresh { id, len } => {
+                st.load(&m.layout, next(len));
+                b.fresh(m, id, st);
+            }
             &Cmd::Locations { len } => {
                 st.load(&m.layout, next(len));
                 b.locations(m, st);
@@ -162,7 +171,18 @@ impl Keep for BookPipe {
     }
 
     fn enter(&mut self, id: u32, fp: u128) {
-        self.tx.push(Cmd::Enter { id, fp });
+        self.tx.push(Cmd::Enter {
+            id,
+            fp: [(fp >> 64) as u64, fp as u64],
+        });
+    }
+
+    fn fresh(&mut self, _m: &Machine, id: u32, st: &State) {
+        self.tx.batch.bytes.extend_from_slice(&st.v);
+        self.tx.push(Cmd::Fresh {
+            id,
+            len: st.v.len() as u32,
+        });
     }
 
     fn locations(&mut self, _m: &Machine, st: &State) {

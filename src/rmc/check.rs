@@ -20,7 +20,7 @@ use super::elements::Element;
 use super::ids::StableIds;
 use super::impact::{analyze, Impact};
 use super::record::{Checks, Meta, RecViolation, Record, Sources, SEMANTICS};
-use super::recorder::{Prune, Recorder};
+use super::recorder::{Known, Prune, Recorder};
 use super::replay::Replay;
 
 /// Which algorithm a check uses.
@@ -444,13 +444,16 @@ pub fn plan(
             };
             let reason = format!("{reason}{projected}");
             let prune = Prune {
-                index: super::fpindex::FpIndex::new(&r.fingerprints),
-                fingerprints: r.fingerprints.clone(),
-                set_of: r.set_of.clone(),
+                known: std::sync::Arc::new(Known::new(
+                    r.fingerprints.clone(),
+                    r.set_of.clone(),
+                    graph.as_ref(),
+                )),
                 sets: std::sync::Arc::new(sets),
                 meets_danger,
                 graph,
                 project: extension.map(|e| (e, old_hash)),
+                give_up_after: super::recorder::GIVE_UP_AFTER,
             };
             (Reuse::Prune(Box::new(prune)), Algorithm::Prune, reason)
         }

@@ -25,13 +25,10 @@ use super::replay::Replay;
 
 /// What a pruning run knows of the old version.
 pub struct Prune {
-    /// Fingerprints of the recorded states, sorted, and each one's set (an index into
-    /// `sets`).
-    pub fingerprints: Vec<u128>,
-    pub index: super::fpindex::FpIndex,
-    pub set_of: Vec<u32>,
-    /// Each recorded set as elements (shared with the book, which may be on a worker), and
-    /// whether it meets the dangerous locations.
+    /// The recorded states by fingerprint (shared with the book, which may be on a worker).
+    pub known: Arc<Known>,
+    /// Each recorded set as elements (shared with the book too), and whether it meets the
+    /// dangerous locations.
     pub sets: Arc<Vec<Vec<Element>>>,
     pub meets_danger: Vec<bool>,
     /// The old state graph, whose pruned states' events the new one borrows.
@@ -40,18 +37,103 @@ pub struct Prune {
     /// layout, and that layout's hash (states are looked up by the projection's
     /// fingerprint).
     pub project: Option<(super::extension::Extension, u64)>,
+    /// After this many stored states in a row that the record does not hold, the search's
+    /// thread stops looking states up (see `Lookups`).
+    pub give_up_after: u32,
+}
+
+/// The default of `Prune::give_up_after`: long enough that a change which only delays the
+/// record's states does not stop pruning, short enough that a change which makes the whole
+/// state space new costs little more than a full check.
+pub const GIVE_UP_AFTER: u32 = 1 << 15;
+
+/// Once given up, one stored state in this many is still looked up: a hit resumes looking
+/// every state up.
+const PROBE_EVERY: u32 = 64;
+
+/// The states of a record, by fingerprint.
+pub struct Known {
+    /// Sorted.
+    pub fingerprints: Vec<u128>,
+    index: super::fpindex::FpIndex,
+    /// Per position: its set (an index into the record's sets).
+    pub set_of: Vec<u32>,
+    /// Per position: its slot in the old graph (NONE: none, or no graph).
+    slot_of: Vec<u32>,
+}
+
+impl Known {
+    pub fn new(fingerprints: Vec<u128>, set_of: Vec<u32>, graph: Option<&Graph>) -> Known {
+        let slot_of = match graph {
+            Some(g) => g.slot_of.clone(),
+            None => vec![super::graph::NONE; fingerprints.len()],
+        };
+        Known {
+            index: super::fpindex::FpIndex::new(&fingerprints),
+            fingerprints,
+            set_of,
+            slot_of,
+        }
+    }
+
+    /// The position of a fingerprint in the record's list.
+    pub fn find(&self, fp: u128) -> Option<usize> {
+        self.index.find(&self.fingerprints, fp)
+    }
+
+    /// The old graph's slot of the state at position `at`.
+    pub fn slot(&self, at: usize) -> Option<u32> {
+        self.slot_of
+            .get(at)
+            .copied()
+            .filter(|&s| s != super::graph::NONE)
+    }
 }
 
 impl Prune {
     fn lookup(&self, fp: u128) -> Option<(u32, usize)> {
-        self.index
-            .find(&self.fingerprints, fp)
-            .map(|i| (self.set_of[i], i))
+        self.known.find(fp).map(|i| (self.known.set_of[i], i))
+    }
+}
+
+/// Whether a pruning run's search thread looks stored states up in the record. A change that
+/// makes most of the state space new (a different initial state, a rewritten topology) would
+/// have it compute a canonical vector and a fingerprint and miss the record's index for every
+/// state: after `Prune::give_up_after` misses in a row it looks up only one state in
+/// `PROBE_EVERY`, and every state again from the first hit. A state not looked up is
+/// expanded, which is always sound (pruning only skips work); the book still finds its old
+/// graph slot, so that a recorded state keeps one slot.
+#[derive(Default)]
+struct Lookups {
+    misses: u32,
+    sparse: bool,
+    since_probe: u32,
+}
+
+impl Lookups {
+    /// Whether to look the next stored state up.
+    fn wanted(&mut self) -> bool {
+        if !self.sparse {
+            return true;
+        }
+        self.since_probe += 1;
+        if self.since_probe >= PROBE_EVERY {
+            self.since_probe = 0;
+            return true;
+        }
+        false
     }
 
-    /// The position of a fingerprint in the record's list.
-    pub fn position(&self, fp: u128) -> Option<usize> {
-        self.index.find(&self.fingerprints, fp)
+    fn looked(&mut self, hit: bool, give_up_after: u32) {
+        if hit {
+            self.misses = 0;
+            self.sparse = false;
+        } else {
+            self.misses = self.misses.saturating_add(1);
+            if self.misses >= give_up_after {
+                self.sparse = true;
+            }
+        }
     }
 }
 
@@ -79,6 +161,7 @@ pub struct Recorder {
     /// Recorded states executed in a replay across a layout that gained variables (the
     /// search counts those it knows by key).
     pub frontier: u64,
+    lookups: Lookups,
 }
 
 /// The book, or the pipe to it when it is kept on a worker (fields apart, so that callers
@@ -106,9 +189,13 @@ impl Recorder {
             .or(prune
                 .as_ref()
                 .filter(|p| p.project.is_some())
-                .map(|p| p.fingerprints.len()));
+                .map(|p| p.known.fingerprints.len()));
         let book = Book::new(
             GraphBuilder::new(old),
+            prune
+                .as_ref()
+                .filter(|p| p.project.is_none())
+                .map(|p| p.known.clone()),
             prune.as_ref().map(|p| p.sets.clone()),
             replay.as_ref().map(|r| Arc::new(r.graph.foots.clone())),
         );
@@ -124,6 +211,7 @@ impl Recorder {
             canon: Vec::new(),
             projected: Vec::new(),
             tags: Vec::new(),
+            lookups: Lookups::default(),
         }
     }
 
@@ -243,6 +331,19 @@ impl Rider for Recorder {
             self.keep().broken();
             return Visit::Expand;
         };
+        let looked_up = match self.prune.as_ref() {
+            Some(p) if p.project.is_none() => self.lookups.wanted(),
+            // Across a changed layout, every state is looked up (the states met are counted).
+            Some(_) => true,
+            // A recording run looks nothing up.
+            None => self.replay.is_some(),
+        };
+        if !looked_up {
+            // Expanded: the book makes its fingerprint and finds its old slot.
+            self.verbatim.push(false);
+            self.keep().fresh(m, id, st);
+            return Visit::Expand;
+        }
         m.canonical(st, &mut self.canon);
         let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
         if self.replay.is_some() {
@@ -259,15 +360,15 @@ impl Rider for Recorder {
             },
             None => None,
         };
+        if let Some(p) = self.prune.as_ref() {
+            self.lookups.looked(found.is_some(), p.give_up_after);
+        }
         if let Some((_, at)) = found {
             self.met(at);
         }
         let (old_slot, pruned) = match (self.prune.as_ref(), found) {
             (Some(p), Some((s, at))) => (
-                p.graph
-                    .as_ref()
-                    .map(|g| g.slot_of[at])
-                    .filter(|&x| x != super::graph::NONE),
+                p.graph.as_ref().and(p.known.slot(at)),
                 !p.meets_danger[s as usize],
             ),
             _ => (None, false),

@@ -65,6 +65,19 @@ pub fn check_on(
     opts: &Options,
     thread: Option<bool>,
 ) -> Checked {
+    check_tuned(v, base, alg, opts, thread, |_| {})
+}
+
+/// `check_on`, with what the plan reuses adjusted by `tune` before the run (a pruning run
+/// that gives up looking states up early, say).
+pub fn check_tuned(
+    v: &Version,
+    base: Option<&Record>,
+    alg: Algorithm,
+    opts: &Options,
+    thread: Option<bool>,
+    tune: impl FnOnce(&mut check::Reuse),
+) -> Checked {
     let mut base = base.map(|r| {
         let bytes = r.to_bytes();
         let again = Record::from_bytes(&bytes).expect("a record reads back");
@@ -79,9 +92,10 @@ pub fn check_on(
     let check::Plan {
         program,
         ids,
-        reuse,
+        mut reuse,
         ..
     } = plan;
+    tune(&mut reuse);
     let m = Machine::new(&program).expect("layout");
     let mut run = match thread {
         Some(t) => check::run_on(&m, reuse, opts, &mut |_| {}, t),
