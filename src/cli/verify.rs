@@ -132,7 +132,9 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     if let (Some(path), Some(_), "full") =
         (&args.reuse, &done.doc.base, done.doc.algorithm.as_str())
     {
-        if args.algorithm != Some(AlgorithmArg::Full) {
+        // Not when auto chose a full check from its prediction (the summary says why): only
+        // when the record could not be reused.
+        if args.algorithm != Some(AlgorithmArg::Full) && done.doc.predicted.is_none() {
             eprintln!(
                 "warning: {}: not used for pruning ({})",
                 path.display(),

@@ -830,6 +830,8 @@ pub fn record(
         st.states_dropped = base.record.fingerprints.len() as u64 - still;
         st.states_reused = st.states_walked + st.states_pruned + carried;
     }
+    // The old graph's bytes go in front of the new ones (moved, not copied).
+    builder.join(run.recorder.take_old_graph());
     let graph = builder.finish(slot_of);
     // SPIN's figures only: a record's bytes depend on the model and the checks, never on
     // the machine (time, memory).

@@ -78,6 +78,11 @@ pub struct GraphBuilder {
     live: Vec<bool>,
     events: Vec<u8>,
     vectors: Vec<u8>,
+    /// Built from an old graph: the lengths of its event and vector bytes, which the
+    /// offsets here assume precede `events` and `vectors`. The old bytes are not copied
+    /// while the search runs (the replay reads them, nothing here does); `join` puts them
+    /// in front before the graph is finished.
+    old_bytes: Option<(u64, u64)>,
     /// The slot of each search id.
     slots: Vec<u32>,
     open: Vec<Open>,
@@ -135,11 +140,33 @@ impl GraphBuilder {
             b.shape = g.shape.clone();
             b.ev = g.ev.clone();
             b.vec = g.vec.clone();
-            b.events = g.events.clone();
-            b.vectors = g.vectors.clone();
+            b.old_bytes = Some((g.events.len() as u64, g.vectors.len() as u64));
             b.live = vec![false; g.len()];
         }
         b
+    }
+
+    /// The old graph this builder was made from (`new`), its bytes now put in front of the
+    /// new ones. Another graph breaks it.
+    pub fn join(&mut self, old: Option<Graph>) {
+        let Some((e, v)) = self.old_bytes.take() else {
+            return;
+        };
+        match old {
+            Some(g) if g.events.len() as u64 == e && g.vectors.len() as u64 == v => {
+                let (mut events, mut vectors) = (g.events, g.vectors);
+                events.extend_from_slice(&self.events);
+                vectors.extend_from_slice(&self.vectors);
+                self.events = events;
+                self.vectors = vectors;
+            }
+            _ => self.broken = true,
+        }
+    }
+
+    /// Where bytes appended to `events` and `vectors` lie in the finished graph.
+    fn bases(&self) -> (u64, u64) {
+        self.old_bytes.unwrap_or((0, 0))
     }
 
     /// Bytes held, for the memory budget.
@@ -214,6 +241,7 @@ impl GraphBuilder {
         let Some(slot) = self.open.last().map(|o| o.slot as usize) else {
             return;
         };
+        let base_at = self.bases().1;
         let reference = self.reference.get_or_insert_with(|| canon.to_vec());
         let at = self.vectors.len();
         // Based on the last new slot's vector while its chain is short, else the reference.
@@ -231,7 +259,7 @@ impl GraphBuilder {
         self.prev.clear();
         self.prev.extend_from_slice(canon);
         self.prev_slot = Some(slot as u32);
-        self.vec[slot] = (at as u64, (self.vectors.len() - at) as u32);
+        self.vec[slot] = (base_at + at as u64, (self.vectors.len() - at) as u32);
         self.shape[slot] = self.intern_shape(canon.len() as u32, tags);
     }
 
@@ -442,7 +470,10 @@ impl GraphBuilder {
             if named != evs.len() {
                 self.broken = true;
             }
-            self.ev[slot] = (start as u64, (self.events.len() - start) as u32);
+            self.ev[slot] = (
+                self.bases().0 + start as u64,
+                (self.events.len() - start) as u32,
+            );
         }
         self.ev_stack.truncate(o.ev_at);
         self.blocked_stack.truncate(o.blocked_at);
@@ -510,7 +541,8 @@ impl GraphBuilder {
     /// slots, the graph is renumbered densely (and `slot_of` with it). None when the graph is
     /// incomplete.
     pub fn finish(self, mut slot_of: Vec<u32>) -> Option<Graph> {
-        if self.broken || !self.open.is_empty() {
+        // (Not joined to its old graph: its offsets do not fit its bytes.)
+        if self.broken || !self.open.is_empty() || self.old_bytes.is_some() {
             return None;
         }
         let n = self.live.len();

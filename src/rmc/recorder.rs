@@ -215,6 +215,15 @@ impl Recorder {
         }
     }
 
+    /// The old graph the book's graph was made from (`GraphBuilder::new`), taken out (with
+    /// the replay, which is done with it).
+    pub fn take_old_graph(&mut self) -> Option<Graph> {
+        match self.replay.take() {
+            Some(r) if r.project.is_none() => Some(r.graph),
+            _ => self.prune.as_mut().and_then(|p| p.graph.take()),
+        }
+    }
+
     /// What pruning knew (None in a recording run).
     pub fn prune(&self) -> Option<&Prune> {
         self.prune.as_ref()
