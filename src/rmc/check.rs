@@ -348,9 +348,9 @@ pub fn plan(
     let states = r.fingerprints.len() as u64;
     let prune_graphless = extension.is_some() && predicted.prune_executed * 2 >= states;
     // A state an incremental run executes costs more than one a recording run does (its
-    // recorder answers the search, so it runs on the search's thread; the recording run's
-    // rides beside it): when either would execute most recorded states anyway, a full check
-    // is cheaper and writes as good a record.
+    // lookup in the record answers the search, so it is made on the search's thread; a
+    // recording run looks nothing up): when either would execute most recorded states
+    // anyway, a full check is cheaper and writes as good a record.
     // (Without a graph to carry, the rule below says so itself.)
     let cheapest = match &replay {
         Ok(_) => Some(replay_cost(&predicted).min(predicted.prune_executed as f64)),
