@@ -20,7 +20,7 @@ use super::elements::Element;
 use super::ids::StableIds;
 use super::impact::{analyze, Impact};
 use super::record::{Checks, Meta, RecViolation, Record, Sources, SEMANTICS};
-use super::recorder::{Known, Prune, Recorder};
+use super::recorder::{Known, Prunable, Prune, Recorder};
 use super::replay::Replay;
 
 /// Which algorithm a check uses.
@@ -443,12 +443,10 @@ pub fn plan(
                 _ => format!("pruning: {dangerous}"),
             };
             let reason = format!("{reason}{projected}");
+            let known = Known::new(r.fingerprints.clone(), r.set_of.clone(), graph.as_ref());
             let prune = Prune {
-                known: std::sync::Arc::new(Known::new(
-                    r.fingerprints.clone(),
-                    r.set_of.clone(),
-                    graph.as_ref(),
-                )),
+                prunable: Prunable::new(&known, &meets_danger),
+                known: std::sync::Arc::new(known),
                 sets: std::sync::Arc::new(sets),
                 meets_danger,
                 graph,

@@ -37,9 +37,48 @@ pub struct Prune {
     /// layout, and that layout's hash (states are looked up by the projection's
     /// fingerprint).
     pub project: Option<(super::extension::Extension, u64)>,
-    /// After this many stored states in a row that the record does not hold, the search's
-    /// thread stops looking states up (see `Lookups`).
+    /// The recorded states whose set misses the dangerous locations: those a stored state
+    /// is looked up among on the search's thread (where few are, a small index).
+    pub prunable: Prunable,
+    /// After this many stored states in a row that are not prunable, the search's thread
+    /// stops looking states up (see `Lookups`).
     pub give_up_after: u32,
+}
+
+/// The fingerprints of the prunable recorded states, and each one's position in the
+/// record's list.
+pub struct Prunable {
+    fingerprints: Vec<u128>,
+    index: super::fpindex::FpIndex,
+    at: Vec<u32>,
+}
+
+impl Prunable {
+    pub fn new(known: &Known, meets_danger: &[bool]) -> Prunable {
+        let (mut fingerprints, mut at) = (Vec::new(), Vec::new());
+        for (i, (&fp, &s)) in known.fingerprints.iter().zip(&known.set_of).enumerate() {
+            if !meets_danger.get(s as usize).copied().unwrap_or(true) {
+                fingerprints.push(fp);
+                at.push(i as u32);
+            }
+        }
+        Prunable {
+            index: super::fpindex::FpIndex::new(&fingerprints),
+            fingerprints,
+            at,
+        }
+    }
+
+    /// The record position of the prunable state with fingerprint `fp`.
+    fn find(&self, fp: u128) -> Option<usize> {
+        self.index
+            .find(&self.fingerprints, fp)
+            .map(|i| self.at[i] as usize)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.fingerprints.is_empty()
+    }
 }
 
 /// The default of `Prune::give_up_after`: long enough that a change which only delays the
@@ -96,13 +135,12 @@ impl Prune {
     }
 }
 
-/// Whether a pruning run's search thread looks stored states up in the record. A change that
-/// makes most of the state space new (a different initial state, a rewritten topology) would
-/// have it compute a canonical vector and a fingerprint and miss the record's index for every
-/// state: after `Prune::give_up_after` misses in a row it looks up only one state in
+/// Whether a pruning run's search thread looks stored states up among the prunable ones. A
+/// change that makes most of the state space new (a different initial state, a rewritten
+/// topology) would have it compute a canonical vector and a fingerprint for every state and
+/// find none: after `Prune::give_up_after` misses in a row it looks up only one state in
 /// `PROBE_EVERY`, and every state again from the first hit. A state not looked up is
-/// expanded, which is always sound (pruning only skips work); the book still finds its old
-/// graph slot, so that a recorded state keeps one slot.
+/// expanded, which is always sound (pruning only skips work).
 #[derive(Default)]
 struct Lookups {
     misses: u32,
@@ -340,15 +378,44 @@ impl Rider for Recorder {
             self.keep().broken();
             return Visit::Expand;
         };
-        let looked_up = match self.prune.as_ref() {
-            Some(p) if p.project.is_none() => self.lookups.wanted(),
-            // Across a changed layout, every state is looked up (the states met are counted).
-            Some(_) => true,
+        if let Some(p) = self.prune.as_ref().filter(|p| p.project.is_none()) {
+            // A pruning run: is it a prunable recorded state? Any other state is expanded,
+            // and the book (beside the search) makes its fingerprint and finds its old slot
+            // if the record has it, so that a recorded state keeps its slot.
+            let wanted = !p.prunable.is_empty() && self.lookups.wanted();
+            let at = wanted
+                .then(|| {
+                    m.canonical(st, &mut self.canon);
+                    crate::explore::store::fingerprint(m.layout.hash, &self.canon)
+                })
+                .and_then(|fp| Some((fp, p.prunable.find(fp)?)));
+            if wanted {
+                self.lookups.looked(at.is_some(), p.give_up_after);
+            }
+            let Some((fp, at)) = at else {
+                self.verbatim.push(false);
+                self.keep().fresh(m, id, st);
+                return Visit::Expand;
+            };
+            let old = p.known.set_of[at];
+            let old_slot = p.graph.as_ref().and(p.known.slot(at));
+            if old_slot.is_none() {
+                // Pruned without its recorded expansion: no graph for the next record.
+                self.keep().broken();
+            }
+            self.open(id, old_slot, true);
+            if old_slot.is_none() {
+                st.tags(&mut self.tags);
+                keeper(&mut self.pipe, &mut self.book).vector(&self.canon, &self.tags);
+            }
+            // Its whole sub-state-space is as recorded: its set is the old one.
+            self.keep().enter(id, fp);
+            self.keep().old_set(old);
+            self.skipped = Some(old);
+            return Visit::Skip;
+        }
+        if self.prune.is_none() && self.replay.is_none() {
             // A recording run looks nothing up.
-            None => self.replay.is_some(),
-        };
-        if !looked_up {
-            // Expanded: the book makes its fingerprint and finds its old slot.
             self.verbatim.push(false);
             self.keep().fresh(m, id, st);
             return Visit::Expand;
@@ -358,20 +425,14 @@ impl Rider for Recorder {
         if self.replay.is_some() {
             return self.stored_projected(m, id, st, fp);
         }
-        // A pruning run: the slot the old graph has for it, and whether it is pruned.
-        let found = match self.prune.as_ref() {
-            Some(p) => match &p.project {
-                Some((ext, old_hash)) => ext
-                    .project(&self.canon, &mut self.projected)
-                    .then(|| crate::explore::store::fingerprint(*old_hash, &self.projected))
-                    .and_then(|old| p.lookup(old)),
-                None => p.lookup(fp),
-            },
-            None => None,
-        };
-        if let Some(p) = self.prune.as_ref() {
-            self.lookups.looked(found.is_some(), p.give_up_after);
-        }
+        // A pruning run across a layout that gained variables: every state is looked up by
+        // its projection (the states met are counted).
+        let found = self.prune.as_ref().and_then(|p| {
+            let (ext, old_hash) = p.project.as_ref()?;
+            ext.project(&self.canon, &mut self.projected)
+                .then(|| crate::explore::store::fingerprint(*old_hash, &self.projected))
+                .and_then(|old| p.lookup(old))
+        });
         if let Some((_, at)) = found {
             self.met(at);
         }
