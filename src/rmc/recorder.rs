@@ -81,9 +81,9 @@ impl Prunable {
     }
 }
 
-/// The default of `Prune::give_up_after`: long enough that a change which only delays the
-/// record's states does not stop pruning, short enough that a change which makes the whole
-/// state space new costs little more than a full check.
+/// The default of `Prune::give_up_after`: long enough that a stretch of states the change
+/// reaches rarely makes a run look up sparsely, short enough that a change which makes the
+/// whole state space new costs little more than a full check.
 pub const GIVE_UP_AFTER: u32 = 1 << 15;
 
 /// Once given up, one stored state in this many is still looked up: a hit resumes looking
@@ -140,7 +140,9 @@ impl Prune {
 /// topology) would have it compute a canonical vector and a fingerprint for every state and
 /// find none: after `Prune::give_up_after` misses in a row it looks up only one state in
 /// `PROBE_EVERY`, and every state again from the first hit. A state not looked up is
-/// expanded, which is always sound (pruning only skips work).
+/// expanded, which is always sound (pruning only skips work), and a prunable state missed
+/// that way costs little: every state below it is prunable too (its set is part of the
+/// missed one's), so a probe among the next `PROBE_EVERY` stored states finds one.
 #[derive(Default)]
 struct Lookups {
     misses: u32,
