@@ -471,8 +471,9 @@ pub fn plan(
 pub struct Run {
     pub outcome: Outcome,
     pub recorder: Recorder,
-    /// The replay met a record that did not fit the model and a full check ran instead
-    /// (never expected: a bug, said so rather than hidden).
+    /// The replay met a record that did not fit the model, or the worker keeping the book
+    /// failed, and a full check ran instead (never expected: a bug, said so rather than
+    /// hidden).
     pub fell_back: Option<String>,
 }
 
@@ -500,7 +501,19 @@ pub fn run_on(
         recording(m, opts, progress, thread)
     } else {
         let mut recorder = Recorder::new(prune, replay);
-        let outcome = search_recording(m, opts, &mut recorder, progress, thread);
+        let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread);
+        if !kept {
+            let (outcome, recorder) = recording(m, opts, progress, false);
+            return Run {
+                outcome,
+                recorder,
+                fell_back: Some(
+                    "the worker keeping the record beside the search failed: a full check \
+                     ran"
+                    .into(),
+                ),
+            };
+        }
         (outcome, recorder)
     };
     if replaying && outcome.limit == Some(crate::explore::Limit::Internal) {
@@ -560,18 +573,17 @@ fn recording(
 }
 
 /// The search with `recorder` riding along; with `thread`, its book (sets and state graph)
-/// is kept on a worker thread (`book_pipe`) and put back into the recorder afterwards. If
-/// the worker failed (a panic, no thread), the book stays empty and no record is written:
-/// the verdict is the search's own, and the next run pays for a full check.
+/// is kept on a worker thread (`book_pipe`) and put back into the recorder afterwards.
+/// Whether the book was kept: not if the worker failed (a panic, no thread).
 fn search_recording(
     m: &Machine,
     opts: &Options,
     recorder: &mut Recorder,
     progress: &mut dyn FnMut(&Stats),
     thread: bool,
-) -> Outcome {
+) -> (Outcome, bool) {
     if !thread {
-        return search(m, opts, recorder, progress);
+        return (search(m, opts, recorder, progress), true);
     }
     let book = std::mem::take(&mut recorder.book);
     let (outcome, kept) = super::book_pipe::beside(m, book, |pipe| {
@@ -579,11 +591,11 @@ fn search_recording(
         let outcome = search(m, opts, recorder, progress);
         (outcome, recorder.pipe.take())
     });
-    match kept {
-        Some(b) => recorder.book = b,
-        None => recorder.book.graph.broken = true,
+    let ok = kept.is_some();
+    if let Some(b) = kept {
+        recorder.book = b;
     }
-    outcome
+    (outcome, ok)
 }
 
 /// A trail reported from a pruned state could not be completed: the recorded sub-state-space
