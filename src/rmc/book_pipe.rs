@@ -1,9 +1,14 @@
-//! The book (reachable sets and state graph) kept beside a search that reuses a record
-//! (prune, replay), on a second thread. The recorder answers the search on its own thread
-//! (which states are pruned, replayed or expanded, and the replayed events); everything it
-//! then tells the book is a command without an answer, so it goes through a `pipe` to a
-//! worker that applies the commands in order to the book, which ends up exactly as if they
-//! had been made inline.
+//! The book (reachable sets and state graph) of a run that writes a record, kept beside the
+//! search on a second thread. The recorder answers the search on its own thread (which
+//! states are pruned, replayed or expanded, and the replayed events; a recording run asks
+//! nothing); everything it then tells the book is a command without an answer, so it goes
+//! through a `pipe` to a worker that applies the commands in order to the book, with its own
+//! machine for the same program, and the book ends up exactly as if they had been made
+//! inline. The search pays only for queueing: canonical vectors, fingerprints, reachable sets
+//! and the state graph are computed on the worker, except the fingerprints a reusing run
+//! needs to answer. The book's memory use reaches the search a batch or two late, so a run
+//! cut by its memory limit may store a few more states than inline (its verdict is the same:
+//! incomplete, no record).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

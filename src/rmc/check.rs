@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::explore::machine::Machine;
 use crate::explore::property::Key;
-use crate::explore::search::{search, Rider};
+use crate::explore::search::search;
 use crate::explore::{Options, Outcome, Stats, ViolationKind};
 use crate::program::{LocId, Program};
 use crate::promela::preprocess::PpOptions;
@@ -545,27 +545,18 @@ fn second_core() -> bool {
     std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
 }
 
-/// A recording run (no record reused). With `thread`, the whole recorder rides on a second
-/// thread (`relay`); should that fail, the run is made again inline.
+/// A recording run (no record reused). With `thread`, its book rides on a second thread
+/// (`search_recording`); should that fail, the run is made again inline.
 fn recording(
     m: &Machine,
     opts: &Options,
     progress: &mut dyn FnMut(&Stats),
     thread: bool,
 ) -> (Outcome, Recorder) {
-    if thread {
-        let (outcome, back) = super::relay::beside(m, Recorder::new(None, None), |relay| {
-            search(m, opts, relay, progress)
-        });
-        if let Some(recorder) = back {
-            let mut outcome = outcome;
-            // The worker may have run out of memory after the search last looked: the run
-            // then stopped at its memory limit, as it would have inline (no record).
-            if recorder.out_of_memory() && outcome.limit.is_none() {
-                outcome.limit = Some(crate::explore::Limit::Memory);
-            }
-            return (outcome, recorder);
-        }
+    let mut recorder = Recorder::new(None, None);
+    let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread);
+    if kept {
+        return (outcome, recorder);
     }
     let mut recorder = Recorder::new(None, None);
     let outcome = search(m, opts, &mut recorder, progress);
@@ -586,16 +577,21 @@ fn search_recording(
         return (search(m, opts, recorder, progress), true);
     }
     let book = std::mem::take(&mut recorder.book);
-    let (outcome, kept) = super::book_pipe::beside(m, book, |pipe| {
+    let (mut outcome, kept) = super::book_pipe::beside(m, book, |pipe| {
         recorder.pipe = Some(pipe);
         let outcome = search(m, opts, recorder, progress);
         (outcome, recorder.pipe.take())
     });
-    let ok = kept.is_some();
-    if let Some(b) = kept {
-        recorder.book = b;
+    let Some(book) = kept else {
+        return (outcome, false);
+    };
+    // The book may have run out of memory after the search last looked: the run then
+    // stopped at its memory limit, as it would have inline (no record).
+    if book.oom && outcome.limit.is_none() {
+        outcome.limit = Some(crate::explore::Limit::Memory);
     }
-    (outcome, ok)
+    recorder.book = book;
+    (outcome, true)
 }
 
 /// A trail reported from a pruned state could not be completed: the recorded sub-state-space

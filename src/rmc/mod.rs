@@ -18,7 +18,6 @@ pub mod label;
 pub mod pipe;
 pub mod record;
 pub mod recorder;
-pub mod relay;
 pub mod replay;
 
 pub use check::{Algorithm, Base, Plan};
