@@ -305,6 +305,44 @@ fn a_recording_run_cut_by_its_memory_limit_writes_no_record() {
 }
 
 #[test]
+fn a_reusing_run_cut_by_its_memory_limit_writes_no_record() {
+    // A pruning or replaying run keeps its sets and graph on a second thread, whose memory
+    // reaches the search late: the run must still stop at the limit and leave no record.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = BIG.replace("4000", "300");
+    let model = write_model(dir.path(), "m.pml", &text);
+    let base = dir.path().join("m.rec");
+    let out = bin()
+        .args(["verify", "--format", "json", "--record"])
+        .arg(&base)
+        .arg(&model)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let next = write_model(dir.path(), "n.pml", &text.replacen("b < 300", "b < 299", 1));
+    for alg in ["prune", "replay"] {
+        let rec = dir.path().join(format!("n-{alg}.rec"));
+        let out = bin()
+            .args(["verify", "--memory-limit", "12M", "--format", "json"])
+            .args(["--algorithm", alg, "--reuse"])
+            .arg(&base)
+            .arg("--record")
+            .arg(&rec)
+            .arg(&next)
+            .output()
+            .expect("runs");
+        let doc = cut_at_memory(&out, 12 << 20);
+        // (It ran: the cut is the search's, not the record load's.)
+        assert!(
+            doc["stats"]["states_stored"].as_u64() > Some(1_000),
+            "{doc}"
+        );
+        assert_eq!(doc["algorithm"], alg, "{doc}");
+        assert!(!rec.exists(), "{alg}: a cut run wrote a record");
+    }
+}
+
+#[test]
 fn memory_limit_auto_follows_the_environment() {
     let dir = tempfile::tempdir().expect("tempdir");
     let model = write_model(dir.path(), "big.pml", BIG);
