@@ -158,6 +158,7 @@ impl Keep for BookPipe {
         self.tx.push(Cmd::Begin(budget.clone()));
     }
 
+    #[inline]
     fn open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
         self.tx.push(Cmd::Open {
             id,
@@ -166,6 +167,7 @@ impl Keep for BookPipe {
         });
     }
 
+    #[inline]
     fn vector(&mut self, canon: &[u8], tags: &[u8]) {
         self.tx.batch.bytes.extend_from_slice(canon);
         self.tx.batch.bytes.extend_from_slice(tags);
@@ -175,6 +177,7 @@ impl Keep for BookPipe {
         });
     }
 
+    #[inline]
     fn enter(&mut self, id: u32, fp: u128) {
         self.tx.push(Cmd::Enter {
             id,
@@ -182,6 +185,7 @@ impl Keep for BookPipe {
         });
     }
 
+    #[inline]
     fn fresh(&mut self, _m: &Machine, id: u32, st: &State) {
         self.tx.batch.bytes.extend_from_slice(&st.v);
         self.tx.push(Cmd::Fresh {
@@ -190,6 +194,7 @@ impl Keep for BookPipe {
         });
     }
 
+    #[inline]
     fn locations(&mut self, _m: &Machine, st: &State) {
         self.tx.batch.bytes.extend_from_slice(&st.v);
         self.tx.push(Cmd::Locations {
@@ -197,10 +202,12 @@ impl Keep for BookPipe {
         });
     }
 
+    #[inline]
     fn old_set(&mut self, old: u32) {
         self.tx.push(Cmd::OldSet(old));
     }
 
+    #[inline]
     fn foot(&mut self, of: u32, touch: bool) {
         self.tx.push(Cmd::Foot { of, touch });
     }
@@ -209,6 +216,7 @@ impl Keep for BookPipe {
         self.tx.push(Cmd::MarkerAfresh { pid, rv, foot });
     }
 
+    #[inline]
     fn passed(&mut self, _m: &Machine, st: &State, step: Option<TrailStep>) {
         self.tx.batch.bytes.extend_from_slice(&st.v);
         self.tx.push(Cmd::Passed {
@@ -217,10 +225,12 @@ impl Keep for BookPipe {
         });
     }
 
+    #[inline]
     fn touch(&mut self, loc: u32) {
         self.tx.push(Cmd::Touch(loc));
     }
 
+    #[inline]
     fn event(&mut self, _m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
         self.tx.batch.blocked.extend_from_slice(blocked);
         self.tx.push(Cmd::Event {
@@ -229,6 +239,7 @@ impl Keep for BookPipe {
         });
     }
 
+    #[inline]
     fn matched(&mut self, id: u32, done: bool) {
         self.tx.push(Cmd::Matched { id, done });
     }
@@ -248,10 +259,12 @@ impl Keep for BookPipe {
         });
     }
 
+    #[inline]
     fn finished(&mut self, id: u32, root: bool) {
         self.tx.push(Cmd::Finished { id, root });
     }
 
+    #[inline]
     fn member(&mut self, id: u32) {
         self.tx.push(Cmd::Member(id));
     }

@@ -204,14 +204,16 @@ pub struct Recorder {
     lookups: Lookups,
 }
 
-/// The book, or the pipe to it when it is kept on a worker (fields apart, so that callers
-/// may hold other parts of the recorder).
-#[inline]
-fn keeper<'a>(pipe: &'a mut Option<BookPipe>, book: &'a mut Book) -> &'a mut dyn Keep {
-    match pipe {
-        Some(p) => p,
-        None => book,
-    }
+/// Calls a `Keep` method on the pipe to the book, or on the book when it is kept here:
+/// dispatched statically (these calls are made per event), and on the two fields apart, so
+/// that the arguments may borrow other parts of the recorder.
+macro_rules! keep {
+    ($s:expr, $method:ident($($arg:expr),*)) => {
+        match $s.pipe.as_mut() {
+            Some(p) => p.$method($($arg),*),
+            None => $s.book.$method($($arg),*),
+        }
+    };
 }
 
 impl Recorder {
@@ -269,11 +271,6 @@ impl Recorder {
         self.prune.as_ref()
     }
 
-    #[inline]
-    fn keep(&mut self) -> &mut dyn Keep {
-        keeper(&mut self.pipe, &mut self.book)
-    }
-
     /// A replay across a layout that gained variables: the state (its canonical vector in
     /// `canon`) is stored by the search, and replayed when its projection is a recorded
     /// state whose footprint misses the change. Its slot in the new graph is its own (the
@@ -287,19 +284,19 @@ impl Recorder {
         });
         self.open(id, None, false);
         st.tags(&mut self.tags);
-        keeper(&mut self.pipe, &mut self.book).vector(&self.canon, &self.tags);
-        self.keep().enter(id, fp);
+        keep!(self, vector(&self.canon, &self.tags));
+        keep!(self, enter(id, fp));
         if let Some((at, slot)) = found {
             self.met(at);
             if let Some(r) = self.replay.as_mut().filter(|r| r.replayable(slot)) {
                 r.open_with(id, slot, &self.canon);
                 let of = r.graph.foot[slot as usize];
-                keeper(&mut self.pipe, &mut self.book).foot(of, true);
+                keep!(self, foot(of, true));
                 return Visit::Replay;
             }
             self.frontier += 1;
         }
-        self.keep().locations(m, st);
+        keep!(self, locations(m, st));
         Visit::Expand
     }
 
@@ -324,13 +321,13 @@ impl Recorder {
     /// A newly stored state opened on the graph.
     fn open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
         self.verbatim.push(verbatim && old.is_some());
-        self.keep().open(id, old, verbatim);
+        keep!(self, open(id, old, verbatim));
     }
 }
 
 impl Rider for Recorder {
     fn begin(&mut self, budget: &Budget) {
-        self.keep().begin(budget);
+        keep!(self, begin(budget));
     }
 
     fn keyed(&self) -> bool {
@@ -353,12 +350,12 @@ impl Rider for Recorder {
             let fp = r.fp_of_slot[k as usize];
             let replayable = r.replayable(k);
             self.open(id, Some(k), replayable);
-            self.keep().enter(id, fp);
+            keep!(self, enter(id, fp));
             if replayable {
                 if let Some(r) = self.replay.as_mut() {
                     r.open(id, k);
                     let of = r.graph.foot[k as usize];
-                    keeper(&mut self.pipe, &mut self.book).foot(of, false);
+                    keep!(self, foot(of, false));
                 }
                 return Visit::Replay;
             }
@@ -371,13 +368,13 @@ impl Rider for Recorder {
                 }
             }
             if let Some(st) = st {
-                self.keep().locations(m, st);
+                keep!(self, locations(m, st));
             }
             // Else the search loads it (`load`), which adds its locations.
             return if partly { Visit::Partly } else { Visit::Expand };
         }
         let Some(st) = st else {
-            self.keep().broken();
+            keep!(self, broken());
             return Visit::Expand;
         };
         if let Some(p) = self.prune.as_ref().filter(|p| p.project.is_none()) {
@@ -396,30 +393,30 @@ impl Rider for Recorder {
             }
             let Some((fp, at)) = at else {
                 self.verbatim.push(false);
-                self.keep().fresh(m, id, st);
+                keep!(self, fresh(m, id, st));
                 return Visit::Expand;
             };
             let old = p.known.set_of[at];
             let old_slot = p.graph.as_ref().and(p.known.slot(at));
             if old_slot.is_none() {
                 // Pruned without its recorded expansion: no graph for the next record.
-                self.keep().broken();
+                keep!(self, broken());
             }
             self.open(id, old_slot, true);
             if old_slot.is_none() {
                 st.tags(&mut self.tags);
-                keeper(&mut self.pipe, &mut self.book).vector(&self.canon, &self.tags);
+                keep!(self, vector(&self.canon, &self.tags));
             }
             // Its whole sub-state-space is as recorded: its set is the old one.
-            self.keep().enter(id, fp);
-            self.keep().old_set(old);
+            keep!(self, enter(id, fp));
+            keep!(self, old_set(old));
             self.skipped = Some(old);
             return Visit::Skip;
         }
         if self.prune.is_none() && self.replay.is_none() {
             // A recording run looks nothing up.
             self.verbatim.push(false);
-            self.keep().fresh(m, id, st);
+            keep!(self, fresh(m, id, st));
             return Visit::Expand;
         }
         m.canonical(st, &mut self.canon);
@@ -447,32 +444,33 @@ impl Rider for Recorder {
         };
         if pruned && old_slot.is_none() {
             // Pruned without its recorded expansion: no graph for the next record.
-            self.keep().broken();
+            keep!(self, broken());
         }
         self.open(id, old_slot, pruned);
         if old_slot.is_none() {
             st.tags(&mut self.tags);
-            keeper(&mut self.pipe, &mut self.book).vector(&self.canon, &self.tags);
+            keep!(self, vector(&self.canon, &self.tags));
         }
-        self.keep().enter(id, fp);
+        keep!(self, enter(id, fp));
         if let Some((old, _)) = found.filter(|_| pruned) {
             // Its whole sub-state-space is as recorded: its set is the old one.
-            self.keep().old_set(old);
+            keep!(self, old_set(old));
             self.skipped = Some(old);
             return Visit::Skip;
         }
-        self.keep().locations(m, st);
+        keep!(self, locations(m, st));
         Visit::Expand
     }
 
+    #[inline]
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>) {
-        self.keep().passed(m, st, step);
+        keep!(self, passed(m, st, step));
     }
 
     fn created(&mut self, m: &Machine, st: &State, first: usize) {
         for pid in first..st.nr_pr() {
             let l = m.loc_id(st, pid);
-            self.keep().touch(l);
+            keep!(self, touch(l));
         }
     }
 
@@ -493,7 +491,12 @@ impl Rider for Recorder {
         }
     }
 
+    #[inline]
     fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+        if self.replay.is_none() && self.prune.is_none() {
+            // A recording run: nothing is verbatim, no group comes from a record.
+            return keep!(self, event(m, ev, blocked));
+        }
         let verbatim = self.verbatim.last() == Some(&true);
         match *ev {
             Event::Group {
@@ -507,17 +510,17 @@ impl Rider for Recorder {
                 // its own: the group's is made again from its locations.
                 let afresh = self.replay.as_ref().is_some_and(|r| r.project.is_some());
                 if afresh {
-                    self.keep().marker_afresh(m, pid, rv, foot);
+                    keep!(self, marker_afresh(m, pid, rv, foot));
                 } else {
                     if !verbatim {
-                        self.keep().event(m, ev, blocked);
+                        keep!(self, event(m, ev, blocked));
                     }
-                    self.keep().foot(foot, true);
+                    keep!(self, foot(foot, true));
                 }
             }
             // The graph ignores the events of a state kept verbatim.
             _ if verbatim => {}
-            _ => self.keep().event(m, ev, blocked),
+            _ => keep!(self, event(m, ev, blocked)),
         }
     }
 
@@ -533,7 +536,7 @@ impl Rider for Recorder {
         if !r.load(m, key, out) {
             return false;
         }
-        self.keep().locations(m, out);
+        keep!(self, locations(m, out));
         true
     }
 
@@ -561,8 +564,9 @@ impl Rider for Recorder {
         self.replay.as_ref().is_some_and(|r| r.failed)
     }
 
+    #[inline]
     fn matched(&mut self, id: u32, done: bool) {
-        self.keep().matched(id, done);
+        keep!(self, matched(id, done));
     }
 
     fn violation(
@@ -572,19 +576,21 @@ impl Rider for Recorder {
         edge: Option<EdgeNo>,
         blocked: &[(usize, usize, u32)],
     ) {
-        self.keep().violation(m, kind, edge, blocked);
+        keep!(self, violation(m, kind, edge, blocked));
     }
 
+    #[inline]
     fn finished(&mut self, id: u32, root: bool) {
         self.verbatim.pop();
         if let Some(r) = self.replay.as_mut() {
             r.close(id);
         }
-        self.keep().finished(id, root);
+        keep!(self, finished(id, root));
     }
 
+    #[inline]
     fn member(&mut self, id: u32) {
-        self.keep().member(id);
+        keep!(self, member(id));
     }
 
     fn reissue(&mut self, m: &Machine, out: &mut Vec<Key>) {
