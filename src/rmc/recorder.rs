@@ -129,12 +129,6 @@ impl Known {
     }
 }
 
-impl Prune {
-    fn lookup(&self, fp: u128) -> Option<(u32, usize)> {
-        self.known.find(fp).map(|i| (self.known.set_of[i], i))
-    }
-}
-
 /// Whether a pruning run's search thread looks stored states up among the prunable ones. A
 /// change that makes most of the state space new (a different initial state, a rewritten
 /// topology) would have it compute a canonical vector and a fingerprint for every state and
@@ -318,6 +312,45 @@ impl Recorder {
             .map(|b| b.iter().map(|w| w.count_ones() as u64).sum())
     }
 
+    /// A state of a pruning run looked up in the record (`canon` holds its canonical
+    /// vector, `fp` its fingerprint): found at position `at` of the record's list or not,
+    /// and pruned (its whole sub-state-space is as recorded: its set is the old one) or
+    /// expanded.
+    fn found(
+        &mut self,
+        m: &Machine,
+        id: u32,
+        st: &State,
+        fp: u128,
+        at: Option<usize>,
+        pruned: bool,
+    ) -> Visit {
+        let (old_set, old_slot) = match (self.prune.as_ref(), at) {
+            (Some(p), Some(at)) => (
+                Some(p.known.set_of[at]),
+                p.graph.as_ref().and(p.known.slot(at)),
+            ),
+            _ => (None, None),
+        };
+        if pruned && old_slot.is_none() {
+            // Pruned without its recorded expansion: no graph for the next record.
+            keep!(self, broken());
+        }
+        self.open(id, old_slot, pruned);
+        if old_slot.is_none() {
+            st.tags(&mut self.tags);
+            keep!(self, vector(&self.canon, &self.tags));
+        }
+        keep!(self, enter(id, fp));
+        if let Some(old) = old_set.filter(|_| pruned) {
+            keep!(self, old_set(old));
+            self.skipped = Some(old);
+            return Visit::Skip;
+        }
+        keep!(self, locations(m, st));
+        Visit::Expand
+    }
+
     /// A newly stored state opened on the graph.
     fn open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
         self.verbatim.push(verbatim && old.is_some());
@@ -396,22 +429,7 @@ impl Rider for Recorder {
                 keep!(self, fresh(m, id, st));
                 return Visit::Expand;
             };
-            let old = p.known.set_of[at];
-            let old_slot = p.graph.as_ref().and(p.known.slot(at));
-            if old_slot.is_none() {
-                // Pruned without its recorded expansion: no graph for the next record.
-                keep!(self, broken());
-            }
-            self.open(id, old_slot, true);
-            if old_slot.is_none() {
-                st.tags(&mut self.tags);
-                keep!(self, vector(&self.canon, &self.tags));
-            }
-            // Its whole sub-state-space is as recorded: its set is the old one.
-            keep!(self, enter(id, fp));
-            keep!(self, old_set(old));
-            self.skipped = Some(old);
-            return Visit::Skip;
+            return self.found(m, id, st, fp, Some(at), true);
         }
         if self.prune.is_none() && self.replay.is_none() {
             // A recording run looks nothing up.
@@ -430,36 +448,16 @@ impl Rider for Recorder {
             let (ext, old_hash) = p.project.as_ref()?;
             ext.project(&self.canon, &mut self.projected)
                 .then(|| crate::explore::store::fingerprint(*old_hash, &self.projected))
-                .and_then(|old| p.lookup(old))
+                .and_then(|old| p.known.find(old))
         });
-        if let Some((_, at)) = found {
+        if let Some(at) = found {
             self.met(at);
         }
-        let (old_slot, pruned) = match (self.prune.as_ref(), found) {
-            (Some(p), Some((s, at))) => (
-                p.graph.as_ref().and(p.known.slot(at)),
-                !p.meets_danger[s as usize],
-            ),
-            _ => (None, false),
+        let pruned = match (self.prune.as_ref(), found) {
+            (Some(p), Some(at)) => !p.meets_danger[p.known.set_of[at] as usize],
+            _ => false,
         };
-        if pruned && old_slot.is_none() {
-            // Pruned without its recorded expansion: no graph for the next record.
-            keep!(self, broken());
-        }
-        self.open(id, old_slot, pruned);
-        if old_slot.is_none() {
-            st.tags(&mut self.tags);
-            keep!(self, vector(&self.canon, &self.tags));
-        }
-        keep!(self, enter(id, fp));
-        if let Some((old, _)) = found.filter(|_| pruned) {
-            // Its whole sub-state-space is as recorded: its set is the old one.
-            keep!(self, old_set(old));
-            self.skipped = Some(old);
-            return Visit::Skip;
-        }
-        keep!(self, locations(m, st));
-        Visit::Expand
+        self.found(m, id, st, fp, found, pruned)
     }
 
     #[inline]
