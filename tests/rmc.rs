@@ -9,8 +9,8 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::rmc::{
-    check, check_tuned, corpus_records, gain_variables, limited, mutate, resize_channel,
-    seed_models, version, Checked, Rng,
+    chains_of_ten, check, check_tuned, corpus_records, gain_variables, limited, mutate,
+    resize_channel, seed_models, version, Checked, Rng,
 };
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::elements::Element;
@@ -156,51 +156,39 @@ fn a_pruning_run_that_stops_looking_states_up_stays_exact() {
             p.give_up_after = 1;
         }
     };
-    for (name, text) in seed_models(5_000).into_iter().step_by(2) {
-        let Some(v) = version(&text) else { continue };
-        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        let mut current = text.clone();
-        let (mut steps, mut tries) = (0, 0);
-        while steps < 10 && tries < 60 {
-            tries += 1;
-            let Some(next) = mutate(&current, &mut rng) else {
-                continue;
-            };
-            let Some(nv) = version(&next) else { continue };
-            let sparse = check_tuned(&nv, Some(&record), Algorithm::Prune, &opts, None, eager);
+    chains_of_ten(
+        &mut rng,
+        60,
+        |current, _, rng| mutate(current, rng),
+        |what, record, next, _| {
+            let nv = version(next)?;
+            let sparse = check_tuned(&nv, Some(record), Algorithm::Prune, &opts, None, eager);
             let projected = sparse.reason.contains("projection");
-            let dense = check(&nv, Some(&record), Algorithm::Prune);
-            let full = check(&nv, Some(&record), Algorithm::Full);
-            let replay = check(&nv, Some(&record), Algorithm::Replay);
+            let dense = check(&nv, Some(record), Algorithm::Prune);
+            let full = check(&nv, Some(record), Algorithm::Full);
+            let replay = check(&nv, Some(record), Algorithm::Replay);
             let (Some(sr), Some(fr)) = (sparse.record, full.record) else {
-                continue;
+                return None;
             };
-            assert_eq!(
-                sparse.violations, full.violations,
-                "{name} step {steps}:\n{next}"
-            );
-            assert_eq!(sparse.verdict, full.verdict, "{name} step {steps}");
+            assert_eq!(sparse.violations, full.violations, "{what}:\n{next}");
+            assert_eq!(sparse.verdict, full.verdict, "{what}");
             if replay.algorithm == Algorithm::Replay {
                 assert_eq!(
                     replay.stats.spin_figures(),
                     full.stats.spin_figures(),
-                    "{name} step {steps}: a replay on a sparse pruning run's record\n{next}"
+                    "{what}: a replay on a sparse pruning run's record\n{next}"
                 );
             }
             // (Across a layout that gained variables, a pruning run keeps no old states.)
             let acc = sets_by_fingerprint(&sr);
             for (fp, set) in sets_by_fingerprint(&fr).into_iter().filter(|_| !projected) {
-                assert_eq!(acc.get(&fp), Some(&set), "{name} step {steps}\n{next}");
+                assert_eq!(acc.get(&fp), Some(&set), "{what}\n{next}");
             }
             fewer_pruned += usize::from(sparse.stats.states_pruned < dense.stats.states_pruned);
-            record = sr;
-            current = next;
-            steps += 1;
             steps_done += 1;
-        }
-    }
+            Some(sr)
+        },
+    );
     eprintln!("{steps_done} chain steps, {fewer_pruned} pruning less than looking every state up");
     assert!(steps_done >= 100, "only {steps_done} steps");
     // The switch happened: some runs pruned less than they would have looking every state up.

@@ -457,3 +457,39 @@ pub fn resize_channel(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
     ls[i] = format!("{}{m}{}", &ls[i][..open], &ls[i][close..]);
     Some(ls.join("\n") + "\n")
 }
+
+/// Chains of versions of every other seed model (at most 5,000 states), each checked
+/// against the record the previous step wrote: `next` makes a version from the current one
+/// (given the steps so far), `step` checks it against the record (with a name for messages)
+/// and returns the record it wrote (None: not a step; `max_tries` versions at most per
+/// chain). Returns how many chains reached ten steps.
+pub fn chains_of_ten(
+    rng: &mut Rng,
+    max_tries: usize,
+    mut next: impl FnMut(&str, usize, &mut Rng) -> Option<String>,
+    mut step: impl FnMut(&str, &Record, &str, usize) -> Option<Record>,
+) -> usize {
+    let mut chains = 0;
+    for (name, text) in seed_models(5_000).into_iter().step_by(2) {
+        let Some(v) = version(&text) else { continue };
+        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let mut current = text.clone();
+        let (mut steps, mut tries) = (0, 0);
+        while steps < 10 && tries < max_tries {
+            tries += 1;
+            let Some(version) = next(&current, steps, rng) else {
+                continue;
+            };
+            let what = format!("{name} chain step {steps}");
+            if let Some(r) = step(&what, &record, &version, steps) {
+                record = r;
+                current = version;
+                steps += 1;
+            }
+        }
+        chains += usize::from(steps == 10);
+    }
+    chains
+}
