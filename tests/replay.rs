@@ -8,7 +8,8 @@ mod common;
 
 use common::rmc::{
     chains_of_ten, check, check_on, check_tuned, check_with, corpus_files, corpus_records,
-    gain_variables, limited, mutate, resize_channel, seed_models, version, Checked, Rng,
+    gain_variables, limited, mutate, resize_channel, seed_models, sweep_seed, version, Checked,
+    Rng,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -134,7 +135,7 @@ fn same_states_and_sets(name: &str, got: &Record, full: &Record) {
             v
         })
     };
-    for fp in &full.fingerprints {
+    for fp in full.fingerprints.iter() {
         assert_eq!(
             set(got, *fp),
             set(full, *fp),
@@ -216,7 +217,7 @@ fn replays_equal_full_checks_on_mutants() {
 #[test]
 #[ignore = "thousands of mutants: run with --ignored"]
 fn replays_equal_full_checks_on_thousands_of_mutants() {
-    let (compared, replayed, walked_any) = sweep(300, 0x5eed_0104, 100_000);
+    let (compared, replayed, walked_any) = sweep(300, sweep_seed(0x5eed_0104), 100_000);
     eprintln!("{compared} mutants compared, {replayed} replayed, {walked_any} walked something");
     assert!(compared >= 3000, "only {compared} mutants compared");
 }
@@ -851,7 +852,8 @@ active proctype Q() { x = 2 }
 }
 
 /// Mutants of every model under `$GIT_RMC_CORPUS` (a folder of public models, say), replayed
-/// against a full check; chains of them too. Run with `--ignored`.
+/// and pruned against a full check; chains of them too. Run with `--ignored`
+/// (`GIT_RMC_SEED=N` tries other mutants).
 #[test]
 #[ignore = "needs GIT_RMC_CORPUS: a folder of Promela models"]
 fn replays_equal_full_checks_on_a_corpus() {
@@ -859,7 +861,7 @@ fn replays_equal_full_checks_on_a_corpus() {
         return;
     };
     let files = corpus_files(std::path::Path::new(&dir));
-    let mut rng = Rng(0x5eed_0103);
+    let mut rng = Rng(sweep_seed(0x5eed_0103));
     let (mut compared, mut walked) = (0, 0);
     for f in files {
         let Ok(text) = std::fs::read_to_string(&f) else {
@@ -875,9 +877,16 @@ fn replays_equal_full_checks_on_a_corpus() {
             let Some(m) = mutate(&current, &mut rng) else {
                 continue;
             };
-            let Some(r) = replay_against_full(&format!("{name} #{step}"), &record, &m) else {
+            let what = format!("{name} #{step}");
+            let Some((r, full)) = replay_and_full(&what, &record, &m) else {
                 continue;
             };
+            // Pruning on the same record reports what the full check reports.
+            if let Some(v) = version(&m) {
+                let pr = check(&v, Some(&record), Algorithm::Prune);
+                assert_eq!(pr.violations, full.violations, "{what}: prune\n{m}");
+                assert_eq!(pr.verdict, full.verdict, "{what}: prune verdict\n{m}");
+            }
             compared += 1;
             walked += usize::from(r.stats.states_walked > 0);
             // Every third mutant builds on the last: a chain.
@@ -1017,7 +1026,7 @@ fn replays_through_gained_variables_equal_full_checks_on_a_corpus() {
     let Some(dir) = std::env::var_os("GIT_RMC_CORPUS") else {
         return;
     };
-    let mut rng = Rng(0x5eed_0a23);
+    let mut rng = Rng(sweep_seed(0x5eed_0a23));
     let (mut compared, mut projected, mut walked) = (0, 0, 0);
     for (name, text, base) in corpus_records(std::path::Path::new(&dir)) {
         for k in 1..7 {
@@ -1053,7 +1062,7 @@ fn replays_across_a_changed_channel_capacity_equal_full_checks_on_a_corpus() {
     let Some(dir) = std::env::var_os("GIT_RMC_CORPUS") else {
         return;
     };
-    let mut rng = Rng(0x5eed_0c4c);
+    let mut rng = Rng(sweep_seed(0x5eed_0c4c));
     let (mut compared, mut projected) = (0, 0);
     for (name, text, base) in corpus_records(std::path::Path::new(&dir)) {
         for k in 0..6 {

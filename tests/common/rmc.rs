@@ -165,6 +165,18 @@ pub fn limited() -> Options {
 /// A small deterministic random source.
 pub struct Rng(pub u64);
 
+/// The seed of a long (`--ignored`) sweep: `default`, or, with `GIT_RMC_SEED=N`, another
+/// one derived from it, so that a sweep can be run again on mutants it has not tried.
+pub fn sweep_seed(default: u64) -> u64 {
+    match std::env::var("GIT_RMC_SEED") {
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(n) => default ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            Err(_) => panic!("GIT_RMC_SEED must be a number, not {v:?}"),
+        },
+        Err(_) => default,
+    }
+}
+
 impl Rng {
     pub fn next(&mut self) -> u64 {
         self.0 = self
