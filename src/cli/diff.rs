@@ -167,7 +167,7 @@ fn placeholder_record(ids: StableIds) -> Record {
         ids,
         elements: Vec::new(),
         sets: Vec::new(),
-        fingerprints: Vec::new(),
+        fingerprints: Default::default(),
         set_of: Vec::new(),
         violations: Vec::new(),
         graph: None,

@@ -825,7 +825,7 @@ pub fn record(
         if let Some(met) = rec.old_states_met() {
             still = met;
         } else {
-            for fp in &base.record.fingerprints {
+            for fp in base.record.fingerprints.iter() {
                 while j < states.len() && states[j].0 < *fp {
                     j += 1;
                 }
@@ -864,7 +864,7 @@ pub fn record(
         ids: ids.clone(),
         elements,
         sets,
-        fingerprints: states.iter().map(|s| s.0).collect(),
+        fingerprints: std::sync::Arc::new(states.iter().map(|s| s.0).collect()),
         set_of: states.iter().map(|s| s.1).collect(),
         graph,
         violations: run

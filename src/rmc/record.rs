@@ -16,6 +16,7 @@
 //! little-endian.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -115,8 +116,9 @@ pub struct Record {
     pub elements: Vec<Element>,
     /// Interned sets, as sorted indices into `elements`.
     pub sets: Vec<Vec<u32>>,
-    /// Fingerprints of the recorded states, sorted and distinct.
-    pub fingerprints: Vec<u128>,
+    /// Fingerprints of the recorded states, sorted and distinct (shared with the indexes a
+    /// reusing run builds over them).
+    pub fingerprints: Arc<Vec<u128>>,
     /// Each state's set.
     pub set_of: Vec<u32>,
     pub violations: Vec<RecViolation>,
@@ -322,7 +324,7 @@ impl Record {
         sections.push((*b"SETS", vec![Part::Own(w.0)]));
         let mut w = W(Vec::with_capacity(4 + self.fingerprints.len() * 20));
         w.u32(self.fingerprints.len() as u32);
-        for f in &self.fingerprints {
+        for f in self.fingerprints.iter() {
             w.0.extend_from_slice(&f.to_le_bytes());
         }
         for s in &self.set_of {
@@ -560,7 +562,7 @@ impl Record {
             ids,
             elements,
             sets,
-            fingerprints,
+            fingerprints: Arc::new(fingerprints),
             set_of,
             violations,
             graph,

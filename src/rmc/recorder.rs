@@ -92,8 +92,8 @@ const PROBE_EVERY: u32 = 64;
 
 /// The states of a record, by fingerprint.
 pub struct Known {
-    /// Sorted.
-    pub fingerprints: Vec<u128>,
+    /// Sorted (the record's own list).
+    pub fingerprints: Arc<Vec<u128>>,
     index: super::fpindex::FpIndex,
     /// Per position: its set (an index into the record's sets).
     pub set_of: Vec<u32>,
@@ -102,7 +102,7 @@ pub struct Known {
 }
 
 impl Known {
-    pub fn new(fingerprints: Vec<u128>, set_of: Vec<u32>, graph: Option<&Graph>) -> Known {
+    pub fn new(fingerprints: Arc<Vec<u128>>, set_of: Vec<u32>, graph: Option<&Graph>) -> Known {
         let slot_of = match graph {
             Some(g) => g.slot_of.clone(),
             None => vec![super::graph::NONE; fingerprints.len()],
