@@ -395,6 +395,26 @@ active proctype R() { byte v; do :: c ? 1 -> v = 1 - v od }
 ";
     pair("rendezvous", old, &old.replace("c ? 1 ->", "c ? 2 ->"));
 
+    // Two senders' rendezvous offers fail in one pass of a recording run, which tells them
+    // as one offer, in the second sender's group: the first's group is recorded empty. A
+    // receive moved to where the receiver sits makes its send succeed: the first sender
+    // must be executed, not skipped as a process with nothing recorded (a public model's
+    // mutant found this).
+    let old = "mtype = { p, v };
+chan S = [0] of { mtype };
+byte x;
+proctype Watch() { x <= 3 }
+proctype Sem() { byte n = 3; do :: n > 0 -> S ? p; n-- :: n == 0 -> S ? v; n++ od }
+proctype Client() { do :: S ! p; x++; x--; S ! v od }
+init { run Watch(); run Sem(); run Client(); run Client() }
+";
+    let got = pair(
+        "offers told as one",
+        old,
+        &old.replace("S ? p; n--", "S ? p; S ? p; n--"),
+    );
+    assert!(groups(&got).0 > 0, "{:?}", got.stats);
+
     // enabled() reads another process's code: a process whose statements read it is
     // executed wherever a state is.
     let old = "byte x;

@@ -9,7 +9,7 @@ use crate::explore::event::{End, Event};
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::search::{Build, GroupPlan};
 use crate::explore::state::State;
-use crate::program::expr::LExpr;
+use crate::program::expr::{LExpr, LStmt};
 
 use super::graph::{decode_event, edge_map, group_header, Graph, NONE};
 
@@ -260,7 +260,7 @@ impl Replay {
     }
 
     /// Whether process `pid` of `st` sits where neither the change nor other processes'
-    /// code can alter what it does.
+    /// code can alter what it does. (Not where it may send: see `sends`.)
     fn location_holds(&mut self, m: &Machine, st: &State, pid: usize) -> bool {
         if self.holds.is_empty() {
             // Per (proctype, location index): neither dangerous nor reading others.
@@ -271,7 +271,7 @@ impl Replay {
                 .map(|p| {
                     let ls = &p.automaton.locations;
                     ls.iter()
-                        .map(|l| !reads_others(l) && !self.dangerous_id(l.id.0))
+                        .map(|l| !reads_others(l) && !sends(l) && !self.dangerous_id(l.id.0))
                         .collect()
                 })
                 .collect();
@@ -533,5 +533,18 @@ fn reads_others(l: &crate::program::Location) -> bool {
             );
         });
         wide
+    })
+}
+
+/// Whether a location may send on a channel. A rendezvous offer's outcome depends on where
+/// the receivers are, and its group may not say so: an enumeration that does not announce
+/// its groups (a recording run's) tells the failed offers of several processes in one pass
+/// as one offer, in the group of the last, so an earlier offerer's group is recorded without
+/// it (or not at all).
+fn sends(l: &crate::program::Location) -> bool {
+    l.edges.iter().any(|e| match &e.stmt {
+        LStmt::Send { .. } => true,
+        LStmt::DStep(a) => a.locations.iter().any(sends),
+        _ => false,
     })
 }
