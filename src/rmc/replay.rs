@@ -163,7 +163,8 @@ impl Replay {
     /// guards.)
     ///
     /// When `enough` says the counts alone decide (a full check would run however few
-    /// moves were executed), the record's groups are not read and every move counts.
+    /// moves were executed), the record's groups are not read and every move counts. Else
+    /// the share is estimated on at most `PREDICT_SAMPLE` executed states, evenly spread.
     pub fn predict(&self, grouped: bool, enough: impl Fn(u64, u64) -> bool) -> (u64, u64, f64) {
         let live = || self.graph.slot_of.iter().filter(|&&s| s != NONE);
         let executed = live().filter(|&&s| !self.replayable(s)).count() as u64;
