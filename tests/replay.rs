@@ -959,7 +959,7 @@ fn records_stay_exact_when_most_states_die_and_come_back() {
 
 /// Checks, at every state a search stores, that its canonical vector projects onto the old
 /// layout and that embedding the projection again, with the state itself as the parent,
-/// gives the vector back.
+/// gives the vector back (by `embed`, and by a plan made for its shape).
 struct RoundTrip<'a> {
     ext: &'a git_rmc::rmc::extension::Extension,
     canon: Vec<u8>,
@@ -984,6 +984,14 @@ impl git_rmc::explore::Rider for RoundTrip<'_> {
                 "embeds"
             );
             assert_eq!(self.back, self.canon, "the embedding of the projection");
+            // The plan made for the projection's shape embeds it the same way.
+            let plan = self.ext.embed_plan(&self.old, &self.canon).expect("a plan");
+            let template = plan.template(&self.canon);
+            assert!(plan.apply(&template, &self.old, &mut self.back), "applies");
+            assert_eq!(
+                self.back, self.canon,
+                "the plan's embedding of the projection"
+            );
             self.checked += 1;
         }
         git_rmc::explore::Visit::Expand

@@ -47,7 +47,19 @@ fn compare(name: &str, base: &Record, text: &str) -> Option<(Record, u64)> {
         inc.reason
     );
     assert_eq!(inc.verdict, full.verdict, "{name}: verdicts differ\n{text}");
-    Some((inc.record?, inc.stats.states_pruned))
+    // The record written holds every state of the new version with the set a recording run
+    // gives it (across layout changes too: what lies below a pruned state is carried).
+    let (ir, fr) = (inc.record?, full.record?);
+    let acc = sets_by_fingerprint(&ir);
+    for (fp, set) in sets_by_fingerprint(&fr) {
+        assert_eq!(
+            acc.get(&fp),
+            Some(&set),
+            "{name}: the pruning run's record differs for a state ({})\n{text}",
+            inc.reason
+        );
+    }
+    Some((ir, inc.stats.states_pruned))
 }
 
 /// Mutants of every seed model, each checked by pruning against the seed's record and by a
@@ -93,49 +105,37 @@ fn pruning_runs_report_what_full_checks_report_on_thousands_of_mutants() {
 
 #[test]
 fn records_accumulate_along_chains_of_mutants() {
+    // Each pruning run reuses the previous step's record: its verdicts are a full check's,
+    // and its record holds, for every state of the new version, the set a recording run
+    // gives it (also across layout changes: added variables, resized channels).
     let mut rng = Rng(0x5eed_0002);
-    let mut chains = 0;
-    for (name, text) in seed_models(5_000).into_iter().step_by(3) {
-        let Some(v) = version(&text) else { continue };
-        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
-            continue;
-        };
-        let mut current = text.clone();
-        let mut steps = 0;
-        let mut tries = 0;
-        while steps < 10 && tries < 60 {
-            tries += 1;
-            let Some(next) = mutate(&current, &mut rng) else {
-                continue;
-            };
-            let Some(nv) = version(&next) else { continue };
-            let inc = check(&nv, Some(&record), Algorithm::Prune);
-            let full = check(&nv, Some(&record), Algorithm::Full);
+    let mut projected = 0;
+    let chains = chains_of_ten(
+        &mut rng,
+        60,
+        |current, _, rng| mutate(current, rng),
+        |what, record, next, _| {
+            let nv = version(next)?;
+            let inc = check(&nv, Some(record), Algorithm::Prune);
+            let full = check(&nv, Some(record), Algorithm::Full);
             let (Some(ir), Some(fr)) = (inc.record, full.record) else {
-                continue;
+                return None;
             };
-            assert_eq!(
-                inc.violations, full.violations,
-                "{name} step {steps}:\n{next}"
-            );
-            assert_eq!(inc.verdict, full.verdict, "{name} step {steps}");
-            // Every state of the new version has the set a recording run gives it.
+            assert_eq!(inc.violations, full.violations, "{what}:\n{next}");
+            assert_eq!(inc.verdict, full.verdict, "{what}");
+            projected += usize::from(inc.reason.contains("projection"));
             let acc = sets_by_fingerprint(&ir);
             for (fp, set) in sets_by_fingerprint(&fr) {
                 assert_eq!(
                     acc.get(&fp),
                     Some(&set),
-                    "{name} step {steps}: the accumulated record differs for a state\n{next}"
+                    "{what}: the accumulated record differs for a state\n{next}"
                 );
             }
-            record = ir;
-            current = next;
-            steps += 1;
-        }
-        if steps == 10 {
-            chains += 1;
-        }
-    }
+            Some(ir)
+        },
+    );
+    eprintln!("{chains} chains of ten, {projected} steps across a layout change");
     assert!(chains >= 5, "only {chains} chains of 10 mutants");
 }
 
@@ -163,7 +163,6 @@ fn a_pruning_run_that_stops_looking_states_up_stays_exact() {
         |what, record, next, _| {
             let nv = version(next)?;
             let sparse = check_tuned(&nv, Some(record), Algorithm::Prune, &opts, None, eager);
-            let projected = sparse.reason.contains("projection");
             let dense = check(&nv, Some(record), Algorithm::Prune);
             let full = check(&nv, Some(record), Algorithm::Full);
             let replay = check(&nv, Some(record), Algorithm::Replay);
@@ -179,9 +178,8 @@ fn a_pruning_run_that_stops_looking_states_up_stays_exact() {
                     "{what}: a replay on a sparse pruning run's record\n{next}"
                 );
             }
-            // (Across a layout that gained variables, a pruning run keeps no old states.)
             let acc = sets_by_fingerprint(&sr);
-            for (fp, set) in sets_by_fingerprint(&fr).into_iter().filter(|_| !projected) {
+            for (fp, set) in sets_by_fingerprint(&fr) {
                 assert_eq!(acc.get(&fp), Some(&set), "{what}\n{next}");
             }
             fewer_pruned += usize::from(sparse.stats.states_pruned < dense.stats.states_pruned);
@@ -449,10 +447,10 @@ fn pruned_through_projection(
     // A graph only when nothing was pruned (every state was executed in the new layout).
     let rec = prune.record.as_ref().expect("a record");
     assert!(rec.graph.is_none() || prune.stats.states_pruned == 0);
+    // Every reachable state, and only those: below the pruned states, the recorded ones are
+    // carried into the new layout.
     let all = full.record.as_ref().expect("a record");
-    for fp in rec.fingerprints.iter() {
-        assert!(all.fingerprints.binary_search(fp).is_ok());
-    }
+    assert_eq!(rec.fingerprints, all.fingerprints, "{text}");
     (prune, full)
 }
 
@@ -487,6 +485,16 @@ active proctype P() {
         // state (the initial state is new: it holds g).
         assert!(prune.stats.states_pruned > 0, "{text}: {}", prune.reason);
         assert!(prune.stats.states_stored < full.stats.states_stored);
+        // Its record has no graph, from which the next change of layout could carry what
+        // it prunes: that check is full, and says why.
+        let next = text.replace("byte g = 7;", "byte g = 7; byte h;");
+        let again = check(
+            &version(&next).expect("loads"),
+            prune.record.as_ref(),
+            Algorithm::Prune,
+        );
+        assert_eq!(again.algorithm, Algorithm::Full, "{}", again.reason);
+        assert!(again.reason.contains("no state graph"), "{}", again.reason);
     }
     // A local gained by a proctype (before the others): the same.
     let v2 = "byte a; byte b;

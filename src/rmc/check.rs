@@ -406,8 +406,28 @@ pub fn plan(
                 Err(g) => g,
             };
             // A pruned state keeps its recorded slot, vector and events: not across a layout
-            // change (the vectors would be the old layout's).
-            let graph = graph.filter(|_| extension.is_none());
+            // change (the vectors would be the old layout's). There the old graph serves to
+            // carry what lies below the pruned states into the new layout (`carry`).
+            let (graph, across) = match extension {
+                Some(_) => (None, graph),
+                None => (graph, None),
+            };
+            // Without it, the record written would lack the pruned states' parts of the
+            // state space, and a later run could prune into what it lacks.
+            if let (Some(e), None) = (&extension, &across) {
+                let reason = format!(
+                    "{}a full check: the state layout changed ({}) and the record has no state \
+                     graph from which to carry the pruned parts of the state space into the \
+                     new layout; {dangerous}",
+                    match want {
+                        Algorithm::Auto => "auto: ",
+                        Algorithm::Replay => "neither replay nor pruning can run: ",
+                        _ => "pruning cannot run: ",
+                    },
+                    e.describe()
+                );
+                return full(program, ids, impact, reason, Some(predicted));
+            }
             // Without a graph, a pruning run writes none either (its pruned states' parts of
             // the state space are not walked), and every later commit is left with pruning.
             // When pruning would execute most states anyway, a full check costs about the
@@ -443,13 +463,18 @@ pub fn plan(
                 _ => format!("pruning: {dangerous}"),
             };
             let reason = format!("{reason}{projected}");
-            let known = Known::new(r.fingerprints.clone(), r.set_of.clone(), graph.as_ref());
+            let known = Known::new(
+                r.fingerprints.clone(),
+                r.set_of.clone(),
+                graph.as_ref().or(across.as_ref()),
+            );
             let prune = Prune {
                 prunable: Prunable::new(&known, &meets_danger),
                 known: std::sync::Arc::new(known),
                 sets: std::sync::Arc::new(sets),
                 meets_danger,
                 graph,
+                across,
                 project: extension.map(|e| (e, old_hash)),
                 give_up_after: super::recorder::GIVE_UP_AFTER,
             };
@@ -725,18 +750,7 @@ pub fn record(
         .map(|(i, (f, s))| (f, s, builder.slot(i as u32)))
         .collect();
     sort_by_fingerprint(&mut states);
-    let mut elements: Vec<Element> = rec.book.elements.list.clone();
-    let mut sets: Vec<Vec<u32>> = rec.book.sets.sets.clone();
-    let mut index: std::collections::HashMap<Element, u32> = elements
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.clone(), i as u32))
-        .collect();
-    let mut set_index: std::collections::HashMap<Vec<u32>, u32> = sets
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.clone(), i as u32))
-        .collect();
+    let mut table = Table::new(rec.book.elements.list.clone(), rec.book.sets.sets.clone());
     let old_graph = rec.prune().and_then(|p| p.graph.as_ref());
     let mut carried = 0u64;
     // With the old graph, the old states a pruning run did not reach but that are still
@@ -791,30 +805,55 @@ pub fn record(
                 }
                 None => super::graph::NONE,
             };
-            let Some(known) = translated.get_mut(old as usize) else {
+            let Some(known) = table.adopt(r, old, &mut translated) else {
                 continue;
             };
-            if *known == super::graph::NONE {
-                let mut s: Vec<u32> = r.sets[old as usize]
-                    .iter()
-                    .map(|&e| {
-                        let el = &r.elements[e as usize];
-                        *index.entry(el.clone()).or_insert_with(|| {
-                            elements.push(el.clone());
-                            elements.len() as u32 - 1
-                        })
-                    })
-                    .collect();
-                s.sort_unstable();
-                *known = *set_index.entry(s.clone()).or_insert_with(|| {
-                    sets.push(s);
-                    sets.len() as u32 - 1
-                });
-            }
-            kept.push((fp, *known, slot));
+            kept.push((fp, known, slot));
             carried += 1;
         }
         states = merge(states, kept);
+    }
+    // Across a layout change: the recorded states below the pruned ones, re-keyed.
+    let mut met = rec.old_states_met_bits().map(<[u64]>::to_vec);
+    if let (Some(base), Some(prune), Some(c)) = (base, rec.prune(), rec.carry.as_ref()) {
+        if let (Some((ext, _)), Some(g)) = (&prune.project, &prune.across) {
+            let r = &base.record;
+            let mut position = vec![super::graph::NONE; g.len()];
+            for (k, &slot) in g.slot_of.iter().enumerate() {
+                if let Some(p) = position.get_mut(slot as usize) {
+                    *p = k as u32;
+                }
+            }
+            let mut translated = vec![super::graph::NONE; r.sets.len()];
+            let mut kept = Vec::new();
+            let complete = c.states(ext, g, m.layout.hash, |fp, slot| {
+                let k = position[slot as usize] as usize;
+                if let Some(set) = r
+                    .set_of
+                    .get(k)
+                    .and_then(|&old| table.adopt(r, old, &mut translated))
+                {
+                    kept.push((fp, set, super::graph::NONE));
+                    if let Some(w) = met.as_mut().and_then(|b| b.get_mut(k / 64)) {
+                        *w |= 1 << (k % 64);
+                    }
+                }
+            });
+            // (Never expected: what a pruned state stands for is carried exactly.)
+            debug_assert!(complete, "a pruned part of the state space was not carried");
+            sort_by_fingerprint(&mut kept);
+            kept.dedup_by_key(|s| s.0);
+            // A state the search stored keeps its own set.
+            let mut i = 0;
+            kept.retain(|s| {
+                while i < states.len() && states[i].0 < s.0 {
+                    i += 1;
+                }
+                states.get(i).is_none_or(|t| t.0 != s.0)
+            });
+            carried += kept.len() as u64;
+            states = merge(states, kept);
+        }
     }
     states.dedup_by_key(|s| s.0);
     let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
@@ -822,8 +861,8 @@ pub fn record(
         // Across a layout change, the old states met through their projection; else both
         // lists are sorted: one merge.
         let (mut j, mut still) = (0, 0u64);
-        if let Some(met) = rec.old_states_met() {
-            still = met;
+        if let Some(met) = &met {
+            still = met.iter().map(|w| w.count_ones() as u64).sum();
         } else {
             for fp in base.record.fingerprints.iter() {
                 while j < states.len() && states[j].0 < *fp {
@@ -862,8 +901,8 @@ pub fn record(
         },
         sources,
         ids: ids.clone(),
-        elements,
-        sets,
+        elements: table.elements,
+        sets: table.sets,
         fingerprints: std::sync::Arc::new(states.iter().map(|s| s.0).collect()),
         set_of: states.iter().map(|s| s.1).collect(),
         graph,
@@ -902,6 +941,61 @@ fn sort_by_fingerprint(v: &mut Vec<(u128, u32, u32)>) {
         out[w[0]..w[1]].sort_unstable_by_key(|s| s.0);
     }
     *v = out;
+}
+
+/// The elements and sets of a record being written, which old records' sets are adopted
+/// into.
+struct Table {
+    elements: Vec<Element>,
+    sets: Vec<Vec<u32>>,
+    index: std::collections::HashMap<Element, u32>,
+    set_index: std::collections::HashMap<Vec<u32>, u32>,
+}
+
+impl Table {
+    fn new(elements: Vec<Element>, sets: Vec<Vec<u32>>) -> Table {
+        Table {
+            index: elements
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.clone(), i as u32))
+                .collect(),
+            set_index: sets
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.clone(), i as u32))
+                .collect(),
+            elements,
+            sets,
+        }
+    }
+
+    /// The id here of set `old` of record `r` (`translated` remembers, per old set, its id
+    /// here: NONE until adopted). None: `r` has no such set.
+    fn adopt(&mut self, r: &Record, old: u32, translated: &mut [u32]) -> Option<u32> {
+        let known = translated.get_mut(old as usize)?;
+        if *known == super::graph::NONE {
+            let mut s: Vec<u32> = r
+                .sets
+                .get(old as usize)?
+                .iter()
+                .map(|&e| {
+                    let el = &r.elements[e as usize];
+                    *self.index.entry(el.clone()).or_insert_with(|| {
+                        self.elements.push(el.clone());
+                        self.elements.len() as u32 - 1
+                    })
+                })
+                .collect();
+            s.sort_unstable();
+            let sets = &mut self.sets;
+            *known = *self.set_index.entry(s.clone()).or_insert_with(|| {
+                sets.push(s);
+                sets.len() as u32 - 1
+            });
+        }
+        Some(*known)
+    }
 }
 
 /// Two lists sorted by fingerprint, as one.

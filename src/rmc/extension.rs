@@ -253,19 +253,43 @@ impl Extension {
 
     fn try_embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> Option<()> {
         out.clear();
+        self.embed_into(old, parent, &mut Bytes { old, parent, out })
+    }
+
+    /// How `embed` builds new vectors from old ones of the shape of `old` (the same length
+    /// and records) with the extras of `parent`: copies, which `EmbedPlan::apply` makes far
+    /// faster than `embed` walks the records. None: they do not fit (as `embed`).
+    pub fn embed_plan(&self, old: &[u8], parent: &[u8]) -> Option<EmbedPlan> {
+        let mut plan = EmbedPlan {
+            len: 0,
+            ops: Vec::new(),
+            old_len: old.len(),
+            parent_len: parent.len(),
+        };
+        self.embed_into(old, parent, &mut plan)?;
+        Some(plan)
+    }
+
+    /// `embed`, told to `out`. What it does depends only on the old vector's shape (its
+    /// length and its records' tags) and on the parent.
+    fn embed_into(&self, old: &[u8], parent: &[u8], out: &mut impl Emit) -> Option<()> {
         let (g, r) = (self.globals_at as usize, self.records_at as usize);
-        out.extend_from_slice(old.get(..g)?);
+        out.old(0..g)?;
         // Over the parent's bytes of an area, the old variables' bytes, in order.
-        let overlay = |out: &mut Vec<u8>, start: usize, from: &[(u32, u32)], at: &mut usize| {
+        fn overlay(
+            out: &mut impl Emit,
+            start: usize,
+            from: &[(u32, u32)],
+            at: &mut usize,
+        ) -> Option<()> {
             for &(off, size) in from {
                 let (o, s) = (start + off as usize, size as usize);
-                let src = old.get(*at..*at + s)?;
-                out.get_mut(o..o + s)?.copy_from_slice(src);
+                out.overwrite(o, *at..*at + s)?;
                 *at += s;
             }
             Some(())
-        };
-        out.extend_from_slice(parent.get(g..r)?);
+        }
+        out.parent(g..r)?;
         let mut at = g;
         overlay(out, g, &self.from, &mut at)?;
         // The global channels: a changed one is the parent's, the others the successor's.
@@ -277,10 +301,10 @@ impl Extension {
                 return None;
             }
             if c.changed {
-                out.extend_from_slice(theirs);
+                out.parent(from..from + c.new_size())?;
             } else {
-                out.push(c.new.0);
-                out.extend_from_slice(&mine[1..]);
+                out.byte(c.new.0);
+                out.old(at + 1..at + c.old_size())?;
             }
             at += c.old_size();
             from += c.new_size();
@@ -296,16 +320,20 @@ impl Extension {
             });
         for rec in self.records(old, at, false) {
             match rec? {
-                Rec::Chan(x) => self.retag(&old[x], false, out)?,
+                Rec::Chan(x) => {
+                    let other = self.old_chans.get(chan_type(old[x.start]))?.other?;
+                    out.byte(other | CHAN_TAG);
+                    out.old(x.start + 1..x.end)?;
+                }
                 Rec::Proc { tag, head, locals } => {
-                    out.extend_from_slice(&old[head]);
+                    out.old(head)?;
                     let p = &self.procs[tag as usize];
                     let start = out.len();
                     // (The parent's record of the same pid is passed even when not needed,
                     // to keep the two walks in step.)
                     match parents.next() {
-                        _ if !p.grew() => out.resize(start + p.size as usize, 0),
-                        Some(Some((t, l))) if t == tag => out.extend_from_slice(&parent[l]),
+                        _ if !p.grew() => out.zeros(p.size as usize),
+                        Some(Some((t, l))) if t == tag => out.parent(l)?,
                         _ => return None,
                     }
                     let mut from = locals.start;
@@ -313,6 +341,145 @@ impl Extension {
                 }
             }
         }
+        Some(())
+    }
+}
+
+/// Where `Extension::embed_into` tells what a new vector is made of, in order: bytes of the
+/// old vector or of the parent appended, constant bytes, and old bytes written over what
+/// was appended (None: a range out of bounds).
+trait Emit {
+    fn len(&self) -> usize;
+    fn old(&mut self, r: std::ops::Range<usize>) -> Option<()>;
+    fn parent(&mut self, r: std::ops::Range<usize>) -> Option<()>;
+    fn byte(&mut self, b: u8);
+    fn zeros(&mut self, n: usize);
+    fn overwrite(&mut self, at: usize, r: std::ops::Range<usize>) -> Option<()>;
+}
+
+/// `Emit` into the new vector's bytes.
+struct Bytes<'a> {
+    old: &'a [u8],
+    parent: &'a [u8],
+    out: &'a mut Vec<u8>,
+}
+
+impl Emit for Bytes<'_> {
+    fn len(&self) -> usize {
+        self.out.len()
+    }
+    fn old(&mut self, r: std::ops::Range<usize>) -> Option<()> {
+        self.out.extend_from_slice(self.old.get(r)?);
+        Some(())
+    }
+    fn parent(&mut self, r: std::ops::Range<usize>) -> Option<()> {
+        self.out.extend_from_slice(self.parent.get(r)?);
+        Some(())
+    }
+    fn byte(&mut self, b: u8) {
+        self.out.push(b);
+    }
+    fn zeros(&mut self, n: usize) {
+        self.out.resize(self.out.len() + n, 0);
+    }
+    fn overwrite(&mut self, at: usize, r: std::ops::Range<usize>) -> Option<()> {
+        let n = r.len();
+        let src = self.old.get(r)?;
+        self.out.get_mut(at..at + n)?.copy_from_slice(src);
+        Some(())
+    }
+}
+
+/// What `embed` does for old vectors of one shape and one parent's extras: the bytes taken
+/// from the old vector (where they go, where they come from, how many), over a template of
+/// what does not depend on the old vector (the parent's bytes, constant tags, zeros).
+#[derive(Clone, Debug)]
+pub struct EmbedPlan {
+    len: usize,
+    /// (in the new vector, in the template (false) or the old vector (true), from, bytes).
+    ops: Vec<(u32, bool, u32, u32)>,
+    old_len: usize,
+    parent_len: usize,
+}
+
+impl EmbedPlan {
+    /// The new vector of `old` (of the plan's shape) into `out`, over `template` (made by
+    /// `template` once per plan). False: `old` is not of the plan's length.
+    pub fn apply(&self, template: &[u8], old: &[u8], out: &mut Vec<u8>) -> bool {
+        if old.len() != self.old_len || template.len() != self.len {
+            return false;
+        }
+        out.clear();
+        out.extend_from_slice(template);
+        for &(at, from_old, src, n) in &self.ops {
+            if from_old {
+                let (at, src, n) = (at as usize, src as usize, n as usize);
+                out[at..at + n].copy_from_slice(&old[src..src + n]);
+            }
+        }
+        true
+    }
+
+    /// What the new vectors hold whatever the old one: the parent's bytes, tags and zeros
+    /// (the old vector's bytes are left zero); `parent` is the one the plan was made with.
+    pub fn template(&self, parent: &[u8]) -> Vec<u8> {
+        let mut t = vec![0; self.len];
+        for &(at, from_old, src, n) in &self.ops {
+            let (at, src, n) = (at as usize, src as usize, n as usize);
+            if !from_old {
+                if src == u32::MAX as usize {
+                    // A constant byte (`n` holds it).
+                    t[at] = n as u8;
+                } else if let Some(p) = parent.get(src..src + n) {
+                    t[at..at + n].copy_from_slice(p);
+                }
+            }
+        }
+        t
+    }
+
+    /// Adds a copy, merged with the one before when both are contiguous.
+    fn push(&mut self, at: usize, from_old: bool, src: usize, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if let Some(last) = self.ops.last_mut() {
+            let (la, lo, ls, ln) = (last.0 as usize, last.1, last.2 as usize, last.3 as usize);
+            if lo == from_old && ls != u32::MAX as usize && la + ln == at && ls + ln == src {
+                last.3 += n as u32;
+                return;
+            }
+        }
+        self.ops.push((at as u32, from_old, src as u32, n as u32));
+    }
+}
+
+impl Emit for EmbedPlan {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn old(&mut self, r: std::ops::Range<usize>) -> Option<()> {
+        (r.start <= r.end && r.end <= self.old_len).then_some(())?;
+        self.push(self.len, true, r.start, r.len());
+        self.len += r.len();
+        Some(())
+    }
+    fn parent(&mut self, r: std::ops::Range<usize>) -> Option<()> {
+        (r.start <= r.end && r.end <= self.parent_len).then_some(())?;
+        self.push(self.len, false, r.start, r.len());
+        self.len += r.len();
+        Some(())
+    }
+    fn byte(&mut self, b: u8) {
+        self.ops.push((self.len as u32, false, u32::MAX, b as u32));
+        self.len += 1;
+    }
+    fn zeros(&mut self, n: usize) {
+        self.len += n;
+    }
+    fn overwrite(&mut self, at: usize, r: std::ops::Range<usize>) -> Option<()> {
+        (r.start <= r.end && r.end <= self.old_len && at + r.len() <= self.len).then_some(())?;
+        self.push(at, true, r.start, r.len());
         Some(())
     }
 }

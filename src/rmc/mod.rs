@@ -5,6 +5,7 @@
 
 pub mod book;
 pub mod book_pipe;
+pub mod carry;
 pub mod chan_alias;
 pub mod check;
 pub mod elements;

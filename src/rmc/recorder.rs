@@ -37,6 +37,10 @@ pub struct Prune {
     /// layout, and that layout's hash (states are looked up by the projection's
     /// fingerprint).
     pub project: Option<(super::extension::Extension, u64)>,
+    /// Across such a layout change: the old state graph (its vectors are the old layout's,
+    /// so the new graph cannot borrow them), read when the record is written to carry the
+    /// pruned states' recorded parts of the state space into the new layout.
+    pub across: Option<Graph>,
     /// The recorded states whose set misses the dangerous locations: those a stored state
     /// is looked up among on the search's thread (where few are, a small index).
     pub prunable: Prunable,
@@ -196,6 +200,9 @@ pub struct Recorder {
     /// search counts those it knows by key).
     pub frontier: u64,
     lookups: Lookups,
+    /// Across a layout change, with the old graph: the states pruned, to carry what lies
+    /// below them into the record.
+    pub carry: Option<super::carry::Carry>,
 }
 
 /// Calls a `Keep` method on the pipe to the book, or on the book when it is kept here:
@@ -235,6 +242,10 @@ impl Recorder {
             prune.as_ref().map(|p| p.sets.clone()),
             replay.as_ref().map(|r| Arc::new(r.graph.foots.clone())),
         );
+        let carry = prune
+            .as_ref()
+            .filter(|p| p.project.is_some() && p.across.is_some())
+            .map(|_| super::carry::Carry::default());
         Recorder {
             book,
             pipe: None,
@@ -248,6 +259,7 @@ impl Recorder {
             projected: Vec::new(),
             tags: Vec::new(),
             lookups: Lookups::default(),
+            carry,
         }
     }
 
@@ -302,6 +314,12 @@ impl Recorder {
                 *w |= 1 << (at % 64);
             }
         }
+    }
+
+    /// Which recorded states a run across a layout that gained variables met through their
+    /// projection, one bit per position in the record's list (None in other runs).
+    pub fn old_states_met_bits(&self) -> Option<&[u64]> {
+        self.met_old.as_deref()
     }
 
     /// How many recorded states a run across a layout that gained variables met through
@@ -457,6 +475,14 @@ impl Rider for Recorder {
             (Some(p), Some(at)) => !p.meets_danger[p.known.set_of[at] as usize],
             _ => false,
         };
+        if let (true, Some(p), Some(at), Some(c)) =
+            (pruned, self.prune.as_ref(), found, self.carry.as_mut())
+        {
+            match (p.project.as_ref(), p.known.slot(at)) {
+                (Some((ext, _)), Some(slot)) => c.pruned(ext, &self.canon, slot),
+                _ => c.failed = true,
+            }
+        }
         self.found(m, id, st, fp, found, pruned)
     }
 
