@@ -44,20 +44,30 @@ impl<T: Copy> ChunkedVec<T> {
         (self.chunk_len() * std::mem::size_of::<T>()) as u64
     }
 
-    #[inline]
+    // Inlined whole, with the growth kept out of line: on the search's hot path (frames,
+    // trail steps) the push is then a store into the last chunk.
+    #[inline(always)]
     pub fn push(&mut self, v: T) -> Result<(), OutOfMemory> {
         let c = self.len >> self.shift;
         if c == self.chunks.len() {
-            self.budget.take(self.chunk_bytes())?;
-            let mut chunk = Vec::new();
-            if chunk.try_reserve_exact(self.chunk_len()).is_err() {
-                self.budget.give(self.chunk_bytes());
-                return Err(OutOfMemory);
-            }
-            self.chunks.push(chunk);
+            self.grow()?;
         }
         self.chunks[c].push(v);
         self.len += 1;
+        Ok(())
+    }
+
+    /// Adds a chunk, within the budget.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) -> Result<(), OutOfMemory> {
+        self.budget.take(self.chunk_bytes())?;
+        let mut chunk = Vec::new();
+        if chunk.try_reserve_exact(self.chunk_len()).is_err() {
+            self.budget.give(self.chunk_bytes());
+            return Err(OutOfMemory);
+        }
+        self.chunks.push(chunk);
         Ok(())
     }
 
