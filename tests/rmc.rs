@@ -50,16 +50,21 @@ fn compare(name: &str, base: &Record, text: &str) -> Option<(Record, u64)> {
     // The record written holds every state of the new version with the set a recording run
     // gives it (across layout changes too: what lies below a pruned state is carried).
     let (ir, fr) = (inc.record?, full.record?);
-    let acc = sets_by_fingerprint(&ir);
-    for (fp, set) in sets_by_fingerprint(&fr) {
+    assert_holds_every_state(&ir, &fr, &format!("{name} ({})\n{text}", inc.reason));
+    Some((ir, inc.stats.states_pruned))
+}
+
+/// Asserts that a record (`got`) holds every state of a full check's record (`full`) with
+/// the set the full check gives it.
+fn assert_holds_every_state(got: &Record, full: &Record, what: &str) {
+    let acc = sets_by_fingerprint(got);
+    for (fp, set) in sets_by_fingerprint(full) {
         assert_eq!(
             acc.get(&fp),
             Some(&set),
-            "{name}: the pruning run's record differs for a state ({})\n{text}",
-            inc.reason
+            "{what}: the record differs for a state"
         );
     }
-    Some((ir, inc.stats.states_pruned))
 }
 
 /// Mutants of every seed model, each checked by pruning against the seed's record and by a
@@ -124,14 +129,7 @@ fn records_accumulate_along_chains_of_mutants() {
             assert_eq!(inc.violations, full.violations, "{what}:\n{next}");
             assert_eq!(inc.verdict, full.verdict, "{what}");
             projected += usize::from(inc.reason.contains("projection"));
-            let acc = sets_by_fingerprint(&ir);
-            for (fp, set) in sets_by_fingerprint(&fr) {
-                assert_eq!(
-                    acc.get(&fp),
-                    Some(&set),
-                    "{what}: the accumulated record differs for a state\n{next}"
-                );
-            }
+            assert_holds_every_state(&ir, &fr, &format!("{what}\n{next}"));
             Some(ir)
         },
     );
@@ -178,10 +176,7 @@ fn a_pruning_run_that_stops_looking_states_up_stays_exact() {
                     "{what}: a replay on a sparse pruning run's record\n{next}"
                 );
             }
-            let acc = sets_by_fingerprint(&sr);
-            for (fp, set) in sets_by_fingerprint(&fr) {
-                assert_eq!(acc.get(&fp), Some(&set), "{what}\n{next}");
-            }
+            assert_holds_every_state(&sr, &fr, &format!("{what}\n{next}"));
             fewer_pruned += usize::from(sparse.stats.states_pruned < dense.stats.states_pruned);
             steps_done += 1;
             Some(sr)

@@ -104,11 +104,16 @@ impl Extension {
     /// writes it: the same bytes under that layout's tag for the same type (None: it has
     /// none).
     fn retag(&self, rec: &[u8], new: bool, out: &mut Vec<u8>) -> Option<()> {
-        let table = if new { &self.chans } else { &self.old_chans };
-        let other = table.get(chan_type(*rec.first()?))?.other?;
-        out.push(other | CHAN_TAG);
+        out.push(self.other_tag(*rec.first()?, new)?);
         out.extend_from_slice(&rec[1..]);
         Some(())
+    }
+
+    /// The tag the other layout gives the channel type whose tag is `tag` in this one (the
+    /// new layout, or the old one).
+    fn other_tag(&self, tag: u8, new: bool) -> Option<u8> {
+        let table = if new { &self.chans } else { &self.old_chans };
+        Some(table.get(chan_type(tag))?.other? | CHAN_TAG)
     }
 
     /// What changed: "global 'g' added", "channel 'c' declared as [2] of {…} instead of
@@ -321,8 +326,7 @@ impl Extension {
         for rec in self.records(old, at, false) {
             match rec? {
                 Rec::Chan(x) => {
-                    let other = self.old_chans.get(chan_type(old[x.start]))?.other?;
-                    out.byte(other | CHAN_TAG);
+                    out.byte(self.other_tag(old[x.start], false)?);
                     out.old(x.start + 1..x.end)?;
                 }
                 Rec::Proc { tag, head, locals } => {
