@@ -13,9 +13,6 @@ use std::collections::HashMap;
 use super::extension::Extension;
 use super::graph::{Graph, NONE};
 
-/// An embedding plan with its template (None: the shape does not embed).
-type Plan = (Vec<u8>, super::extension::EmbedPlan);
-
 /// The pruned states of a run across a layout change, as (old slot, extras).
 #[derive(Default)]
 pub struct Carry {
@@ -111,7 +108,7 @@ impl Carry {
         let (mut chain, mut old, mut last, mut new) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut last_slot = NONE;
-        let mut plans: HashMap<(u32, u32), Option<Plan>> = HashMap::new();
+        let mut plans: HashMap<(u32, u32), Option<super::extension::EmbedPlan>> = HashMap::new();
         for &(s, e) in &below {
             if s != last_slot {
                 let known = (last_slot != NONE).then_some((last_slot, last.as_slice()));
@@ -127,13 +124,11 @@ impl Carry {
                 ok = false;
                 continue;
             };
-            let plan = plans.entry((shape, e)).or_insert_with(|| {
-                let parent = &self.parents[e as usize];
-                ext.embed_plan(&last, parent)
-                    .map(|p| (p.template(parent), p))
-            });
+            let plan = plans
+                .entry((shape, e))
+                .or_insert_with(|| ext.embed_plan(&last, &self.parents[e as usize]));
             match plan {
-                Some((template, plan)) if plan.apply(template, &last, &mut new) => {
+                Some(plan) if plan.apply(&last, &mut new) => {
                     each(crate::explore::store::fingerprint(layout_hash, &new), s);
                 }
                 _ => ok = false,

@@ -262,17 +262,20 @@ impl Extension {
     }
 
     /// How `embed` builds new vectors from old ones of the shape of `old` (the same length
-    /// and records) with the extras of `parent`: copies, which `EmbedPlan::apply` makes far
-    /// faster than `embed` walks the records. None: they do not fit (as `embed`).
+    /// and records) with the extras of `parent`: copies over a template, which
+    /// `EmbedPlan::apply` makes far faster than `embed` walks the records. None: they do
+    /// not fit (as `embed`).
     pub fn embed_plan(&self, old: &[u8], parent: &[u8]) -> Option<EmbedPlan> {
-        let mut plan = EmbedPlan {
-            len: 0,
-            ops: Vec::new(),
+        let mut plan = PlanBuilder {
+            parent,
             old_len: old.len(),
-            parent_len: parent.len(),
+            plan: EmbedPlan {
+                old_len: old.len(),
+                ..EmbedPlan::default()
+            },
         };
         self.embed_into(old, parent, &mut plan)?;
-        Some(plan)
+        Some(plan.plan)
     }
 
     /// `embed`, told to `out`. What it does depends only on the old vector's shape (its
@@ -394,97 +397,86 @@ impl Emit for Bytes<'_> {
     }
 }
 
-/// What `embed` does for old vectors of one shape and one parent's extras: the bytes taken
-/// from the old vector (where they go, where they come from, how many), over a template of
-/// what does not depend on the old vector (the parent's bytes, constant tags, zeros).
-#[derive(Clone, Debug)]
+/// What `embed` does for old vectors of one shape and one parent's extras: what does not
+/// depend on the old vector (the parent's bytes, tags, zeros), and the old vector's bytes
+/// copied over it.
+#[derive(Clone, Debug, Default)]
 pub struct EmbedPlan {
-    len: usize,
-    /// (in the new vector, in the template (false) or the old vector (true), from, bytes).
-    ops: Vec<(u32, bool, u32, u32)>,
+    template: Vec<u8>,
+    /// (where in the new vector, where in the old one, bytes).
+    copies: Vec<(u32, u32, u32)>,
     old_len: usize,
-    parent_len: usize,
 }
 
 impl EmbedPlan {
-    /// The new vector of `old` (of the plan's shape) into `out`, over `template` (made by
-    /// `template` once per plan). False: `old` is not of the plan's length.
-    pub fn apply(&self, template: &[u8], old: &[u8], out: &mut Vec<u8>) -> bool {
-        if old.len() != self.old_len || template.len() != self.len {
+    /// The new vector of `old` (of the plan's shape) into `out`. False: `old` is not of the
+    /// plan's length.
+    pub fn apply(&self, old: &[u8], out: &mut Vec<u8>) -> bool {
+        if old.len() != self.old_len {
             return false;
         }
         out.clear();
-        out.extend_from_slice(template);
-        for &(at, from_old, src, n) in &self.ops {
-            if from_old {
-                let (at, src, n) = (at as usize, src as usize, n as usize);
-                out[at..at + n].copy_from_slice(&old[src..src + n]);
-            }
+        out.extend_from_slice(&self.template);
+        for &(at, src, n) in &self.copies {
+            let (at, src, n) = (at as usize, src as usize, n as usize);
+            out[at..at + n].copy_from_slice(&old[src..src + n]);
         }
         true
     }
+}
 
-    /// What the new vectors hold whatever the old one: the parent's bytes, tags and zeros
-    /// (the old vector's bytes are left zero); `parent` is the one the plan was made with.
-    pub fn template(&self, parent: &[u8]) -> Vec<u8> {
-        let mut t = vec![0; self.len];
-        for &(at, from_old, src, n) in &self.ops {
-            let (at, src, n) = (at as usize, src as usize, n as usize);
-            if !from_old {
-                if src == u32::MAX as usize {
-                    // A constant byte (`n` holds it).
-                    t[at] = n as u8;
-                } else if let Some(p) = parent.get(src..src + n) {
-                    t[at..at + n].copy_from_slice(p);
-                }
-            }
-        }
-        t
-    }
+/// `Emit` into a plan: the parent's bytes go to the template, the old vector's become
+/// copies (checked against its length, so that `apply` stays in bounds).
+struct PlanBuilder<'a> {
+    parent: &'a [u8],
+    old_len: usize,
+    plan: EmbedPlan,
+}
 
+impl PlanBuilder<'_> {
     /// Adds a copy, merged with the one before when both are contiguous.
-    fn push(&mut self, at: usize, from_old: bool, src: usize, n: usize) {
+    fn copy(&mut self, at: usize, r: std::ops::Range<usize>) -> Option<()> {
+        (r.start <= r.end && r.end <= self.old_len).then_some(())?;
+        let n = r.len();
         if n == 0 {
-            return;
+            return Some(());
         }
-        if let Some(last) = self.ops.last_mut() {
-            let (la, lo, ls, ln) = (last.0 as usize, last.1, last.2 as usize, last.3 as usize);
-            if lo == from_old && ls != u32::MAX as usize && la + ln == at && ls + ln == src {
-                last.3 += n as u32;
-                return;
+        if let Some(last) = self.plan.copies.last_mut() {
+            let (la, ls, ln) = (last.0 as usize, last.1 as usize, last.2 as usize);
+            if la + ln == at && ls + ln == r.start {
+                last.2 += n as u32;
+                return Some(());
             }
         }
-        self.ops.push((at as u32, from_old, src as u32, n as u32));
+        self.plan.copies.push((at as u32, r.start as u32, n as u32));
+        Some(())
     }
 }
 
-impl Emit for EmbedPlan {
+impl Emit for PlanBuilder<'_> {
     fn len(&self) -> usize {
-        self.len
+        self.plan.template.len()
     }
     fn old(&mut self, r: std::ops::Range<usize>) -> Option<()> {
-        (r.start <= r.end && r.end <= self.old_len).then_some(())?;
-        self.push(self.len, true, r.start, r.len());
-        self.len += r.len();
+        let at = self.len();
+        self.copy(at, r.clone())?;
+        self.zeros(r.len());
         Some(())
     }
     fn parent(&mut self, r: std::ops::Range<usize>) -> Option<()> {
-        (r.start <= r.end && r.end <= self.parent_len).then_some(())?;
-        self.push(self.len, false, r.start, r.len());
-        self.len += r.len();
+        self.plan.template.extend_from_slice(self.parent.get(r)?);
         Some(())
     }
     fn byte(&mut self, b: u8) {
-        self.ops.push((self.len as u32, false, u32::MAX, b as u32));
-        self.len += 1;
+        self.plan.template.push(b);
     }
     fn zeros(&mut self, n: usize) {
-        self.len += n;
+        let len = self.len() + n;
+        self.plan.template.resize(len, 0);
     }
     fn overwrite(&mut self, at: usize, r: std::ops::Range<usize>) -> Option<()> {
-        (r.start <= r.end && r.end <= self.old_len && at + r.len() <= self.len).then_some(())?;
-        self.push(at, true, r.start, r.len());
-        Some(())
+        (at + r.len() <= self.len()).then_some(())?;
+        self.copy(at, r)
     }
 }
 

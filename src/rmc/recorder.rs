@@ -322,14 +322,6 @@ impl Recorder {
         self.met_old.as_deref()
     }
 
-    /// How many recorded states a run across a layout that gained variables met through
-    /// their projection (None in other runs).
-    pub fn old_states_met(&self) -> Option<u64> {
-        self.met_old
-            .as_ref()
-            .map(|b| b.iter().map(|w| w.count_ones() as u64).sum())
-    }
-
     /// A state of a pruning run looked up in the record (`canon` holds its canonical
     /// vector, `fp` its fingerprint): found at position `at` of the record's list or not,
     /// and pruned (its whole sub-state-space is as recorded: its set is the old one) or
