@@ -13,6 +13,10 @@ use std::collections::HashMap;
 use super::extension::Extension;
 use super::graph::{Graph, NONE};
 
+/// Distinct extras whose states met are marked in a bitset over the old graph's slots (at
+/// most this many such bitsets; the others' in a hash set).
+const BITSETS: usize = 64;
+
 /// The pruned states of a run across a layout change, as (old slot, extras).
 #[derive(Default)]
 pub struct Carry {
@@ -59,10 +63,15 @@ impl Carry {
         mut each: impl FnMut(u128, u32),
     ) -> bool {
         let mut ok = !self.failed;
-        // Per extras: the old slots met with it (allocated when first needed).
-        let mut seen: Vec<Vec<u64>> = vec![Vec::new(); self.parents.len()];
+        // The (old slot, extras) pairs met: a bitset over the slots for each of the first
+        // extras, a hash set for the rest, so that a change whose added variables take many
+        // values among the pruned states does not allocate a whole-graph bitset per value.
+        let mut seen: Vec<Vec<u64>> = vec![Vec::new(); self.parents.len().min(BITSETS)];
+        let mut rest: std::collections::HashSet<u64> = Default::default();
         let mut mark = |slot: u32, e: u32| -> bool {
-            let bits = &mut seen[e as usize];
+            let Some(bits) = seen.get_mut(e as usize) else {
+                return rest.insert(u64::from(e) << 32 | u64::from(slot));
+            };
             if bits.is_empty() {
                 bits.resize(g.len().div_ceil(64), 0);
             }
