@@ -55,7 +55,9 @@ pub trait Rider {
     fn keyed(&self) -> bool {
         false
     }
-    /// The key of a built state, when the rider knows it.
+    /// The key of a built state, when the rider knows it. A built state the search stores
+    /// is always the one it last looked up (and did not find), so the rider may keep what
+    /// the lookup made of it for `stored`.
     fn lookup(&mut self, _m: &Machine, _st: &State) -> Option<u32> {
         None
     }
@@ -863,29 +865,9 @@ impl<R: Rider> Search<'_, '_, R> {
     /// Who a built state is: in a replay, a state the rider knows by key is that state;
     /// every other one is looked up in the store (and stored when new).
     fn identify(&mut self, st: &State) -> Result<Ident, OutOfMemory> {
-        if self.keyed {
-            // A state is in the store exactly when the rider does not know it (only a failed
-            // lookup stores one), so either may be asked first: the one that answered more
-            // often so far (new states met again, or recorded states).
-            let key_first = self.by_key > self.in_store;
-            if key_first {
-                if let Some(known) = self.known_by_key(st) {
-                    return Ok(known);
-                }
-            }
-            if let Some(sid) = self.store.find(&st.v[self.hidden..]) {
-                self.in_store += 1;
-                return Ok(Ident::Known(self.sids.get(sid as usize)));
-            }
-            if !key_first {
-                if let Some(known) = self.known_by_key(st) {
-                    return Ok(known);
-                }
-            }
-        }
-        let (sid, new) = self.store.insert(&st.v[self.hidden..])?;
         if !self.keyed {
             // Store ids are search ids when nothing is known by key.
+            let (sid, new) = self.store.insert(&st.v[self.hidden..])?;
             return Ok(if new {
                 Ident::New {
                     id: sid,
@@ -896,9 +878,29 @@ impl<R: Rider> Search<'_, '_, R> {
                 Ident::Known(sid)
             });
         }
-        if !new {
-            return Ok(Ident::Known(self.sids.get(sid as usize)));
+        // A state is in the store exactly when the rider does not know it (only a failed
+        // lookup stores one), so either may be asked first: the one that answered more
+        // often so far (new states met again, or recorded states).
+        let key_first = self.by_key > self.in_store;
+        if key_first {
+            if let Some(known) = self.known_by_key(st) {
+                return Ok(known);
+            }
         }
+        let vacancy = match self.store.probe(&st.v[self.hidden..]) {
+            Ok(sid) => {
+                self.in_store += 1;
+                return Ok(Ident::Known(self.sids.get(sid as usize)));
+            }
+            Err(v) => v,
+        };
+        if !key_first {
+            if let Some(known) = self.known_by_key(st) {
+                return Ok(known);
+            }
+        }
+        // (The lookup does not touch the store: the slot found free is still free.)
+        let sid = self.store.insert_vacant(&st.v[self.hidden..], vacancy)?;
         let id = self.stats.states_stored as u32;
         self.sids.push(id)?;
         Ok(Ident::New { id, sid, key: None })

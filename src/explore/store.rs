@@ -23,6 +23,13 @@ pub struct Store {
     chunk_bytes: u64,
 }
 
+/// Where `probe` found no state: the free slot, and the tag of the state looked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vacancy {
+    slot: usize,
+    tag: u8,
+}
+
 const CHUNK: usize = 1 << 24;
 const LEN_BITS: u32 = 20;
 const OFF_BITS: u32 = 24;
@@ -71,16 +78,17 @@ impl Store {
         self.probe(key).ok()
     }
 
-    /// Where a state is: its id, or the empty slot where it would go.
+    /// Where a state is: its id, or the empty slot where it would go (for `insert_vacant`,
+    /// if nothing is inserted in between).
     #[inline]
-    fn probe(&self, key: &[u8]) -> Result<u32, (usize, u8)> {
+    pub fn probe(&self, key: &[u8]) -> Result<u32, Vacancy> {
         let h = xxh3_64(key);
         let tag = (h >> 56) as u8;
         let mut i = h as usize & self.mask;
         loop {
             let e = self.table[i];
             if e == 0 {
-                return Err((i, tag));
+                return Err(Vacancy { slot: i, tag });
             }
             if self.tags[i] == tag && self.get(e - 1) == key {
                 return Ok(e - 1);
@@ -92,17 +100,27 @@ impl Store {
     /// Looks a state up; inserts it when absent. Returns its id and whether it is new, or
     /// OutOfMemory when storing it would pass the budget.
     pub fn insert(&mut self, key: &[u8]) -> Result<(u32, bool), OutOfMemory> {
-        let (i, tag) = match self.probe(key) {
-            Ok(id) => return Ok((id, false)),
-            Err(slot) => slot,
-        };
+        match self.probe(key) {
+            Ok(id) => Ok((id, false)),
+            Err(v) => Ok((self.insert_vacant(key, v)?, true)),
+        }
+    }
+
+    /// Stores a state that `probe` did not find (nothing inserted since), in the slot it
+    /// found free. Returns its id.
+    pub fn insert_vacant(&mut self, key: &[u8], v: Vacancy) -> Result<u32, OutOfMemory> {
         if key.len() > MAX_STATE {
             return Err(OutOfMemory);
         }
         if (self.len() + 1) * 10 > self.table.len() * 7 {
             self.grow()?;
-            return self.insert(key);
+            return match self.probe(key) {
+                Ok(id) => Ok(id),
+                Err(v) => self.insert_vacant(key, v),
+            };
         }
+        let Vacancy { slot: i, tag } = v;
+        debug_assert_eq!(self.table[i], 0, "a vacancy taken since it was found");
         let id = self.len() as u32;
         let fits = self
             .chunks
@@ -134,7 +152,7 @@ impl Store {
         self.chunks[chunk].extend_from_slice(key);
         self.table[i] = id + 1;
         self.tags[i] = tag;
-        Ok((id, true))
+        Ok(id)
     }
 
     /// Doubles the table; the old one is freed after the new one is filled, so both must
@@ -197,6 +215,21 @@ mod tests {
         }
         assert_eq!(s.insert(&[1, 2, 3]), Ok((200_000, true)));
         assert_eq!(s.get(200_000), &[1, 2, 3]);
+    }
+
+    #[test]
+    fn inserts_where_the_probe_found_room() {
+        let mut s = Store::new(Budget::unlimited()).unwrap();
+        // Across the table's growth too.
+        for i in 0u32..100_000 {
+            let key = i.to_le_bytes();
+            let v = s.probe(&key).expect_err("not stored yet");
+            assert_eq!(s.insert_vacant(&key, v), Ok(i));
+            assert_eq!(s.probe(&key), Ok(i));
+        }
+        for i in 0u32..100_000 {
+            assert_eq!(s.find(&i.to_le_bytes()), Some(i));
+        }
     }
 
     #[test]

@@ -200,6 +200,10 @@ pub struct Recorder {
     /// search counts those it knows by key).
     pub frontier: u64,
     lookups: Lookups,
+    /// The fingerprint of the state `lookup` last failed to find, whose canonical vector is
+    /// in `canon`: the search stores that state next (`Rider::lookup`), and its vector and
+    /// fingerprint are not made twice.
+    missed: Option<u128>,
     /// Across a layout change, with the old graph: the states pruned, to carry what lies
     /// below them into the record.
     pub carry: Option<super::carry::Carry>,
@@ -259,6 +263,7 @@ impl Recorder {
             projected: Vec::new(),
             tags: Vec::new(),
             lookups: Lookups::default(),
+            missed: None,
             carry,
         }
     }
@@ -380,13 +385,14 @@ impl Rider for Recorder {
     fn lookup(&mut self, m: &Machine, st: &State) -> Option<u32> {
         let r = self.replay.as_ref()?;
         m.canonical(st, &mut self.canon);
-        r.slot(crate::explore::store::fingerprint(
-            m.layout.hash,
-            &self.canon,
-        ))
+        let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
+        let key = r.slot(fp);
+        self.missed = key.is_none().then_some(fp);
+        key
     }
 
     fn stored(&mut self, m: &Machine, id: u32, st: Option<&State>, key: Option<u32>) -> Visit {
+        let missed = self.missed.take();
         if let (Some(r), Some(k)) = (self.replay.as_ref(), key) {
             // A recorded state keeps its slot, vector and shape; a replayed one its events
             // and footprint too.
@@ -447,8 +453,21 @@ impl Rider for Recorder {
             keep!(self, fresh(m, id, st));
             return Visit::Expand;
         }
-        m.canonical(st, &mut self.canon);
-        let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
+        let fp = match missed {
+            // Looked up just now (a replay that keys states by their fingerprint).
+            Some(fp) => {
+                debug_assert!({
+                    let mut c = Vec::new();
+                    m.canonical(st, &mut c);
+                    c == self.canon
+                });
+                fp
+            }
+            None => {
+                m.canonical(st, &mut self.canon);
+                crate::explore::store::fingerprint(m.layout.hash, &self.canon)
+            }
+        };
         if self.replay.is_some() {
             return self.stored_projected(m, id, st, fp);
         }

@@ -167,8 +167,14 @@ impl Replay {
     /// the share is estimated on at most `PREDICT_SAMPLE` executed states, evenly spread.
     pub fn predict(&self, grouped: bool, enough: impl Fn(u64, u64) -> bool) -> (u64, u64, f64) {
         let live = || self.graph.slot_of.iter().filter(|&&s| s != NONE);
-        let executed = live().filter(|&&s| !self.replayable(s)).count() as u64;
-        let walked = live().count() as u64 - executed;
+        let (mut walked, mut executed) = (0u64, 0u64);
+        for &s in live() {
+            if self.replayable(s) {
+                walked += 1;
+            } else {
+                executed += 1;
+            }
+        }
         if !grouped || enough(walked, executed) {
             return (walked, executed, executed as f64);
         }
