@@ -539,6 +539,71 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     assert_eq!(auto.record, full.record);
 }
 
+/// The test ring with a global the monitor sets at the start of every pass. `gen = 1`
+/// becoming `gen = 2` makes every state after the monitor's first move new, although few
+/// recorded states meet the change (the monitor is at the changed statement in one state in
+/// seventeen): the record predicts a cheap replay, and the replay stores every state anew.
+/// Random walks through the new version see it first, and auto runs a full check.
+#[test]
+fn auto_runs_a_full_check_when_random_walks_meet_mostly_new_states() {
+    let opts = Options {
+        max_states: Some(2_000_000),
+        ..limited()
+    };
+    let old = RING
+        .replace("byte phase;", "byte phase;\nbyte gen;")
+        .replace(":: phase = 1;", ":: gen = 1; phase = 1;");
+    let base = check_with(
+        &version(&old).expect("parses"),
+        None,
+        Algorithm::Full,
+        &opts,
+    );
+    let record = base.record.expect("record");
+    let stored = base.stats.states_stored;
+    assert!(
+        stored >= git_rmc::rmc::check::PROBE_MIN_RECORDED,
+        "{stored} states"
+    );
+
+    let new = old.replace("gen = 1;", "gen = 2;");
+    let nv = version(&new).expect("mutant parses");
+    let replay = check_with(&nv, Some(&record), Algorithm::Replay, &opts);
+    let full = check_with(&nv, Some(&record), Algorithm::Full, &opts);
+    assert_same("gen ring", &new, &replay, &full);
+    assert!(
+        replay.stats.states_executed * 10 >= replay.stats.states_stored * 9,
+        "the replay executed {} of {}",
+        replay.stats.states_executed,
+        replay.stats.states_stored
+    );
+    let auto = check_with(&nv, Some(&record), Algorithm::Auto, &opts);
+    assert_eq!(auto.algorithm, Algorithm::Full, "{}", auto.reason);
+    assert!(!auto.incremental);
+    assert!(
+        auto.reason
+            .starts_with("auto: a full check, predicted cheaper: random walks through the new"),
+        "{}",
+        auto.reason
+    );
+    assert_same("gen ring, auto", &new, &auto, &full);
+    assert_eq!(auto.record, full.record);
+
+    // The same values in other words: the walks meet no new state, and auto replays.
+    let same = old.replace("gen = 1;", "gen = gen * 0 + 1;");
+    let sv = version(&same).expect("parses");
+    let auto = check_with(&sv, Some(&record), Algorithm::Auto, &opts);
+    let full = check_with(&sv, Some(&record), Algorithm::Full, &opts);
+    assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
+    assert_same("gen ring, same values", &same, &auto, &full);
+    assert!(
+        auto.stats.states_executed * 5 < auto.stats.states_stored,
+        "executed {} of {}",
+        auto.stats.states_executed,
+        auto.stats.states_stored
+    );
+}
+
 /// Mutants of every seed model that gain a global, a local or both (the global toggled by a
 /// statement added somewhere, every other time; another change, every third time),
 /// replayed against the seed's record: each recorded successor is built in the new layout

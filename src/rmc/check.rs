@@ -77,7 +77,27 @@ pub struct Predicted {
     /// counted in states (the others' come from the record).
     #[serde(default)]
     pub replay_moves_executed: Option<f64>,
+    /// Before choosing a replay: the states random walks through the new version met, and
+    /// those of them the record lacks (`probe`).
+    #[serde(default)]
+    pub walk_states: Option<u64>,
+    #[serde(default)]
+    pub walk_new: Option<u64>,
 }
+
+/// Records smaller than this are replayed without a probe: a full check of them costs
+/// little anyway.
+pub const PROBE_MIN_RECORDED: u64 = 1 << 14;
+
+/// Random walks auto takes before it chooses a replay (`probe`): how many, and how long.
+pub const PROBE_WALKS: u32 = 16;
+pub const PROBE_STEPS: u32 = 256;
+
+/// The share of new states among those the walks meet at or beyond which auto runs a full
+/// check rather than a replay: a replay's new state costs about a fifth more than a full
+/// check's, and what it walks a quarter of an executed state (`WALK_COST`), so a replay
+/// that must store nine new states in ten gains nothing.
+pub const PROBE_NEW_SHARE: f64 = 0.9;
 
 /// What a run reuses of the old version.
 pub enum Reuse {
@@ -371,6 +391,31 @@ pub fn plan(
             }
         );
         return full(program, ids, impact, reason, Some(predicted));
+    }
+    // Prune and replay store the states the record lacks at more than a full check's cost,
+    // and the record cannot tell how many there will be: random walks through the new
+    // version estimate it (`probe`). Not across a layout change (states would be met through
+    // their projection).
+    if want == Algorithm::Auto && extension.is_none() && states >= PROBE_MIN_RECORDED {
+        let fps = &r.fingerprints;
+        let walked = Machine::new(&program).ok().and_then(|m| {
+            super::probe::sample(&m, PROBE_WALKS, PROBE_STEPS, |fp| {
+                fps.binary_search(&fp).is_ok()
+            })
+        });
+        if let Some(w) = walked {
+            predicted.walk_states = Some(w.met);
+            predicted.walk_new = Some(w.new);
+            if w.met > 0 && w.new_share() >= PROBE_NEW_SHARE {
+                let reason = format!(
+                    "auto: a full check, predicted cheaper: random walks through the new \
+                     version met {} states, {} of them not in the record (pruning or a replay \
+                     would store nearly every state anew); {dangerous}",
+                    w.met, w.new
+                );
+                return full(program, ids, impact, reason, Some(predicted));
+            }
+        }
     }
     let (reuse, algorithm, reason) = match replay {
         Ok(rp)

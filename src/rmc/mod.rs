@@ -17,6 +17,7 @@ pub mod ids;
 pub mod impact;
 pub mod label;
 pub mod pipe;
+pub mod probe;
 pub mod record;
 pub mod recorder;
 pub mod replay;
