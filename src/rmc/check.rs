@@ -77,25 +77,27 @@ pub struct Predicted {
     /// counted in states (the others' come from the record).
     #[serde(default)]
     pub replay_moves_executed: Option<f64>,
-    /// Before choosing a replay: the states random walks through the new version met, and
-    /// those of them the record lacks (`probe`).
+    /// Before choosing prune or a replay: the states random walks through the new version
+    /// met, and those of them the record lacks (`probe`).
     #[serde(default)]
     pub walk_states: Option<u64>,
     #[serde(default)]
     pub walk_new: Option<u64>,
 }
 
-/// Records smaller than this are replayed without a probe: a full check of them costs
-/// little anyway.
+/// Records smaller than this are reused without a probe: a full check of them costs little
+/// anyway.
 pub const PROBE_MIN_RECORDED: u64 = 1 << 14;
 
-/// Random walks auto takes before it chooses a replay (`probe`): how many, and how long.
+/// Random walks auto takes before it chooses prune or a replay (`probe`): how many, and how
+/// long; and the fewest states they must meet for their share to decide anything.
 pub const PROBE_WALKS: u32 = 16;
 pub const PROBE_STEPS: u32 = 256;
+pub const PROBE_MIN_MET: u64 = 64;
 
 /// The share of new states among those the walks meet at or beyond which auto runs a full
-/// check rather than a replay: a replay's new state costs about a fifth more than a full
-/// check's, and what it walks a quarter of an executed state (`WALK_COST`), so a replay
+/// check rather than prune or a replay: their new state costs about a fifth more than a full
+/// check's, and what a replay walks a quarter of an executed state (`WALK_COST`), so one
 /// that must store nine new states in ten gains nothing.
 pub const PROBE_NEW_SHARE: f64 = 0.9;
 
@@ -406,7 +408,7 @@ pub fn plan(
         if let Some(w) = walked {
             predicted.walk_states = Some(w.met);
             predicted.walk_new = Some(w.new);
-            if w.met > 0 && w.new_share() >= PROBE_NEW_SHARE {
+            if w.met >= PROBE_MIN_MET && w.new_share() >= PROBE_NEW_SHARE {
                 let reason = format!(
                     "auto: a full check, predicted cheaper: random walks through the new \
                      version met {} states, {} of them not in the record (pruning or a replay \

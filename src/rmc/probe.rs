@@ -1,10 +1,10 @@
-//! A few random walks through the new version, taken before auto settles on a replay: the
-//! share of the states they meet that the record does not hold estimates how much of the new
-//! state space is new. The record and the change cannot tell that: a change that alters a
-//! value the processes keep passing on (a token, a fork's owner) makes nearly every state
-//! after it new, although few recorded states meet it. A replay stores such states at a
-//! higher cost than a full check does (each is looked up in the record on the search's
-//! thread), and walks little.
+//! A few random walks through the new version, taken before auto settles on prune or a
+//! replay: the share of the states they meet that the record does not hold estimates how
+//! much of the new state space is new. The record and the change cannot tell that: a change
+//! that alters a value the processes keep passing on (a token, a fork's owner) makes nearly
+//! every state after it new, although few recorded states meet it. Prune and replay store
+//! such states at a higher cost than a full check does (each is looked up in the record on
+//! the search's thread), and reuse little.
 //!
 //! The walks are pan's moves (`Machine::next`), atomic sequences included: a state inside an
 //! atomic sequence is not stored, so it is not counted. Walks are short and start from the
