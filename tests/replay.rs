@@ -539,6 +539,41 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     assert_eq!(auto.record, full.record);
 }
 
+/// What auto's random walks count (`probe::sample`), on one-process models whose walks are
+/// fixed: states inside an atomic sequence are not counted, the state where the process
+/// blocks inside one is (the search stores it), a faulting step ends a walk, and a state the
+/// record holds is met but not new.
+#[test]
+fn random_walks_count_the_states_a_search_would_store() {
+    let sample = |text: &str, recorded: bool| {
+        let v = version(text).expect("parses");
+        let m = git_rmc::explore::machine::Machine::new(&v.program).expect("machine");
+        git_rmc::rmc::probe::sample(&m, 2, 100, |_| recorded).expect("initial state")
+    };
+    let steps =
+        "byte x;\nactive proctype P() {\n\tatomic { x = 1; x = 2 };\n\tx = 3;\n\tx = 4\n}\n";
+    let full = check(&version(steps).expect("parses"), None, Algorithm::Full);
+    // Every stored state but the initial one, on each of the two walks.
+    let per_walk = full.stats.states_stored - 1;
+    assert!(per_walk >= 3, "{per_walk}");
+    let s = sample(steps, false);
+    assert_eq!((s.met, s.new), (2 * per_walk, 2 * per_walk));
+    let s = sample(steps, true);
+    assert_eq!((s.met, s.new), (2 * per_walk, 0));
+    assert_eq!(s.new_share(), 0.0);
+
+    // Blocked after `x = 1`: that state is stored, and nothing moves from it.
+    let blocked = "byte x;\nactive proctype P() {\n\tatomic { x = 1; x == 2; x = 3 }\n}\n";
+    let s = sample(blocked, false);
+    assert_eq!((s.met, s.new), (2, 2));
+
+    // The first step faults (an index out of range): the walk ends there.
+    let fault =
+        "byte a[2];\nbyte i = 2;\nactive proctype P() {\n\tatomic { a[i] = 1; i = 0 };\n\ti = 1\n}\n";
+    let s = sample(fault, false);
+    assert_eq!((s.met, s.new), (0, 0));
+}
+
 /// The test ring with a global the monitor sets at the start of every pass. `gen = 1`
 /// becoming `gen = 2` makes every state after the monitor's first move new, although few
 /// recorded states meet the change (the monitor is at the changed statement in one state in
