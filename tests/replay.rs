@@ -527,16 +527,23 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     );
     let auto = check_with(&bv, Some(&record), Algorithm::Auto, &opts);
     let full = check_with(&bv, Some(&record), Algorithm::Full, &opts);
-    assert_eq!(auto.algorithm, Algorithm::Full, "{}", auto.reason);
-    assert!(!auto.incremental);
-    assert!(
-        auto.reason
-            .starts_with("auto: a full check, predicted cheaper"),
-        "{}",
-        auto.reason
+    auto_ran_full_check(
+        "busy ring",
+        &busy,
+        &auto,
+        &full,
+        "auto: a full check, predicted cheaper",
     );
-    assert_same("busy ring", &busy, &auto, &full);
-    assert_eq!(auto.record, full.record);
+}
+
+/// Auto ran a full check, not an incremental one, for the reason starting with `why`: its
+/// figures, violations, trails and record are the full check's.
+fn auto_ran_full_check(name: &str, text: &str, auto: &Checked, full: &Checked, why: &str) {
+    assert_eq!(auto.algorithm, Algorithm::Full, "{name}: {}", auto.reason);
+    assert!(!auto.incremental, "{name}");
+    assert!(auto.reason.starts_with(why), "{name}: {}", auto.reason);
+    assert_same(name, text, auto, full);
+    assert_eq!(auto.record, full.record, "{name}: records differ");
 }
 
 /// What auto's random walks count (`probe::sample`), on one-process models whose walks are
@@ -613,16 +620,13 @@ fn auto_runs_a_full_check_when_random_walks_meet_mostly_new_states() {
         replay.stats.states_stored
     );
     let auto = check_with(&nv, Some(&record), Algorithm::Auto, &opts);
-    assert_eq!(auto.algorithm, Algorithm::Full, "{}", auto.reason);
-    assert!(!auto.incremental);
-    assert!(
-        auto.reason
-            .starts_with("auto: a full check, predicted cheaper: random walks through the new"),
-        "{}",
-        auto.reason
+    auto_ran_full_check(
+        "gen ring, auto",
+        &new,
+        &auto,
+        &full,
+        "auto: a full check, predicted cheaper: random walks through the new",
     );
-    assert_same("gen ring, auto", &new, &auto, &full);
-    assert_eq!(auto.record, full.record);
 
     // The same values in other words: the walks meet no new state, and auto replays.
     let same = old.replace("gen = 1;", "gen = gen * 0 + 1;");
