@@ -67,6 +67,8 @@ struct Checked {
     largest_scc: u64,
     stats: git_rmc::explore::Stats,
     algorithm: Algorithm,
+    /// A replay that found the state graph unchanged (nothing walked).
+    unchanged: bool,
 }
 
 /// A check of `text` (the entry file's text), with a base record when given (a pruning
@@ -95,6 +97,7 @@ fn run(
             largest_scc: out.stats.largest_scc,
             stats: out.stats.clone(),
             algorithm: Algorithm::Full,
+            unchanged: false,
         })
         .filter(|_| out.complete());
     }
@@ -106,6 +109,7 @@ fn run(
         reuse,
         ..
     } = plan;
+    let unchanged = matches!(reuse, check::Reuse::Unchanged(_));
     let mach = Machine::new(&program).ok()?;
     let mut r = check::run(&mach, reuse, &opts, &mut |_| {});
     assert!(r.fell_back.is_none(), "the recorded graph fits");
@@ -142,6 +146,7 @@ fn run(
         largest_scc: s.largest_scc,
         stats: s.clone(),
         algorithm,
+        unchanged,
     })
 }
 
@@ -247,6 +252,7 @@ fn main() {
     let mut ratios_acyclic = Vec::new();
     let mut ratios_cyclic = Vec::new();
     let mut walk_costs = Vec::new();
+    let mut same_graph = 0usize;
     let mut plain_acyclic = Vec::new();
     let mut plain_cyclic = Vec::new();
     let mut prune_acyclic = Vec::new();
@@ -332,7 +338,8 @@ fn main() {
             let exec_ns = secs(&plain_m) * 1e9 / plain_m.stats.transitions.max(1) as f64;
             let walked = replay.stats.states_walked;
             let walk_ns = (replay.stats.states_executed * 10 < replay.stats.states_stored
-                && walked >= 1000)
+                && walked >= 1000
+                && !replay.unchanged)
                 .then(|| {
                     ((secs(&replay) - load.as_secs_f64()) * 1e9
                         - replay.stats.states_executed as f64 * per_state * exec_ns)
@@ -357,7 +364,11 @@ fn main() {
                 new,
                 grp,
                 secs(&replay),
-                auto.algorithm.as_str(),
+                if auto.unchanged {
+                    "same"
+                } else {
+                    auto.algorithm.as_str()
+                },
                 secs(&auto),
                 ratio,
                 ratio_plain,
@@ -380,6 +391,7 @@ fn main() {
             }
             all_rows.push(ratio);
             walk_costs.extend(walk_ns);
+            same_graph += usize::from(auto.unchanged);
         }
         let _ = std::fs::remove_file(&path);
     }
@@ -403,6 +415,11 @@ fn main() {
         )
     };
     println!("full = `--algorithm full` (records too); plain = a check that writes no record");
+    println!(
+        "auto `same`: a replay that found the state graph unchanged and walked nothing \
+         ({same_graph} of {} mutants)",
+        all_rows.len()
+    );
     println!(
         "full / auto time, models >= 10^5 states, largest SCC < 50%:  {}",
         dist(&ratios_acyclic)

@@ -34,6 +34,10 @@ fn assert_same(name: &str, text: &str, got: &Checked, full: &Checked) {
     );
     assert_eq!(got.verdict, full.verdict, "{name}: verdict\n{text}");
     assert_eq!(got.trails, full.trails, "{name}: trails\n{text}");
+    assert_eq!(
+        got.executed, full.executed,
+        "{name}: edges executed (unreached code)\n{text}"
+    );
 }
 
 /// A replay of `text` against `base`, compared with a full check; returns the replay.
@@ -52,6 +56,10 @@ fn replay_and_full(name: &str, base: &Record, text: &str) -> Option<(Checked, Ch
         return None;
     }
     assert_same(name, text, &rep, &full);
+    if let (true, Some(a), Some(b)) = (rep.unchanged, &rep.record, &full.record) {
+        // The old record under the new sources: it must hold what a recording run does.
+        same_states_and_sets(name, a, b);
+    }
     let auto = check(&v, Some(base), Algorithm::Auto);
     assert_eq!(auto.violations, full.violations, "{name}: auto\n{text}");
     assert_eq!(auto.verdict, full.verdict, "{name}: auto verdict\n{text}");
@@ -171,10 +179,11 @@ fn use_gained(text: &str, rng: &mut Rng) -> Option<String> {
 }
 
 /// Mutants of every seed model (at most `max_states` states), each replayed against the
-/// seed's record and compared with a full check: (compared, replayed, walked something).
-fn sweep(per_seed: usize, seed: u64, max_states: u64) -> (usize, usize, usize) {
+/// seed's record and compared with a full check: (compared, replayed, walked something,
+/// found the state graph unchanged).
+fn sweep(per_seed: usize, seed: u64, max_states: u64) -> (usize, usize, usize, usize) {
     let mut rng = Rng(seed);
-    let (mut compared, mut replayed, mut walked_any) = (0, 0, 0);
+    let (mut compared, mut replayed, mut walked_any, mut unchanged) = (0, 0, 0, 0);
     for (name, text) in seed_models(max_states) {
         let Some(v) = version(&text) else { continue };
         let Some(base) = check(&v, None, Algorithm::Full).record else {
@@ -198,27 +207,35 @@ fn sweep(per_seed: usize, seed: u64, max_states: u64) -> (usize, usize, usize) {
                 compared += 1;
                 if r.algorithm == Algorithm::Replay {
                     replayed += 1;
-                    walked_any += usize::from(r.stats.states_walked > 0);
+                    walked_any += usize::from(r.stats.states_walked > 0 && !r.unchanged);
+                    unchanged += usize::from(r.unchanged);
                 }
             }
         }
     }
-    (compared, replayed, walked_any)
+    (compared, replayed, walked_any, unchanged)
 }
 
 #[test]
 fn replays_equal_full_checks_on_mutants() {
-    let (compared, replayed, walked_any) = sweep(25, 0x5eed_0101, 20_000);
-    eprintln!("{compared} mutants compared, {replayed} replayed, {walked_any} walked something");
+    let (compared, replayed, walked_any, unchanged) = sweep(25, 0x5eed_0101, 20_000);
+    eprintln!(
+        "{compared} mutants compared, {replayed} replayed, {walked_any} walked something, \
+         {unchanged} found the graph unchanged"
+    );
     assert!(compared >= 200, "only {compared} mutants compared");
     assert!(walked_any >= compared / 4, "replay walked on {walked_any}");
+    assert!(unchanged > 0, "no mutant left the state graph unchanged");
 }
 
 #[test]
 #[ignore = "thousands of mutants: run with --ignored"]
 fn replays_equal_full_checks_on_thousands_of_mutants() {
-    let (compared, replayed, walked_any) = sweep(300, sweep_seed(0x5eed_0104), 100_000);
-    eprintln!("{compared} mutants compared, {replayed} replayed, {walked_any} walked something");
+    let (compared, replayed, walked_any, unchanged) = sweep(300, sweep_seed(0x5eed_0104), 100_000);
+    eprintln!(
+        "{compared} mutants compared, {replayed} replayed, {walked_any} walked something, \
+         {unchanged} found the graph unchanged"
+    );
     assert!(compared >= 3000, "only {compared} mutants compared");
 }
 
@@ -364,7 +381,7 @@ active proctype T() { n < 2; n = n }
 #[test]
 fn one_process_is_replayed_while_another_is_executed() {
     let groups = |got: &Checked| (got.stats.groups_replayed, got.stats.groups_executed);
-    // A process's own location changes: the other's moves are replayed.
+    // A process's own location changes (what it writes): the other's moves are replayed.
     let old = "byte x, y;
 active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }
 active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
@@ -372,7 +389,7 @@ active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
     let got = pair(
         "own location",
         old,
-        &old.replace("y == 3 -> y = 0", "y >= 3 -> y = 0"),
+        &old.replace("y == 3 -> y = 0", "y == 3 -> y = 1"),
     );
     let (replayed, executed) = groups(&got);
     assert!(replayed >= executed && executed > 0, "{:?}", got.stats);
@@ -534,6 +551,122 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
         &full,
         "auto: a full check, predicted cheaper",
     );
+}
+
+/// A change that leaves the recorded state graph as it was (an assertion that holds
+/// wherever it is reached, a value written in other words) is checked by executing the
+/// recorded states at the change in both versions and comparing their expansions: nothing
+/// is walked, and the figures, the unreached code and the record are a full check's. An
+/// assertion that now fails somewhere, or a value that differs, makes the comparison stop
+/// and the replay walk as before.
+#[test]
+fn a_change_that_leaves_the_state_graph_as_it_was_walks_nothing() {
+    let opts = Options {
+        max_states: Some(2_000_000),
+        ..limited()
+    };
+    let old = RING.replace("phase = 15;", "phase = 15; assert(phase > 14);");
+    let base = check_with(
+        &version(&old).expect("parses"),
+        None,
+        Algorithm::Full,
+        &opts,
+    );
+    let record = base.record.expect("record");
+    let stored = base.stats.states_stored;
+    let run = |text: &str, alg: Algorithm, record: &Record| {
+        let v = version(text).expect("mutant parses");
+        (
+            check_with(&v, Some(record), alg, &opts),
+            check_with(&v, Some(record), Algorithm::Full, &opts),
+        )
+    };
+
+    // The assertion in other words, and a value written in other words: the monitor is at
+    // the changed statement in one state in seventeen, and those states are all executed.
+    for (name, new) in [
+        ("assertion", old.replace("phase > 14", "phase >= 15")),
+        (
+            "same value",
+            old.replace("phase = 7;", "phase = phase + 1;"),
+        ),
+    ] {
+        for alg in [Algorithm::Replay, Algorithm::Auto] {
+            let (got, full) = run(&new, alg, &record);
+            assert!(got.unchanged, "{name}, {alg:?}: {}", got.reason);
+            assert_eq!(got.algorithm, Algorithm::Replay, "{name}");
+            assert!(
+                got.reason.contains("the state graph is unchanged"),
+                "{name}: {}",
+                got.reason
+            );
+            assert_same(name, &new, &got, &full);
+            let (a, b) = (got.record.as_ref().expect("record"), full.record.as_ref());
+            same_states_and_sets(name, a, b.expect("record"));
+            assert_eq!(a.meta.figures, b.expect("record").meta.figures, "{name}");
+            let s = &got.stats;
+            assert_eq!(s.states_stored, stored, "{name}");
+            assert!(
+                s.states_executed > 0 && s.states_executed * 10 < stored,
+                "{name}: executed {} of {stored}",
+                s.states_executed
+            );
+            assert_eq!(s.states_walked + s.states_executed, stored, "{name}");
+            assert_eq!((s.states_reused, s.states_dropped), (stored, 0), "{name}");
+        }
+    }
+
+    // The record written without a search serves the next version: a change that moves
+    // states, replayed against it, walks and equals a full check.
+    let same = old.replace("phase > 14", "phase >= 15");
+    let (got, _) = run(&same, Algorithm::Replay, &record);
+    let carried = got.record.expect("record");
+    let next = same.replace("phase = 7;", "phase = 17;");
+    let (walked, full) = run(&next, Algorithm::Replay, &carried);
+    assert!(!walked.unchanged, "{}", walked.reason);
+    assert_same("after a carried record", &next, &walked, &full);
+    assert!(walked.stats.states_walked > 0);
+    same_states_and_sets(
+        "after a carried record",
+        walked.record.as_ref().expect("record"),
+        full.record.as_ref().expect("record"),
+    );
+
+    // A state limit the whole search reaches: no shortcut, the check stops there as a full
+    // one does.
+    let tight = Options {
+        max_states: Some(stored),
+        ..opts.clone()
+    };
+    let cut = check_with(
+        &version(&same).expect("parses"),
+        Some(&record),
+        Algorithm::Replay,
+        &tight,
+    );
+    assert!(!cut.unchanged, "{}", cut.reason);
+    assert_eq!(cut.verdict, git_rmc::explore::Verdict::Incomplete);
+
+    // An assertion that fails where the monitor reaches it, and a value that differs: the
+    // graph changed, the replay walks, and finds what a full check finds.
+    for (name, new) in [
+        ("failing assertion", old.replace("phase > 14", "phase > 15")),
+        (
+            "other value",
+            old.replace("phase = 7;", "phase = phase + 2;"),
+        ),
+    ] {
+        let (got, full) = run(&new, Algorithm::Replay, &record);
+        assert!(!got.unchanged, "{name}: {}", got.reason);
+        assert_same(name, &new, &got, &full);
+        assert!(got.stats.states_walked > 0, "{name}");
+    }
+    let (failing, _) = run(
+        &old.replace("phase > 14", "phase > 15"),
+        Algorithm::Auto,
+        &record,
+    );
+    assert_eq!(failing.verdict, git_rmc::explore::Verdict::Fail);
 }
 
 /// Auto ran a full check, not an incremental one, for the reason starting with `why`: its
@@ -986,7 +1119,7 @@ fn replays_equal_full_checks_on_a_corpus() {
     };
     let files = corpus_files(std::path::Path::new(&dir));
     let mut rng = Rng(sweep_seed(0x5eed_0103));
-    let (mut compared, mut walked) = (0, 0);
+    let (mut compared, mut walked, mut unchanged) = (0, 0, 0);
     for f in files {
         let Ok(text) = std::fs::read_to_string(&f) else {
             continue;
@@ -1012,7 +1145,8 @@ fn replays_equal_full_checks_on_a_corpus() {
                 assert_eq!(pr.verdict, full.verdict, "{what}: prune verdict\n{m}");
             }
             compared += 1;
-            walked += usize::from(r.stats.states_walked > 0);
+            walked += usize::from(r.stats.states_walked > 0 && !r.unchanged);
+            unchanged += usize::from(r.unchanged);
             // Every third mutant builds on the last: a chain.
             if step % 3 == 0 {
                 if let Some(next) = r.record {
@@ -1022,7 +1156,10 @@ fn replays_equal_full_checks_on_a_corpus() {
             }
         }
     }
-    eprintln!("{compared} corpus mutants compared, {walked} walked something");
+    eprintln!(
+        "{compared} corpus mutants compared, {walked} walked something, {unchanged} found \
+         the graph unchanged"
+    );
 }
 
 #[test]

@@ -161,6 +161,7 @@ fn placeholder_record(ids: StableIds) -> Record {
             },
             layout_hash: 0,
             figures: serde_json::Value::Null,
+            executed: Vec::new(),
             prunable: true,
         },
         sources: Default::default(),

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::explore::machine::Machine;
+use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::property::Key;
 use crate::explore::search::search;
 use crate::explore::{Options, Outcome, Stats, ViolationKind};
@@ -106,6 +106,8 @@ pub enum Reuse {
     Nothing,
     Prune(Box<Prune>),
     Replay(Box<Replay>),
+    /// The change leaves the recorded graph as it was: the check is the record's.
+    Unchanged(Box<super::unchanged::Unchanged>),
 }
 
 /// The version a check builds on: its record, its program (with stable ids) and the
@@ -394,6 +396,41 @@ pub fn plan(
         );
         return full(program, ids, impact, reason, Some(predicted));
     }
+    // A change that leaves the recorded graph as it was (an assertion that holds wherever
+    // it is reached, a value written where it is already): the states at the change are
+    // executed in both versions and compared, and nothing is walked. (Replay is on offer
+    // only for auto and replay.)
+    let replay = match replay {
+        Ok(rp) if extension.is_none() && impact.notes.is_empty() => {
+            match super::unchanged::carry(&base.program, &program, r, rp, opts) {
+                Ok(mut u) => {
+                    u.adopt(&mut base.record);
+                    let reason = format!(
+                        "{}the state graph is unchanged: the {} recorded states the change \
+                         meets expand as they did, so the record's figures and state graph \
+                         stand (nothing walked); {dangerous}",
+                        if want == Algorithm::Auto {
+                            "auto: "
+                        } else {
+                            "replay: "
+                        },
+                        u.checked
+                    );
+                    return Plan {
+                        program,
+                        ids,
+                        impact: Some(impact),
+                        reuse: Reuse::Unchanged(Box::new(u)),
+                        algorithm: Algorithm::Replay,
+                        reason,
+                        predicted: Some(predicted),
+                    };
+                }
+                Err(rp) => Ok(*rp),
+            }
+        }
+        other => other,
+    };
     // Prune and replay store the states the record lacks at more than a full check's cost,
     // and the record cannot tell how many there will be: random walks through the new
     // version estimate it (`probe`). Not across a layout change (states would be met through
@@ -547,6 +584,28 @@ pub struct Run {
     /// failed, and a full check ran instead (never expected: a bug, said so rather than
     /// hidden).
     pub fell_back: Option<String>,
+    /// The change left the recorded graph as it was: the record's parts, for the next one.
+    pub unchanged: Option<Box<super::unchanged::Unchanged>>,
+}
+
+impl Run {
+    /// The run of a version whose state graph is the record's: its figures, no search.
+    fn unchanged(mut u: super::unchanged::Unchanged) -> Run {
+        let outcome = Outcome {
+            stats: u.stats.clone(),
+            violations: Vec::new(),
+            limit: None,
+            stopped_by: None,
+            executed: std::mem::take(&mut u.executed),
+            initial: std::mem::take(&mut u.initial),
+        };
+        Run {
+            outcome,
+            recorder: Recorder::new(None, None),
+            fell_back: None,
+            unchanged: Some(Box::new(u)),
+        }
+    }
 }
 
 /// Runs the planned check on `m` (built from `plan.program`).
@@ -564,6 +623,7 @@ pub fn run_on(
     thread: bool,
 ) -> Run {
     let (prune, replay) = match reuse {
+        Reuse::Unchanged(u) => return Run::unchanged(*u),
         Reuse::Nothing => (None, None),
         Reuse::Prune(p) => (Some(*p), None),
         Reuse::Replay(r) => (None, Some(*r)),
@@ -584,6 +644,7 @@ pub fn run_on(
                      ran"
                     .into(),
                 ),
+                unchanged: None,
             };
         }
         (outcome, recorder)
@@ -596,6 +657,7 @@ pub fn run_on(
             fell_back: Some(
                 "the recorded state graph did not fit the new version: a full check ran".into(),
             ),
+            unchanged: None,
         };
     }
     outcome.stats.states_reused = outcome.stats.states_walked + outcome.stats.states_pruned;
@@ -608,6 +670,7 @@ pub fn run_on(
         outcome,
         recorder,
         fell_back: None,
+        unchanged: None,
     }
 }
 
@@ -784,6 +847,28 @@ pub fn record(
     if !run.outcome.complete() {
         return None;
     }
+    if let Some(u) = run.unchanged.take() {
+        // The old record under the new sources and ids: its states, sets and graph hold.
+        let u = *u;
+        return Some(Record {
+            meta: Meta {
+                semantics: SEMANTICS,
+                checks: checks_of(opts),
+                layout_hash: m.layout.hash,
+                figures: u.figures,
+                prunable: prunable(m.prog),
+                executed: u.executed_stable,
+            },
+            sources,
+            ids: ids.clone(),
+            elements: u.elements,
+            sets: u.sets,
+            fingerprints: u.fingerprints,
+            set_of: u.set_of,
+            violations: Vec::new(),
+            graph: Some(u.graph),
+        });
+    }
     let mut builder = std::mem::take(&mut run.recorder.book.graph);
     let rec = &run.recorder;
     let (Some(fps), Some(sets_of)) = (&rec.book.fingerprints, &rec.book.set_of) else {
@@ -935,8 +1020,10 @@ pub fn record(
         "atomic_steps": s.atomic_steps,
         "depth_reached": s.depth_reached,
         "state_vector_bytes": s.state_vector_bytes,
+        "vector_bytes": s.vector_bytes,
         "states_pruned": s.states_pruned,
         "sccs": s.sccs,
+        "largest_scc": s.largest_scc,
     });
     Some(Record {
         meta: Meta {
@@ -945,6 +1032,7 @@ pub fn record(
             layout_hash: m.layout.hash,
             figures,
             prunable: prunable(m.prog),
+            executed: executed_stable(m, &run.outcome.executed),
         },
         sources,
         ids: ids.clone(),
@@ -960,6 +1048,18 @@ pub fn record(
             .map(|v| rec_violation(m, v))
             .collect(),
     })
+}
+
+/// The edges marked executed, as (stable location, index there), sorted.
+fn executed_stable(m: &Machine, executed: &[bool]) -> Vec<(u32, u32)> {
+    let mut v: Vec<(u32, u32)> = executed
+        .iter()
+        .enumerate()
+        .filter(|(_, &x)| x)
+        .map(|(no, _)| m.edge_at(no as EdgeNo))
+        .collect();
+    v.sort_unstable();
+    v
 }
 
 /// Sorts by fingerprint: one bucket pass on the top 16 bits (fingerprints are uniformly

@@ -21,6 +21,7 @@ pub mod probe;
 pub mod record;
 pub mod recorder;
 pub mod replay;
+pub mod unchanged;
 
 pub use check::{Algorithm, Base, Plan};
 pub use ids::StableIds;

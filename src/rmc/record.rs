@@ -8,7 +8,8 @@
 //! | section bytes ... | xxh3-64 of everything before it
 //! ```
 //!
-//! Sections: `META` (JSON: semantics version, model, options, layout hash, figures),
+//! Sections: `META` (JSON: semantics version, model, options, layout hash, figures, edges
+//! executed),
 //! `SRCS` (every source file read, so a later diff needs nothing else), `IDS ` (the
 //! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted,
 //! and each state's set), `VIOL` (JSON: the violations found), and optionally `GRPH` (the
@@ -105,6 +106,11 @@ pub struct Meta {
     /// Whether the model's successors are a function of its stored state (no `hidden`
     /// variables): only then can a record prune.
     pub prunable: bool,
+    /// The edges the run executed, as (stable location, index there), sorted: every edge
+    /// of the version's search when nothing was pruned (the unreached-code report of a check
+    /// that finds the state graph unchanged reads them).
+    #[serde(default)]
+    pub executed: Vec<(u32, u32)>,
 }
 
 /// Everything a record holds.

@@ -48,6 +48,10 @@ pub struct Checked {
     pub algorithm: Algorithm,
     /// Each violation's kind and trail, in the order reported.
     pub trails: Vec<(String, Vec<git_rmc::explore::trail::TrailStep>)>,
+    /// Per edge: whether the search executed it (the unreached-code report).
+    pub executed: Vec<bool>,
+    /// The change left the recorded state graph as it was (nothing searched or walked).
+    pub unchanged: bool,
 }
 
 /// Checks a version, reusing `base` when given, with `opts`. Every trail (those of
@@ -96,6 +100,7 @@ pub fn check_tuned(
         ..
     } = plan;
     tune(&mut reuse);
+    let unchanged = matches!(reuse, check::Reuse::Unchanged(_));
     let m = Machine::new(&program).expect("layout");
     let mut run = match thread {
         Some(t) => check::run_on(&m, reuse, opts, &mut |_| {}, t),
@@ -147,6 +152,8 @@ pub fn check_tuned(
         dangerous,
         algorithm,
         trails,
+        executed: run.outcome.executed.clone(),
+        unchanged,
     }
 }
 

@@ -1,0 +1,356 @@
+//! Whether a change left the recorded state graph exactly as it was, and the check it then
+//! needs (the step past replay that DESIGN.md 5.4 leaves open): when every recorded state
+//! whose footprint meets the change expands in the new version as in the old one (same
+//! steps, same flags and faults, same successors, atomic runs followed step by step), the
+//! new version's search is the old one's, state for state, so its figures are the record's
+//! and its record is the old one under the new sources. Nothing is walked: only the states
+//! at the change are executed, once in each version, and compared.
+//!
+//! The states whose footprint misses the change need no look: their expansion holds in the
+//! new version by the argument replay itself rests on (`Replay::replayable`).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::explore::machine::{EdgeNo, Machine};
+use crate::explore::property::invalid_end;
+use crate::explore::search::fault_kind;
+use crate::explore::state::State;
+use crate::explore::succ::{Cursor, FaultAt, Next, Succ};
+use crate::explore::{Options, Stats};
+use crate::program::Program;
+
+use super::elements::Element;
+use super::graph::{Graph, NONE};
+use super::record::Record;
+use super::replay::Replay;
+
+/// Steps followed inside atomic runs from one state before the comparison gives up (a
+/// record never holds a run that repeats a state: that is a violation).
+const MAX_ATOMIC_STEPS: u64 = 1 << 22;
+
+/// A check whose search would repeat the recorded one exactly: what it reports, and the
+/// record it writes (the old one's parts).
+pub struct Unchanged {
+    /// The recorded states executed and compared.
+    pub checked: u64,
+    pub stats: Stats,
+    /// Per edge of the new machine: whether the search executes it; and as the record
+    /// keeps them.
+    pub executed: Vec<bool>,
+    pub executed_stable: Vec<(u32, u32)>,
+    /// The new version's initial state (trails start there).
+    pub initial: Vec<u8>,
+    /// The record's figures, as its `META` holds them.
+    pub figures: serde_json::Value,
+    pub graph: Graph,
+    pub fingerprints: Arc<Vec<u128>>,
+    pub set_of: Vec<u32>,
+    pub sets: Vec<Vec<u32>>,
+    pub elements: Vec<Element>,
+}
+
+/// The record's figures, when they are those of a whole search of its version whose states
+/// are exactly the recorded ones: none pruned, none kept from earlier versions, no
+/// violation, every state in its graph `g` (taken out of it), no limit of `opts` reached.
+pub fn eligible(r: &Record, g: &Graph, opts: &Options) -> Option<Stats> {
+    if !r.violations.is_empty() || opts.max_depth.is_some() {
+        return None;
+    }
+    // (A record made before its figures held `vector_bytes` and `largest_scc` lacks the
+    // edges executed as well: it is not eligible.)
+    let f = &r.meta.figures;
+    let n = |k: &str| f.get(k).and_then(serde_json::Value::as_u64);
+    let stats = Stats {
+        states_stored: n("states_stored")?,
+        states_matched: n("states_matched")?,
+        transitions: n("transitions")?,
+        atomic_steps: n("atomic_steps")?,
+        depth_reached: n("depth_reached")?,
+        state_vector_bytes: n("state_vector_bytes")?,
+        vector_bytes: n("vector_bytes")?,
+        sccs: n("sccs")?,
+        largest_scc: n("largest_scc")?,
+        ..Stats::default()
+    };
+    // A limit the whole search would reach (the search stops when it has stored the
+    // limit's number of states): the check runs, and stops there.
+    let held = (g.events.len() + g.vectors.len() + r.fingerprints.len() * 20) as u64;
+    let within = opts.max_states.is_none_or(|m| stats.states_stored < m)
+        && opts.memory_limit.is_none_or(|m| held <= m);
+    let whole = within
+        && n("states_pruned")? == 0
+        && stats.states_stored == r.fingerprints.len() as u64
+        && g.slot_of
+            .iter()
+            .all(|&s| s != NONE && (s as usize) < g.len());
+    whole.then_some(stats)
+}
+
+/// How many recorded states were compared, when the graph holds in the new version (`new`)
+/// exactly as in the old one (`old`); None at the first difference. `meets[slot]`: whether
+/// the state's footprint meets the change. Both machines share the record's layout.
+pub fn compare(
+    old: &Machine,
+    new: &Machine,
+    graph: &Graph,
+    meets: impl Fn(u32) -> bool,
+    opts: &Options,
+) -> Option<u64> {
+    let mut c = Comparer::default();
+    let (mut so, mut sn) = (State::default(), State::default());
+    // The initial states first: the search starts there.
+    let (io, inew) = (old.initial().ok()?, new.initial().ok()?);
+    old.canonical(&io, &mut c.canon_old);
+    new.canonical(&inew, &mut c.canon_new);
+    if c.canon_old != c.canon_new {
+        return None;
+    }
+    let (mut canon, mut last, mut chain) = (Vec::new(), Vec::new(), Vec::new());
+    let mut last_slot = None;
+    let mut checked = 0u64;
+    // In slot order: a vector is a delta on one written shortly before it.
+    let mut slots: Vec<u32> = graph
+        .slot_of
+        .iter()
+        .copied()
+        .filter(|&s| meets(s))
+        .collect();
+    slots.sort_unstable();
+    for slot in slots {
+        let known = last_slot.map(|k| (k, &last[..]));
+        if !graph.decode_vector_from(slot, known, &mut chain, &mut canon) {
+            return None;
+        }
+        last.clone_from(&canon);
+        last_slot = Some(slot);
+        if !old.from_canonical(&canon, &mut so) || !new.from_canonical(&canon, &mut sn) {
+            return None;
+        }
+        if !c.same_expansion(old, new, &so, &sn, opts) {
+            return None;
+        }
+        checked += 1;
+    }
+    Some(checked)
+}
+
+/// Per edge of `m`: whether the recorded search executed it (`executed`: stable location and
+/// index). None when one is not an edge of `m`.
+pub fn executed_edges(m: &Machine, executed: &[(u32, u32)]) -> Option<Vec<bool>> {
+    let mut out = vec![false; m.edges.len()];
+    for &(loc, k) in executed {
+        let (p, l) = m.locate_id(crate::program::LocId(loc))?;
+        let no = m.edge_no(p, l, k as usize);
+        if no as usize >= m.edges.len() || m.edge_at(no) != (loc, k) {
+            return None;
+        }
+        out[no as usize] = true;
+    }
+    Some(out)
+}
+
+/// The check of the version `new` against the record `r` of the version `old`, when the
+/// change leaves the recorded state graph as it was: the record's figures, with the states
+/// the change meets executed (compared) and the others' moves taken from the record, and the
+/// record's graph (its states, sets and elements the caller moves over: `adopt`). Else the
+/// replay, to run as usual.
+pub fn carry(
+    old: &Program,
+    new: &Program,
+    r: &Record,
+    rp: Replay,
+    opts: &Options,
+) -> Result<Unchanged, Box<Replay>> {
+    let started = Instant::now();
+    let found = (|| {
+        let stats = eligible(r, &rp.graph, opts)?;
+        let (mo, mn) = (Machine::new(old).ok()?, Machine::new(new).ok()?);
+        let checked = compare(&mo, &mn, &rp.graph, |s| !rp.replayable(s), opts)?;
+        let executed = executed_edges(&mn, &r.meta.executed)?;
+        let initial = mn.initial().ok()?.v;
+        Some((stats, checked, executed, initial))
+    })();
+    let Some((mut stats, checked, executed, initial)) = found else {
+        return Err(Box::new(rp));
+    };
+    let graph = rp.graph;
+    stats.states_executed = checked;
+    stats.frontier_states = checked;
+    stats.states_walked = stats.states_stored - checked;
+    stats.states_reused = stats.states_stored;
+    // What it holds: the record (its vectors, events, fingerprints and sets).
+    stats.peak_memory_bytes =
+        (graph.events.len() + graph.vectors.len() + r.fingerprints.len() * 16 + r.set_of.len() * 4)
+            as u64;
+    stats.elapsed = started.elapsed();
+    Ok(Unchanged {
+        checked,
+        stats,
+        executed,
+        executed_stable: r.meta.executed.clone(),
+        initial,
+        figures: r.meta.figures.clone(),
+        graph,
+        fingerprints: r.fingerprints.clone(),
+        set_of: Vec::new(),
+        sets: Vec::new(),
+        elements: Vec::new(),
+    })
+}
+
+impl Unchanged {
+    /// Moves the record's states' sets and elements over (they stand as they are).
+    pub fn adopt(&mut self, r: &mut Record) {
+        self.set_of = std::mem::take(&mut r.set_of);
+        self.sets = std::mem::take(&mut r.sets);
+        self.elements = std::mem::take(&mut r.elements);
+    }
+}
+
+/// One frame of the comparison of an expansion: the same state in each version, their
+/// cursors, and the process holding atomic control.
+struct Frame {
+    old: State,
+    new: State,
+    co: Cursor,
+    cn: Cursor,
+    only: Option<u8>,
+}
+
+/// Reused buffers of the comparison.
+#[derive(Default)]
+struct Comparer {
+    frames: Vec<Frame>,
+    spare: Vec<(State, State)>,
+    out_old: State,
+    out_new: State,
+    tmp_old: State,
+    tmp_new: State,
+    canon_old: Vec<u8>,
+    canon_new: Vec<u8>,
+    blocked_old: Vec<(usize, usize, u32)>,
+    blocked_new: Vec<(usize, usize, u32)>,
+}
+
+impl Comparer {
+    /// Whether the stored state (`so` in the old machine, `sn` in the new) expands the same
+    /// way in both: every successor, fault and report in the same order, the same failed
+    /// rendezvous offers, atomic runs followed into their states, and the same end-state
+    /// verdict where nothing moves.
+    fn same_expansion(
+        &mut self,
+        old: &Machine,
+        new: &Machine,
+        so: &State,
+        sn: &State,
+        opts: &Options,
+    ) -> bool {
+        self.frames.clear();
+        self.push(so, sn, None);
+        let mut steps = 0u64;
+        while let Some(top) = self.frames.len().checked_sub(1) {
+            let f = &mut self.frames[top];
+            let ro = old.next(&f.old, &mut f.co, &mut self.out_old, &mut self.tmp_old);
+            let rn = new.next(&f.new, &mut f.cn, &mut self.out_new, &mut self.tmp_new);
+            if std::mem::take(&mut f.co.failed_offer) != std::mem::take(&mut f.cn.failed_offer) {
+                return false;
+            }
+            match (ro, rn) {
+                (Next::Succ(a), Next::Succ(b)) => {
+                    if !same_succ(old, new, &a, &b) {
+                        return false;
+                    }
+                    old.canonical(&self.out_old, &mut self.canon_old);
+                    new.canonical(&self.out_new, &mut self.canon_new);
+                    if self.canon_old != self.canon_new {
+                        return false;
+                    }
+                    if a.atomic {
+                        steps += 1;
+                        if steps > MAX_ATOMIC_STEPS {
+                            return false;
+                        }
+                        let (o, n) = (
+                            std::mem::take(&mut self.out_old),
+                            std::mem::take(&mut self.out_new),
+                        );
+                        self.push(&o, &n, Some(a.mover()));
+                        self.out_old = o;
+                        self.out_new = n;
+                    }
+                }
+                (Next::Fault(a), Next::Fault(b)) | (Next::Report(a), Next::Report(b)) => {
+                    if !same_fault(old, new, &a, &b) {
+                        return false;
+                    }
+                }
+                (Next::Group(a), Next::Group(b)) if a == b => {}
+                (Next::Done, Next::Done) => {
+                    let f = &self.frames[top];
+                    if f.co.moved != f.cn.moved {
+                        return false;
+                    }
+                    if f.only.is_none() && f.co.moved == 0 && opts.end_states {
+                        let bo = invalid_end(old, &f.old, opts, &mut self.blocked_old);
+                        let bn = invalid_end(new, &f.new, opts, &mut self.blocked_new);
+                        if bo || bn {
+                            return false;
+                        }
+                    }
+                    self.pop();
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    fn push(&mut self, so: &State, sn: &State, only: Option<u8>) {
+        let (mut o, mut n) = self.spare.pop().unwrap_or_default();
+        o.copy_from(so);
+        n.copy_from(sn);
+        let (co, cn) = (Cursor::new(&o, only), Cursor::new(&n, only));
+        self.frames.push(Frame {
+            old: o,
+            new: n,
+            co,
+            cn,
+            only,
+        });
+    }
+
+    fn pop(&mut self) {
+        if let Some(f) = self.frames.pop() {
+            self.spare.push((f.old, f.new));
+        }
+    }
+}
+
+/// The same edge in both machines: its source location's stable id and its index there.
+fn same_edge(old: &Machine, new: &Machine, a: EdgeNo, b: EdgeNo) -> bool {
+    old.edge_at(a) == new.edge_at(b)
+}
+
+fn same_succ(old: &Machine, new: &Machine, a: &Succ, b: &Succ) -> bool {
+    a.pid == b.pid
+        && same_edge(old, new, a.edge, b.edge)
+        && a.atomic == b.atomic
+        && a.flag == b.flag
+        && match (a.rv, b.rv) {
+            (None, None) => true,
+            (Some((p, e)), Some((q, f))) => p == q && same_edge(old, new, e, f),
+            _ => false,
+        }
+}
+
+fn same_fault(old: &Machine, new: &Machine, a: &FaultAt, b: &FaultAt) -> bool {
+    a.pid == b.pid
+        && same_edge(old, new, a.edge, b.edge)
+        && fault_kind(&a.fault) == fault_kind(&b.fault)
+        && match (a.rv, b.rv) {
+            (None, None) => true,
+            (Some((p, e)), Some((q, f))) => p == q && same_edge(old, new, e, f),
+            _ => false,
+        }
+}
