@@ -553,6 +553,13 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     );
 }
 
+/// The record of a recording run of `text`, and the states it stored.
+fn recorded(text: &str, opts: &Options) -> (Record, u64) {
+    let base = check_with(&version(text).expect("parses"), None, Algorithm::Full, opts);
+    let stored = base.stats.states_stored;
+    (base.record.expect("record"), stored)
+}
+
 /// A change that leaves the recorded state graph as it was (an assertion that holds
 /// wherever it is reached, a value written in other words) is checked by executing the
 /// recorded states at the change in both versions and comparing their expansions: nothing
@@ -566,14 +573,7 @@ fn a_change_that_leaves_the_state_graph_as_it_was_walks_nothing() {
         ..limited()
     };
     let old = RING.replace("phase = 15;", "phase = 15; assert(phase > 14);");
-    let base = check_with(
-        &version(&old).expect("parses"),
-        None,
-        Algorithm::Full,
-        &opts,
-    );
-    let record = base.record.expect("record");
-    let stored = base.stats.states_stored;
+    let (record, stored) = recorded(&old, &opts);
     let run = |text: &str, alg: Algorithm, record: &Record| {
         let v = version(text).expect("mutant parses");
         (
@@ -728,14 +728,7 @@ fn auto_runs_a_full_check_when_random_walks_meet_mostly_new_states() {
     let old = RING
         .replace("byte phase;", "byte phase;\nbyte gen;")
         .replace(":: phase = 1;", ":: gen = 1; phase = 1;");
-    let base = check_with(
-        &version(&old).expect("parses"),
-        None,
-        Algorithm::Full,
-        &opts,
-    );
-    let record = base.record.expect("record");
-    let stored = base.stats.states_stored;
+    let (record, stored) = recorded(&old, &opts);
     assert!(
         stored >= git_rmc::rmc::check::PROBE_MIN_RECORDED,
         "{stored} states"
