@@ -75,9 +75,8 @@ pub fn eligible(r: &Record, g: &Graph, opts: &Options) -> Option<Stats> {
     };
     // A limit the whole search would reach (the search stops when it has stored the
     // limit's number of states): the check runs, and stops there.
-    let held = (g.events.len() + g.vectors.len() + r.fingerprints.len() * 20) as u64;
     let within = opts.max_states.is_none_or(|m| stats.states_stored < m)
-        && opts.memory_limit.is_none_or(|m| held <= m);
+        && opts.memory_limit.is_none_or(|m| held(r, g) <= m);
     let whole = within
         && n("states_pruned")? == 0
         && stats.states_stored == r.fingerprints.len() as u64
@@ -135,6 +134,12 @@ pub fn compare(
     Some(checked)
 }
 
+/// What a check that takes its figures from the record holds: the record's vectors, events,
+/// fingerprints and each state's set.
+fn held(r: &Record, g: &Graph) -> u64 {
+    (g.events.len() + g.vectors.len() + r.fingerprints.len() * 16 + r.set_of.len() * 4) as u64
+}
+
 /// Per edge of `m`: whether the recorded search executed it (`executed`: stable location and
 /// index). None when one is not an edge of `m`.
 pub fn executed_edges(m: &Machine, executed: &[(u32, u32)]) -> Option<Vec<bool>> {
@@ -179,10 +184,7 @@ pub fn carry(
     stats.frontier_states = checked;
     stats.states_walked = stats.states_stored - checked;
     stats.states_reused = stats.states_stored;
-    // What it holds: the record (its vectors, events, fingerprints and sets).
-    stats.peak_memory_bytes =
-        (graph.events.len() + graph.vectors.len() + r.fingerprints.len() * 16 + r.set_of.len() * 4)
-            as u64;
+    stats.peak_memory_bytes = held(r, &graph);
     stats.elapsed = started.elapsed();
     Ok(Unchanged {
         checked,
