@@ -111,7 +111,7 @@ fn run(
     } = plan;
     let unchanged = matches!(reuse, check::Reuse::Unchanged(_));
     let mach = Machine::new(&program).ok()?;
-    let mut r = check::run(&mach, reuse, &opts, &mut |_| {});
+    let mut r = check::run(&mach, reuse, base.as_ref(), &opts, &mut |_| {});
     assert!(r.fell_back.is_none(), "the recorded graph fits");
     check::complete_trails(&mach, &mut r.outcome, &opts).expect("trails complete");
     for v in &r.outcome.violations {

@@ -305,6 +305,52 @@ fn a_recording_run_cut_by_its_memory_limit_writes_no_record() {
 }
 
 #[test]
+fn the_record_a_run_reuses_counts_against_its_memory_limit() {
+    // A run that reuses a record holds it while it searches: a limit that a check without
+    // it fits under, but not with it, must cut the run rather than let the process grow
+    // past the limit.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = BIG.replace("4000", "1000");
+    let model = write_model(dir.path(), "m.pml", &text);
+    let base = dir.path().join("m.rec");
+    let json = |out: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let out = bin()
+        .args(["verify", "--format", "json", "--record"])
+        .arg(&base)
+        .arg(&model)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let alone = json(&out)["stats"]["peak_memory_bytes"]
+        .as_u64()
+        .expect("peak");
+    let states = json(&out)["stats"]["states_stored"].as_u64();
+    // The record's bytes on disk are fewer than it holds in memory (its graph alone has
+    // every state's events and vector, as on disk).
+    let record = std::fs::metadata(&base).expect("record").len();
+    assert!(record > 8 << 20, "a record of {record} bytes");
+    let limit = alone + record / 2;
+    let run = |reuse: bool| {
+        let mut c = bin();
+        c.args(["verify", "--format", "json", "--algorithm", "full"])
+            .arg("--memory-limit")
+            .arg(limit.to_string());
+        if reuse {
+            c.arg("--reuse").arg(&base);
+        }
+        c.arg(&model).output().expect("runs")
+    };
+    let out = run(false);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(json(&out)["stats"]["states_stored"].as_u64(), states);
+    let doc = cut_at_memory(&run(true), limit);
+    assert_eq!(doc["algorithm"], "full", "{doc}");
+    assert!(doc["stats"]["states_stored"].as_u64() < states, "{doc}");
+}
+
+#[test]
 fn a_reusing_run_cut_by_its_memory_limit_writes_no_record() {
     // A pruning or replaying run keeps its sets and graph on a second thread, whose memory
     // reaches the search late: the run must still stop at the limit and leave no record.
@@ -322,16 +368,25 @@ fn a_reusing_run_cut_by_its_memory_limit_writes_no_record() {
     let next = write_model(dir.path(), "n.pml", &text.replacen("b < 300", "b < 299", 1));
     for alg in ["prune", "replay"] {
         let rec = dir.path().join(format!("n-{alg}.rec"));
-        let out = bin()
-            .args(["verify", "--memory-limit", "12M", "--format", "json"])
-            .args(["--algorithm", alg, "--reuse"])
-            .arg(&base)
-            .arg("--record")
-            .arg(&rec)
-            .arg(&next)
-            .output()
-            .expect("runs");
-        let doc = cut_at_memory(&out, 12 << 20);
+        let run = |limit: Option<u64>| {
+            let mut c = bin();
+            c.args(["verify", "--format", "json", "--algorithm", alg, "--reuse"])
+                .arg(&base)
+                .arg("--record")
+                .arg(&rec);
+            if let Some(l) = limit {
+                c.arg("--memory-limit").arg(l.to_string());
+            }
+            c.arg(&next).output().expect("runs")
+        };
+        // Four fifths of what the whole run takes: more than the record it reuses holds
+        // (which counts against the limit too), less than the run needs.
+        let out = run(None);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let whole: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let limit = whole["stats"]["peak_memory_bytes"].as_u64().expect("peak") / 5 * 4;
+        std::fs::remove_file(&rec).expect("remove the record");
+        let doc = cut_at_memory(&run(Some(limit)), limit);
         // (It ran: the cut is the search's, not the record load's.)
         assert!(
             doc["stats"]["states_stored"].as_u64() > Some(1_000),

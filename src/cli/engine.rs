@@ -60,7 +60,7 @@ pub fn run(mut job: Job, progress: &mut dyn FnMut(&Stats)) -> anyhow::Result<Don
         ..
     } = plan;
     let m = Machine::new(&program)?;
-    let mut run = check::run(&m, reuse, &job.opts, progress);
+    let mut run = check::run(&m, reuse, job.base.as_ref(), &job.opts, progress);
     if let Some(why) = &run.fell_back {
         incremental = false;
         algorithm = Algorithm::Full;

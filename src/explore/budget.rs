@@ -93,6 +93,20 @@ impl std::fmt::Debug for Budget {
     }
 }
 
+/// The heap bytes a structure holds, for those that report what they hold rather than take
+/// it from a budget as they grow.
+pub trait Held {
+    fn held(&self) -> u64;
+}
+
+impl<T> Held for Vec<T> {
+    /// Its capacity (not its length: that is what the allocator gave it).
+    #[inline]
+    fn held(&self) -> u64 {
+        (self.capacity() * std::mem::size_of::<T>()) as u64
+    }
+}
+
 /// A vector of `n` copies of `fill`, allocated without aborting when memory is short.
 pub fn try_vec<T: Clone>(n: usize, fill: T) -> Result<Vec<T>, OutOfMemory> {
     let mut v = Vec::new();

@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use crate::explore::budget::{Budget, OutOfMemory};
+use crate::explore::budget::{Budget, Held, OutOfMemory};
 use crate::explore::chunked::ChunkedVec;
 use crate::explore::event::Event;
 use crate::explore::machine::{EdgeNo, Machine};
@@ -114,7 +114,7 @@ pub struct Book {
     by_bits: std::collections::HashMap<Vec<u64>, u32, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
     /// Per set interned here: its bitset words, so that merging it is a few ORs.
     set_bits: Vec<Vec<u64>>,
-    /// Graph memory already taken from the budget.
+    /// Memory of the graph and the stacks already taken from the budget (`charge`).
     graph_taken: u64,
     /// Per accumulator on the stack: the set merged into it last (sets repeat along a
     /// state's successors; merging one again changes nothing).
@@ -155,6 +155,20 @@ impl Book {
         self.set_of
             .as_ref()
             .map_or(u32::MAX, |s| s.get(id as usize))
+    }
+
+    /// Takes from the budget what the graph and the stacks of open states grew by since
+    /// they were last charged, a megabyte or more at a time. Both ends grow: a deep search
+    /// opens states for long before it finishes any.
+    #[inline]
+    fn charge(&mut self) {
+        let now = self.graph.memory() + self.accs.held() + self.pool.held() + self.last_set.held();
+        if now > self.graph_taken + (1 << 20) {
+            if self.budget.take(now - self.graph_taken).is_err() {
+                self.oom = true;
+            }
+            self.graph_taken = now;
+        }
     }
 
     fn fail(&mut self, r: Result<(), OutOfMemory>) {
@@ -327,6 +341,7 @@ impl Keep for Book {
         };
         self.accs.push(a);
         self.last_set.push(u32::MAX);
+        self.charge();
     }
 
     fn fresh(&mut self, m: &Machine, id: u32, st: &State) {
@@ -477,13 +492,7 @@ impl Keep for Book {
 
     fn finished(&mut self, id: u32, root: bool) {
         self.graph.close(id);
-        let grown = self.graph.memory();
-        if grown > self.graph_taken + (1 << 20) {
-            if self.budget.take(grown - self.graph_taken).is_err() {
-                self.oom = true;
-            }
-            self.graph_taken = grown;
-        }
+        self.charge();
         self.gen += 1;
         self.last_set.pop();
         let Some(a) = self.accs.pop() else {

@@ -608,9 +608,29 @@ impl Run {
     }
 }
 
-/// Runs the planned check on `m` (built from `plan.program`).
-pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&Stats)) -> Run {
-    run_on(m, reuse, opts, progress, second_core())
+impl Reuse {
+    /// Heap bytes held beside the base record's own (those of a record taken whole are
+    /// counted by the check that takes it: `unchanged`).
+    pub fn memory(&self) -> u64 {
+        match self {
+            Reuse::Nothing | Reuse::Unchanged(_) => 0,
+            Reuse::Prune(p) => p.memory(),
+            Reuse::Replay(r) => r.memory(),
+        }
+    }
+}
+
+/// Runs the planned check on `m` (built from `plan.program`). `base`: the base the plan was
+/// made from, which stays in memory while the check runs (its record counts against the
+/// memory limit, with what the plan made of it).
+pub fn run(
+    m: &Machine,
+    reuse: Reuse,
+    base: Option<&Base>,
+    opts: &Options,
+    progress: &mut dyn FnMut(&Stats),
+) -> Run {
+    run_on(m, reuse, base, opts, progress, second_core())
 }
 
 /// `run`, with what rides along on a second thread or not (`thread`); the outcome and the
@@ -618,10 +638,12 @@ pub fn run(m: &Machine, reuse: Reuse, opts: &Options, progress: &mut dyn FnMut(&
 pub fn run_on(
     m: &Machine,
     reuse: Reuse,
+    base: Option<&Base>,
     opts: &Options,
     progress: &mut dyn FnMut(&Stats),
     thread: bool,
 ) -> Run {
+    let held = base.map_or(0, |b| b.record.memory()) + reuse.memory();
     let (prune, replay) = match reuse {
         Reuse::Unchanged(u) => return Run::unchanged(*u),
         Reuse::Nothing => (None, None),
@@ -630,12 +652,13 @@ pub fn run_on(
     };
     let replaying = replay.is_some();
     let (mut outcome, recorder) = if prune.is_none() && !replaying {
-        recording(m, opts, progress, thread)
+        recording(m, opts, progress, thread, held)
     } else {
         let mut recorder = Recorder::new(prune, replay);
+        recorder.held = held;
         let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread);
         if !kept {
-            let (outcome, recorder) = recording(m, opts, progress, false);
+            let (outcome, recorder) = recording(m, opts, progress, false, held);
             return Run {
                 outcome,
                 recorder,
@@ -650,7 +673,7 @@ pub fn run_on(
         (outcome, recorder)
     };
     if replaying && outcome.limit == Some(crate::explore::Limit::Internal) {
-        let (outcome, recorder) = recording(m, opts, progress, thread);
+        let (outcome, recorder) = recording(m, opts, progress, thread, held);
         return Run {
             outcome,
             recorder,
@@ -681,19 +704,23 @@ fn second_core() -> bool {
 }
 
 /// A recording run (no record reused). With `thread`, its book rides on a second thread
-/// (`search_recording`); should that fail, the run is made again inline.
+/// (`search_recording`); should that fail, the run is made again inline. `held`: bytes held
+/// beside it, which count against its memory limit.
 fn recording(
     m: &Machine,
     opts: &Options,
     progress: &mut dyn FnMut(&Stats),
     thread: bool,
+    held: u64,
 ) -> (Outcome, Recorder) {
     let mut recorder = Recorder::new(None, None);
+    recorder.held = held;
     let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread);
     if kept {
         return (outcome, recorder);
     }
     let mut recorder = Recorder::new(None, None);
+    recorder.held = held;
     let outcome = search(m, opts, &mut recorder, progress);
     (outcome, recorder)
 }

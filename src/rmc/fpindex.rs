@@ -48,6 +48,12 @@ impl FpIndex {
         }
     }
 
+    /// Heap bytes held.
+    pub fn memory(&self) -> u64 {
+        use crate::explore::budget::Held;
+        self.starts.held() + self.present.held()
+    }
+
     /// The position of `fp` in `fps` (the list this index was made from).
     #[inline]
     pub fn find(&self, fps: &[u128], fp: u128) -> Option<usize> {

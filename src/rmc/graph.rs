@@ -9,6 +9,7 @@
 //! keeps the vectors of dropped slots until it renumbers the graph, so that every base stays. Events name edges through a table of (stable location, edge index there), so that
 //! renumbered code keeps them, and states by slot.
 
+use crate::explore::budget::Held;
 use crate::explore::event::{End, Event, To};
 use crate::explore::exec::Flag;
 use crate::explore::machine::{EdgeNo, Machine};
@@ -69,6 +70,23 @@ impl PartialEq for Graph {
 }
 
 impl Graph {
+    /// Heap bytes held (for the memory budget of a run that reuses it).
+    pub fn memory(&self) -> u64 {
+        self.reference.held()
+            + self.foots.held()
+            + self.foots.iter().map(|f| f.held()).sum::<u64>()
+            + self.shapes.held()
+            + self.shapes.iter().map(|s| s.1.held()).sum::<u64>()
+            + self.edges.held()
+            + self.foot.held()
+            + self.shape.held()
+            + self.ev.held()
+            + self.events.held()
+            + self.vec.held()
+            + self.vectors.held()
+            + self.slot_of.held()
+    }
+
     pub fn len(&self) -> usize {
         self.foot.len()
     }

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::explore::budget::Held;
 use crate::explore::event::Event;
 
 use super::graph::{
@@ -108,7 +109,13 @@ pub struct GraphBuilder {
     prev: Vec<u8>,
     prev_slot: Option<u32>,
     chain: u32,
+    /// Bytes of the interned footprints and shapes themselves, and of their index entries.
+    tables: u64,
 }
+
+/// What an interned footprint or shape costs beside its own bytes: its index entry (hash,
+/// a vector of ids) and the heap block of its bytes.
+const INDEX_ENTRY: u64 = 64;
 
 impl GraphBuilder {
     /// A builder that starts from `old` (its slots, tables and bytes), or from nothing.
@@ -126,6 +133,7 @@ impl GraphBuilder {
                     .or_default()
                     .push(b.foots.len() as u32);
                 b.foots.push(f.clone());
+                b.tables += std::mem::size_of_val(&f[..]) as u64 + INDEX_ENTRY;
             }
             for s in &g.shapes {
                 let h = xxhash_rust::xxh3::xxh3_64_with_seed(&s.1, s.0 as u64);
@@ -134,6 +142,7 @@ impl GraphBuilder {
                     .or_default()
                     .push(b.shapes.len() as u32);
                 b.shapes.push(s.clone());
+                b.tables += s.1.len() as u64 + INDEX_ENTRY;
             }
             b.edges = EdgeTable::from_list(&g.edges);
             b.foot = g.foot.clone();
@@ -169,11 +178,27 @@ impl GraphBuilder {
         self.old_bytes.unwrap_or((0, 0))
     }
 
-    /// Bytes held, for the memory budget.
+    /// Bytes held, for the memory budget: per slot and per search id, the stacks of the
+    /// open states (as deep as the search), and the interned tables.
     pub fn memory(&self) -> u64 {
-        (self.events.capacity() + self.vectors.capacity()) as u64
-            + self.foot.capacity() as u64 * 33
-            + self.slots.capacity() as u64 * 4
+        self.events.held()
+            + self.vectors.held()
+            + self.foot.held()
+            + self.shape.held()
+            + self.ev.held()
+            + self.vec.held()
+            + self.live.held()
+            + self.slots.held()
+            + self.verbatim.held()
+            + self.open.held()
+            + self.ev_stack.held()
+            + self.blocked_stack.held()
+            + self.foot_stack.held()
+            + self.stamps.held()
+            + self.single.held()
+            + self.foots.held()
+            + self.shapes.held()
+            + self.tables
     }
 
     /// The slot of search id `id`.
@@ -294,6 +319,7 @@ impl GraphBuilder {
             None => {
                 let x = self.shapes.len() as u32;
                 self.shapes.push((len, tags.to_vec()));
+                self.tables += tags.len() as u64 + INDEX_ENTRY;
                 self.shape_index.entry(h).or_default().push(x);
                 x
             }
@@ -348,6 +374,7 @@ impl GraphBuilder {
         }
         let x = self.foots.len() as u32;
         self.foots.push(f.to_vec());
+        self.tables += std::mem::size_of_val(f) as u64 + INDEX_ENTRY;
         self.foot_index.entry(h).or_default().push(x);
         x
     }
@@ -682,5 +709,28 @@ impl GraphBuilder {
             vectors: self.vectors,
             slot_of,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_counts_every_slot_and_the_states_still_open() {
+        // A deep search opens states for long before it closes any: the stack of open
+        // states counts, as every per-slot table does.
+        let mut b = GraphBuilder::new(None);
+        let n = 10_000u32;
+        for id in 0..n {
+            b.open(id, None, false);
+        }
+        let per_slot = 4 + 4 + 16 + 16 + 1 + 4; // foot, shape, ev, vec, live, slots
+        let open = std::mem::size_of::<Open>() as u64;
+        assert!(
+            b.memory() >= n as u64 * (per_slot + open),
+            "{} bytes for {n} open states",
+            b.memory()
+        );
     }
 }

@@ -16,6 +16,7 @@
 //! state graph, DESIGN.md 5.4: records without it are used by pruning only). Integers are
 //! little-endian.
 
+use crate::explore::budget::Held;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -257,6 +258,17 @@ fn kind_code(k: ViolationKind) -> u8 {
 }
 
 impl Record {
+    /// Heap bytes held (for the memory budget of a run that keeps it): its states, sets and
+    /// graph; its sources and violations are small beside them.
+    pub fn memory(&self) -> u64 {
+        self.fingerprints.held()
+            + self.set_of.held()
+            + self.sets.held()
+            + self.sets.iter().map(|s| s.held()).sum::<u64>()
+            + self.elements.held()
+            + self.graph.as_ref().map_or(0, |g| g.memory())
+    }
+
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::explore::budget::Budget;
+use crate::explore::budget::{Budget, Held};
 use crate::explore::event::Event;
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::property::Key;
@@ -49,6 +49,19 @@ pub struct Prune {
     pub give_up_after: u32,
 }
 
+impl Prune {
+    /// Heap bytes held beside the record's own.
+    pub fn memory(&self) -> u64 {
+        self.known.memory()
+            + self.prunable.memory()
+            + self.sets.held()
+            + self.sets.iter().map(|s| s.held()).sum::<u64>()
+            + self.meets_danger.held()
+            + self.graph.as_ref().map_or(0, |g| g.memory())
+            + self.across.as_ref().map_or(0, |g| g.memory())
+    }
+}
+
 /// The fingerprints of the prunable recorded states, and each one's position in the
 /// record's list.
 pub struct Prunable {
@@ -82,6 +95,10 @@ impl Prunable {
 
     fn is_empty(&self) -> bool {
         self.fingerprints.is_empty()
+    }
+
+    fn memory(&self) -> u64 {
+        self.fingerprints.held() + self.index.memory() + self.at.held()
     }
 }
 
@@ -122,6 +139,11 @@ impl Known {
     /// The position of a fingerprint in the record's list.
     pub fn find(&self, fp: u128) -> Option<usize> {
         self.index.find(&self.fingerprints, fp)
+    }
+
+    /// Heap bytes held beside the fingerprints (which are the record's).
+    pub fn memory(&self) -> u64 {
+        self.index.memory() + self.set_of.held() + self.slot_of.held()
     }
 
     /// The old graph's slot of the state at position `at`.
@@ -207,6 +229,11 @@ pub struct Recorder {
     /// Across a layout change, with the old graph: the states pruned, to carry what lies
     /// below them into the record.
     pub carry: Option<super::carry::Carry>,
+    /// Bytes held beside the search for its sake (the base record, what was made of it),
+    /// taken from the search's memory budget when it begins.
+    pub held: u64,
+    /// They did not fit.
+    held_oom: bool,
 }
 
 /// Calls a `Keep` method on the pipe to the book, or on the book when it is kept here:
@@ -265,6 +292,8 @@ impl Recorder {
             lookups: Lookups::default(),
             missed: None,
             carry,
+            held: 0,
+            held_oom: false,
         }
     }
 
@@ -375,6 +404,7 @@ impl Recorder {
 
 impl Rider for Recorder {
     fn begin(&mut self, budget: &Budget) {
+        self.held_oom = budget.take(self.held).is_err();
         keep!(self, begin(budget));
     }
 
@@ -660,6 +690,6 @@ impl Rider for Recorder {
     }
 
     fn out_of_memory(&self) -> bool {
-        self.book.oom || self.pipe.as_ref().is_some_and(|p| p.out_of_memory())
+        self.held_oom || self.book.oom || self.pipe.as_ref().is_some_and(|p| p.out_of_memory())
     }
 }

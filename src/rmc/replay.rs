@@ -3,6 +3,7 @@
 //! reading of their events, in the search's order, translated to the new machine's edges and
 //! locations. Recorded states are known by their slot (the key the search uses for them).
 
+use crate::explore::budget::Held;
 use std::sync::Arc;
 
 use crate::explore::event::{End, Event};
@@ -88,6 +89,19 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// Heap bytes held beside the record's own (its graph included: the replay owns it).
+    pub fn memory(&self) -> u64 {
+        self.graph.memory()
+            + self.index.memory()
+            + self.fp_of_slot.held()
+            + self.foot_danger.held()
+            + self.danger_id.held()
+            + self.foot_wide.held()
+            // Filled at the first state built (across a layout that gained variables).
+            + if self.project.is_some() { self.graph.len() as u64 * 8 } else { 0 }
+            + self.shapes.held()
+    }
+
     /// `fingerprints`: the record's (its `STAT`); `dangerous`: whether a stable location is.
     pub fn new(
         graph: Graph,

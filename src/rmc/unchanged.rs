@@ -134,10 +134,10 @@ pub fn compare(
     Some(checked)
 }
 
-/// What a check that takes its figures from the record holds: the record's vectors, events,
-/// fingerprints and each state's set.
+/// What a check that takes its figures from the record holds: the record (its graph taken
+/// out of it) and its graph.
 fn held(r: &Record, g: &Graph) -> u64 {
-    (g.events.len() + g.vectors.len() + r.fingerprints.len() * 16 + r.set_of.len() * 4) as u64
+    r.memory() + g.memory()
 }
 
 /// Per edge of `m`: whether the recorded search executed it (`executed`: stable location and

@@ -103,8 +103,8 @@ pub fn check_tuned(
     let unchanged = matches!(reuse, check::Reuse::Unchanged(_));
     let m = Machine::new(&program).expect("layout");
     let mut run = match thread {
-        Some(t) => check::run_on(&m, reuse, opts, &mut |_| {}, t),
-        None => check::run(&m, reuse, opts, &mut |_| {}),
+        Some(t) => check::run_on(&m, reuse, base.as_ref(), opts, &mut |_| {}, t),
+        None => check::run(&m, reuse, base.as_ref(), opts, &mut |_| {}),
     };
     assert_eq!(
         run.fell_back, None,
