@@ -169,6 +169,72 @@ fn the_first_commit_records_and_the_next_ones_reuse() {
     );
 }
 
+/// A commit that restores content checked further back (a revert, a fix that brings back an
+/// older version) takes that check's result, with new and fixed violations told against its
+/// own base exactly as a check against that base tells them.
+#[test]
+fn a_revert_to_content_checked_before_reuses_that_result() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    let root = r.commit("first");
+    r.write("model.pml", &broken());
+    let broke = r.commit("break Q");
+    r.write("model.pml", MODEL);
+    let revert = r.commit("revert: fix Q");
+    r.write("model.pml", &broken());
+    r.commit("revert the revert");
+    let (code, res, err) = r.check(&["--all"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(res.len(), 4);
+    // The revert: the root's result, its violation of the break fixed.
+    assert_eq!(res[2]["mode"], "reused", "{}", res[2]);
+    assert_eq!(res[2]["reused_from"], root.as_str());
+    assert_eq!(res[2]["base_commit"], broke.as_str());
+    assert_eq!(res[2]["verdict"], "pass");
+    assert_eq!(res[2]["new_violations"], 0);
+    assert_eq!(res[2]["fixed"][0]["kind"], "assertion", "{}", res[2]);
+    // Broken again: the break's result, its violation new against the revert.
+    assert_eq!(res[3]["mode"], "reused", "{}", res[3]);
+    assert_eq!(res[3]["reused_from"], broke.as_str());
+    assert_eq!(res[3]["base_commit"], revert.as_str());
+    assert_eq!(res[3]["violations"][0]["new"], true, "{}", res[3]);
+    assert_eq!(res[3]["new_violations"], 1);
+    assert_eq!(res[3]["fixed"], serde_json::json!([]));
+    let text = r.rmc(&["check", "HEAD~1"]);
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        out.contains(&format!("same content as {}", &root[..7])) && out.contains("fixed:"),
+        "{out}"
+    );
+    // Each commit checked against its parent's record (--audit reuses no result): the same
+    // verdicts, new violations and fixed ones, located alike.
+    std::fs::remove_dir_all(r.path().join(".rmc")).expect("clear the cache");
+    let (code_full, full, err) = r.check(&["--all", "--audit"]);
+    assert_eq!(code_full, code, "{err}");
+    for (a, b) in res.iter().zip(&full) {
+        assert_eq!(a["verdict"], b["verdict"], "{a}\n{b}");
+        assert_eq!(a["new_violations"], b["new_violations"], "{a}\n{b}");
+        let news = |x: &serde_json::Value| -> Vec<serde_json::Value> {
+            x["violations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| serde_json::json!([v["kind"], v["location"], v["new"]]))
+                .collect()
+        };
+        assert_eq!(news(a), news(b), "{a}\n{b}");
+        let fixed = |x: &serde_json::Value| -> Vec<serde_json::Value> {
+            x["fixed"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|f| serde_json::json!([f["kind"], f["location"], f["message"]]))
+                .collect()
+        };
+        assert_eq!(fixed(a), fixed(b), "{a}\n{b}");
+    }
+}
+
 /// A commit that adds a process (a new proctype, run from `init`) changes every state: it is
 /// checked in full, says why, and agrees with a full check; the next commit reuses its record.
 #[test]
@@ -298,7 +364,7 @@ fn merges_detached_heads_deleted_and_broken_models() {
     r.commit("side change");
     r.git(&["checkout", "-q", "main"]);
     r.write("notes.txt", "n");
-    r.commit("main change");
+    let main_change = r.commit("main change");
     r.time += 60;
     r.git(&["merge", "-q", "--no-ff", "-m", "merge side", "side"]);
     let (code, res, err) = r.check(&["--all"]);
@@ -335,10 +401,22 @@ fn merges_detached_heads_deleted_and_broken_models() {
         res[0]
     );
     assert_eq!(res[1]["verdict"], "absent");
-    // The good commit is checked against the last good record, the merge's (skipping the
-    // commits that did not parse or had no model).
-    assert_eq!(res[2]["mode"], "incremental", "{}", res[2]);
+    // The good commit's base is the last good result, the merge's (skipping the commits
+    // that did not parse or had no model); its content is the first commit's, whose result
+    // it takes (from the nearest commit that has it).
+    assert_eq!(res[2]["mode"], "reused", "{}", res[2]);
+    assert_eq!(res[2]["reused_from"], main_change.as_str());
     assert_eq!(res[2]["base_commit"], merge.as_str());
+    // Content never checked before is checked against that base.
+    r.write("model.pml", &MODEL.replace("y = 1", "y = 0"));
+    r.commit("model changed");
+    let (code, res, err) = r.check(&["HEAD"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res[0]["mode"], "incremental", "{}", res[0]);
+    assert_eq!(
+        res[0]["base_commit"],
+        r.git(&["rev-parse", "HEAD~1"]).trim()
+    );
     // The exit status of a model that does not parse at the newest commit is 2.
     r.write("model.pml", "active proctype P() { x = }");
     r.commit("broken again");

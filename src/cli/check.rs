@@ -258,7 +258,12 @@ fn line(c: &Checked, named: bool, fail_on: FailOn) -> String {
     let what = match (c.verdict.as_str(), mode) {
         ("error", _) => format!("does not load: {}", r["error"].as_str().unwrap_or("")),
         ("absent", _) => "no model at this commit".into(),
-        (_, "reused") => "unchanged: result reused".into(),
+        (_, "reused") => match r["reused_from"].as_str() {
+            Some(x) if r["base_commit"].as_str() != Some(x) => {
+                format!("same content as {}: result reused", &x[..x.len().min(7)])
+            }
+            _ => "unchanged: result reused".into(),
+        },
         _ if c.reused => "already checked".into(),
         (_, m) => format!(
             "{m}{}, {} of {} states explored{}{}, {:.2} s",

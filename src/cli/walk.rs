@@ -1,7 +1,8 @@
 //! Checking models at commits, as `check` and `history` walk a history: the configuration
 //! of a commit (its `.rmc.toml`, else the work tree's, else its one model file), each model
-//! read from the commit's tree, a result reused when the model's content hash is unchanged,
-//! else a check against the record of the nearest first-parent ancestor that has one, and
+//! read from the commit's tree, a result reused when the model's content hash is unchanged
+//! or was checked further back (a revert), else a check against the record of the nearest
+//! first-parent ancestor that has one, and
 //! the record and result stored in the cache. Glue between `git`, `config`, `cache` and the
 //! engine; nothing here prints but diagnostics of models that do not load.
 
@@ -239,6 +240,24 @@ impl Session {
         None
     }
 
+    /// The nearest first-parent ancestor of `at` (HEAD and its ancestors for the work tree)
+    /// whose complete result is of content `hash`: (commit, its stored result).
+    fn seen_before(&self, at: At, key: &str, hash: &str) -> Option<(CommitId, Value)> {
+        let mut c = match at {
+            At::Commit(c) => *self.repo.commit(c).ok()?.parents.first()?,
+            At::WorkTree => self.repo.head().ok()??,
+        };
+        for _ in 0..MAX_ANCESTORS {
+            if let Ok(Some(r)) = self.cache.get_result(&c.hex(), key) {
+                if r["complete"] == true && r["hash"] == hash && r["keys"].is_array() {
+                    return Some((c, r));
+                }
+            }
+            c = *self.repo.commit(c).ok()?.parents.first()?;
+        }
+        None
+    }
+
     /// The base for a check at `at`: the record of the nearest first-parent ancestor that has
     /// one (for the work tree, HEAD counts too).
     fn base(&self, at: At, key: &str) -> Option<(CommitId, Value)> {
@@ -355,12 +374,44 @@ impl Session {
                 let mut r = r.clone();
                 r["mode"] = json!("reused");
                 r["reused_from"] = json!(bc.hex());
+                r["base_commit"] = json!(bc.hex());
                 let keys = keys_of(&r);
                 let new = match &compare_keys {
                     Some(b) => count_new(&keys, b),
                     None => 0,
                 };
                 r["new_violations"] = json!(new);
+                // Nothing changed since the base: nothing was fixed.
+                r["fixed"] = json!([]);
+                let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
+                stored(&verdict, r.clone())?;
+                return Ok(done(&verdict, r, true, new));
+            }
+        }
+        // The same content was checked further back (a revert, a fix that restores a
+        // version checked before): that check's result is this one's, with its violations
+        // new or fixed against the base as a check against the base tells them, by kind and
+        // stable location. (Its record is in the cache under the content hash, for the next
+        // check to build on.)
+        if !self.audit && self.cache.has_record(&key, &hash) {
+            if let Some((xc, x)) = self.seen_before(at, &key, &hash) {
+                let mut r = against(x, base.as_ref().map(|(_, r)| r));
+                // As for a check that runs: the count of new violations is against the
+                // commit compared with, when there is one.
+                if let Some(b) = &compare_keys {
+                    r["new_violations"] = json!(count_new(&keys_of(&r), b));
+                }
+                r["mode"] = json!("reused");
+                r["reused_from"] = json!(xc.hex());
+                match &base {
+                    Some((bc, _)) => r["base_commit"] = json!(bc.hex()),
+                    None => {
+                        if let Some(o) = r.as_object_mut() {
+                            o.remove("base_commit");
+                        }
+                    }
+                }
+                let new = r["new_violations"].as_u64().unwrap_or(0) as usize;
                 let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
                 stored(&verdict, r.clone())?;
                 return Ok(done(&verdict, r, true, new));
@@ -524,6 +575,63 @@ impl Session {
             _ => Vec::new(),
         }
     }
+}
+
+/// A stored result taken for a version of the same content: each violation new unless the
+/// base's result (`base`; None: no base, every one is new) has it, and the base's violations
+/// it lacks fixed, located as the base reported them. A result's `keys` name its
+/// `violations` one for one, in order.
+fn against(mut r: Value, base: Option<&Value>) -> Value {
+    let keys = keys_of(&r);
+    let versus = base.map(keys_of);
+    let is_new = |k: &RecViolation| {
+        versus
+            .as_ref()
+            .is_none_or(|v| !v.iter().any(|b| same(k, b)))
+    };
+    let mut new = 0;
+    if let Some(docs) = r["violations"].as_array_mut() {
+        for (d, k) in docs.iter_mut().zip(&keys) {
+            let n = is_new(k);
+            new += usize::from(n);
+            d["new"] = json!(n);
+        }
+    }
+    r["new_violations"] = json!(new);
+    let mut fixed = Vec::new();
+    if let Some(base) = base {
+        let base_keys = keys_of(base);
+        let docs = base["violations"].as_array().cloned().unwrap_or_default();
+        for (i, b) in base_keys.iter().enumerate() {
+            if keys.iter().any(|k| same(k, b)) {
+                continue;
+            }
+            let d = docs.get(i);
+            // Where it was: the blocked processes' locations of an invalid end state, else
+            // the violating statement's.
+            let at: Vec<String> = d
+                .and_then(|d| d["locations"].as_array())
+                .map(|ls| {
+                    ls.iter()
+                        .filter_map(|l| l.as_str())
+                        .map(|l| l.rsplit(" at ").next().unwrap_or(l).to_string())
+                        .collect()
+                })
+                .filter(|ls: &Vec<String>| !ls.is_empty())
+                .or_else(|| {
+                    d.and_then(|d| d["location"].as_str())
+                        .map(|l| vec![l.to_string()])
+                })
+                .unwrap_or_default();
+            fixed.push(json!({
+                "kind": b.kind,
+                "location": at.join(", "),
+                "message": b.message,
+            }));
+        }
+    }
+    r["fixed"] = json!(fixed);
+    r
 }
 
 /// The violations of a stored result, as the record names them.
