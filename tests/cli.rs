@@ -304,18 +304,14 @@ fn a_recording_run_cut_by_its_memory_limit_writes_no_record() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no record written"));
 }
 
-#[test]
-fn the_record_a_run_reuses_counts_against_its_memory_limit() {
-    // A run that reuses a record holds it while it searches: a limit that a check without
-    // it fits under, but not with it, must cut the run rather than let the process grow
-    // past the limit.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let text = BIG.replace("4000", "1000");
-    let model = write_model(dir.path(), "m.pml", &text);
-    let base = dir.path().join("m.rec");
-    let json = |out: &std::process::Output| -> serde_json::Value {
-        serde_json::from_slice(&out.stdout).expect("json")
-    };
+/// A model `m.pml` of `text` in `dir`, checked with `--record m.rec`: the model, the record
+/// and the check's JSON document.
+fn recorded_base(
+    dir: &std::path::Path,
+    text: &str,
+) -> (std::path::PathBuf, std::path::PathBuf, serde_json::Value) {
+    let model = write_model(dir, "m.pml", text);
+    let base = dir.join("m.rec");
     let out = bin()
         .args(["verify", "--format", "json", "--record"])
         .arg(&base)
@@ -323,10 +319,23 @@ fn the_record_a_run_reuses_counts_against_its_memory_limit() {
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let alone = json(&out)["stats"]["peak_memory_bytes"]
-        .as_u64()
-        .expect("peak");
-    let states = json(&out)["stats"]["states_stored"].as_u64();
+    let doc = serde_json::from_slice(&out.stdout).expect("json");
+    (model, base, doc)
+}
+
+#[test]
+fn the_record_a_run_reuses_counts_against_its_memory_limit() {
+    // A run that reuses a record holds it while it searches: a limit that a check without
+    // it fits under, but not with it, must cut the run rather than let the process grow
+    // past the limit.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = BIG.replace("4000", "1000");
+    let (model, base, first) = recorded_base(dir.path(), &text);
+    let json = |out: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let alone = first["stats"]["peak_memory_bytes"].as_u64().expect("peak");
+    let states = first["stats"]["states_stored"].as_u64();
     // The record's bytes on disk are fewer than it holds in memory (its graph alone has
     // every state's events and vector, as on disk).
     let record = std::fs::metadata(&base).expect("record").len();
@@ -356,15 +365,7 @@ fn a_reusing_run_cut_by_its_memory_limit_writes_no_record() {
     // reaches the search late: the run must still stop at the limit and leave no record.
     let dir = tempfile::tempdir().expect("tempdir");
     let text = BIG.replace("4000", "300");
-    let model = write_model(dir.path(), "m.pml", &text);
-    let base = dir.path().join("m.rec");
-    let out = bin()
-        .args(["verify", "--format", "json", "--record"])
-        .arg(&base)
-        .arg(&model)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (_, base, _) = recorded_base(dir.path(), &text);
     let next = write_model(dir.path(), "n.pml", &text.replacen("b < 300", "b < 299", 1));
     for alg in ["prune", "replay"] {
         let rec = dir.path().join(format!("n-{alg}.rec"));
