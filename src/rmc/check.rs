@@ -269,6 +269,11 @@ pub fn plan(
         Some("the record's model had hidden variables".into())
     } else if base.record.meta.checks != checks {
         Some("the record was made with other checks (end states, assertions, -q)".into())
+    } else if let Some(moved) = moved_proctype(&base.program, &program) {
+        Some(format!(
+            "{moved}: a process record names its proctype by position, so no recorded state \
+             can be reused"
+        ))
     } else if layout != Some(base.record.meta.layout_hash) && extension.is_none() {
         Some(format!(
             "the state layout changed ({}): no recorded state can be reused",
@@ -574,6 +579,22 @@ pub fn plan(
         reason,
         predicted: Some(predicted),
     }
+}
+
+/// A proctype both versions have, at another position (the layout's hash, which sees each
+/// position's kind and locals, does not tell two swapped proctypes apart).
+fn moved_proctype(old: &Program, new: &Program) -> Option<String> {
+    new.procs.iter().enumerate().find_map(|(i, p)| {
+        let j = old.procs.iter().position(|q| q.name == p.name)?;
+        (j != i).then(|| {
+            format!(
+                "proctype {} moved from position {} to {}",
+                p.name,
+                j + 1,
+                i + 1
+            )
+        })
+    })
 }
 
 /// A finished run.
