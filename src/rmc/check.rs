@@ -269,11 +269,6 @@ pub fn plan(
         Some("the record's model had hidden variables".into())
     } else if base.record.meta.checks != checks {
         Some("the record was made with other checks (end states, assertions, -q)".into())
-    } else if let Some(moved) = moved_proctype(&base.program, &program) {
-        Some(format!(
-            "{moved}: a process record names its proctype by position, so no recorded state \
-             can be reused"
-        ))
     } else if layout != Some(base.record.meta.layout_hash) && extension.is_none() {
         Some(format!(
             "the state layout changed ({}): no recorded state can be reused",
@@ -283,7 +278,12 @@ pub fn plan(
                 .unwrap_or_else(|| "declarations".into())
         ))
     } else {
-        None
+        moved_proctype(&base.program, &program).map(|moved| {
+            format!(
+                "{moved}: a process record names its proctype by position, so no recorded \
+                 state can be reused"
+            )
+        })
     };
     let full = |program, ids, impact, reason, predicted| Plan {
         program,
