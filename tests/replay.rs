@@ -490,6 +490,47 @@ init {
 ";
 
 #[test]
+fn a_record_read_from_its_file_is_the_record_written_and_replays_the_same() {
+    // Large enough to be mapped rather than read (over a megabyte), as a record of a real
+    // model is: its graph's bytes stay in the file's pages.
+    let opts = Options {
+        max_states: Some(2_000_000),
+        ..limited()
+    };
+    let v = version(RING).expect("ring parses");
+    let record = check_with(&v, None, Algorithm::Full, &opts)
+        .record
+        .expect("ring record");
+    let bytes = record.to_bytes();
+    assert!(bytes.len() > 1 << 20, "{} bytes", bytes.len());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("ring.rec");
+    std::fs::write(&path, &bytes).expect("write");
+    let read = Record::read(&path).expect("the record reads from its file");
+    assert_eq!(read, record);
+    assert_eq!(read.to_bytes(), bytes, "written again byte for byte");
+    assert_eq!(
+        Record::from_bytes(&bytes).expect("reads from bytes"),
+        record
+    );
+    // A replay from it, and the record that replay writes (the old graph's bytes shared,
+    // the new ones after them), equal a full check's and read back.
+    let new = RING.replace("phase = 7;", "phase = 9;");
+    let nv = version(&new).expect("mutant parses");
+    let replay = check_with(&nv, Some(&read), Algorithm::Replay, &opts);
+    let full = check_with(&nv, Some(&read), Algorithm::Full, &opts);
+    assert_same("ring from its file", &new, &replay, &full);
+    assert!(replay.stats.states_walked > 0, "{:?}", replay.stats);
+    let next = replay.record.expect("replay record");
+    let again = Record::from_bytes(&next.to_bytes()).expect("the replay's record reads back");
+    assert_eq!(again, next);
+    // A truncated file is refused with the reason, not mapped past its end.
+    std::fs::write(&path, &bytes[..bytes.len() - 100]).expect("write");
+    let err = Record::read(&path).expect_err("truncated");
+    assert!(err.to_string().contains("truncated"), "{err}");
+}
+
+#[test]
 fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     let opts = Options {
         max_states: Some(2_000_000),

@@ -221,10 +221,22 @@ impl Cache {
     /// The record's bytes, or `None` when there is none. Whether they parse is the
     /// caller's to check (and to warn about).
     pub fn get_record(&self, model: &str, hash: &str) -> Result<Option<Vec<u8>>, CacheError> {
+        let Some(mut file) = self.open_record(model, hash)? else {
+            return Ok(None);
+        };
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut b)
+            .map_err(|err| CacheError::io("cannot read", &self.record_path(model, hash), err))?;
+        Ok(Some(b))
+    }
+
+    /// The record file, opened, or `None` when there is none (a reader maps it rather than
+    /// read a gigabyte into memory; records are replaced by rename, never rewritten).
+    pub fn open_record(&self, model: &str, hash: &str) -> Result<Option<fs::File>, CacheError> {
         check_hash(hash)?;
         let path = self.record_path(model, hash);
-        match fs::read(&path) {
-            Ok(b) => Ok(Some(b)),
+        match fs::File::open(&path) {
+            Ok(f) => Ok(Some(f)),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(err) => Err(CacheError::io("cannot read", &path, err)),
         }

@@ -276,8 +276,8 @@ impl Session {
     }
 
     fn load_base(&self, key: &str, hash: &str) -> Option<Base> {
-        let bytes = self.cache.get_record(key, hash).ok()??;
-        match Record::from_bytes(&bytes)
+        let file = self.cache.open_record(key, hash).ok()??;
+        match Record::from_file(&file)
             .map_err(|e| e.to_string())
             .and_then(|r| Base::from_record(r).map_err(|e| e.to_string()))
         {

@@ -9,6 +9,7 @@
 //! keeps the vectors of dropped slots until it renumbers the graph, so that every base stays. Events name edges through a table of (stable location, edge index there), so that
 //! renumbered code keeps them, and states by slot.
 
+use super::blob::Blob;
 use crate::explore::budget::Held;
 use crate::explore::event::{End, Event, To};
 use crate::explore::exec::Flag;
@@ -37,9 +38,9 @@ pub struct Graph {
     pub foot: Vec<u32>,
     pub shape: Vec<u32>,
     pub ev: Vec<(u64, u32)>,
-    pub events: Vec<u8>,
+    pub events: Blob,
     pub vec: Vec<(u64, u32)>,
-    pub vectors: Vec<u8>,
+    pub vectors: Blob,
     /// Per fingerprint of the record (its `STAT` order): the state's slot (NONE: none).
     pub slot_of: Vec<u32>,
 }
@@ -48,10 +49,8 @@ pub struct Graph {
 /// the bytes lie.
 impl PartialEq for Graph {
     fn eq(&self, o: &Graph) -> bool {
-        fn span(b: &[u8], (at, n): (u64, u32)) -> Option<&[u8]> {
-            usize::try_from(at)
-                .ok()
-                .and_then(|a| b.get(a..a + n as usize))
+        fn span(b: &Blob, (at, n): (u64, u32)) -> Option<&[u8]> {
+            b.get(at, n)
         }
         self.reference == o.reference
             && self.foots == o.foots
@@ -95,14 +94,15 @@ impl Graph {
         self.foot.is_empty()
     }
 
+    /// A slot's events (none for a span `validate` would refuse).
     pub fn events_of(&self, slot: u32) -> &[u8] {
         let (at, n) = self.ev[slot as usize];
-        &self.events[at as usize..at as usize + n as usize]
+        self.events.get(at, n).unwrap_or_default()
     }
 
     pub fn vector_of(&self, slot: u32) -> &[u8] {
         let (at, n) = self.vec[slot as usize];
-        &self.vectors[at as usize..at as usize + n as usize]
+        self.vectors.get(at, n).unwrap_or_default()
     }
 
     /// The canonical vector of `slot` (`chain` is scratch). False: the graph is corrupt.
@@ -150,12 +150,14 @@ impl Graph {
         {
             return Err("graph index out of range".into());
         }
-        let fits = |&(at, len): &(u64, u32), total: usize| {
-            at.checked_add(len as u64)
-                .is_some_and(|e| e <= total as u64)
-        };
-        if !self.ev.iter().all(|r| fits(r, self.events.len()))
-            || !self.vec.iter().all(|r| fits(r, self.vectors.len()))
+        if !self
+            .ev
+            .iter()
+            .all(|&(at, n)| self.events.get(at, n).is_some())
+            || !self
+                .vec
+                .iter()
+                .all(|&(at, n)| self.vectors.get(at, n).is_some())
         {
             return Err("graph range out of bounds".into());
         }
@@ -1011,7 +1013,7 @@ mod tests {
             shape: vec![0; 3],
             ev: vec![(0, 0); 3],
             vec,
-            vectors,
+            vectors: Blob::from_vec(vectors.clone()),
             slot_of: vec![0, 1, 2],
             ..Graph::default()
         };
@@ -1026,7 +1028,8 @@ mod tests {
         dropped.vec[0].1 = 0;
         assert!(dropped.validate(3).is_err());
         let mut before_first = g.clone();
-        before_first.vectors[0] = 7;
+        vectors[0] = 7;
+        before_first.vectors = Blob::from_vec(vectors);
         assert!(before_first.validate(3).is_err());
     }
 

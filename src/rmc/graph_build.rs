@@ -13,6 +13,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::explore::budget::Held;
 use crate::explore::event::Event;
 
+use super::blob::Blob;
 use super::graph::{
     apply_delta, decode_chain, encode_events, encode_vector, for_each_event, EdgeTable, Graph,
     StableNames, CHAIN, NONE,
@@ -80,10 +81,12 @@ pub struct GraphBuilder {
     events: Vec<u8>,
     vectors: Vec<u8>,
     /// Built from an old graph: the lengths of its event and vector bytes, which the
-    /// offsets here assume precede `events` and `vectors`. The old bytes are not copied
+    /// offsets here assume precede `events` and `vectors`. The old bytes are not held
     /// while the search runs (the replay reads them, nothing here does); `join` puts them
-    /// in front before the graph is finished.
+    /// in front (shared, not copied) before the graph is finished.
     old_bytes: Option<(u64, u64)>,
+    /// The old graph's event and vector bytes, once joined.
+    old: Option<(Blob, Blob)>,
     /// The slot of each search id.
     slots: Vec<u32>,
     open: Vec<Open>,
@@ -149,7 +152,7 @@ impl GraphBuilder {
             b.shape = g.shape.clone();
             b.ev = g.ev.clone();
             b.vec = g.vec.clone();
-            b.old_bytes = Some((g.events.len() as u64, g.vectors.len() as u64));
+            b.old_bytes = Some((g.events.len(), g.vectors.len()));
             b.live = vec![false; g.len()];
         }
         b
@@ -162,12 +165,8 @@ impl GraphBuilder {
             return;
         };
         match old {
-            Some(g) if g.events.len() as u64 == e && g.vectors.len() as u64 == v => {
-                let (mut events, mut vectors) = (g.events, g.vectors);
-                events.extend_from_slice(&self.events);
-                vectors.extend_from_slice(&self.vectors);
-                self.events = events;
-                self.vectors = vectors;
+            Some(g) if g.events.len() == e && g.vectors.len() == v => {
+                self.old = Some((g.events, g.vectors));
             }
             _ => self.broken = true,
         }
@@ -183,6 +182,7 @@ impl GraphBuilder {
     pub fn memory(&self) -> u64 {
         self.events.held()
             + self.vectors.held()
+            + self.old.as_ref().map_or(0, |(e, v)| e.held() + v.held())
             + self.foot.held()
             + self.shape.held()
             + self.ev.held()
@@ -509,12 +509,22 @@ impl GraphBuilder {
 
     fn vector_record(&self, slot: u32) -> Option<&[u8]> {
         let (a, l) = *self.vec.get(slot as usize)?;
-        self.vectors.get(a as usize..a as usize + l as usize)
+        joined(self.old.as_ref().map(|o| &o.1), &self.vectors, a, l)
+    }
+
+    fn event_record(&self, a: u64, l: u32) -> Option<&[u8]> {
+        joined(self.old.as_ref().map(|o| &o.0), &self.events, a, l)
     }
 
     /// The vectors of the live slots, in the dense numbering `map` gives them, each based on
     /// the one before (decoded in slot order, most with one delta).
-    fn renumber_vectors(&self, map: &[u32], g: &mut Graph) -> Option<()> {
+    fn renumber_vectors(
+        &self,
+        map: &[u32],
+        vec: &mut Vec<(u64, u32)>,
+        vectors: &mut Vec<u8>,
+        live: usize,
+    ) -> Option<()> {
         let reference = self.reference.clone().unwrap_or_default();
         let (mut cur, mut prev, mut scratch, mut chain_buf) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -548,19 +558,19 @@ impl GraphBuilder {
             if to == NONE {
                 continue;
             }
-            let at = g.vectors.len() as u64;
-            let back = if g.vec.is_empty() || chain + 1 >= CHAIN {
+            let at = vectors.len() as u64;
+            let back = if vec.is_empty() || chain + 1 >= CHAIN {
                 0
             } else {
                 1
             };
             let base = if back == 0 { &reference[..] } else { &prev[..] };
-            encode_vector(back, base, &cur, &mut scratch, &mut g.vectors);
+            encode_vector(back, base, &cur, &mut scratch, vectors);
             chain = if back == 0 { 0 } else { chain + 1 };
-            g.vec.push((at, (g.vectors.len() as u64 - at) as u32));
+            vec.push((at, (vectors.len() as u64 - at) as u32));
             prev.clone_from(&cur);
         }
-        (g.vec.len() == g.foot.len()).then_some(())
+        (vec.len() == live).then_some(())
     }
 
     /// The graph, `slot_of` giving the slot of each fingerprint of the record (live slots
@@ -619,7 +629,7 @@ impl GraphBuilder {
         g.shape.reserve_exact(live);
         g.ev.reserve_exact(live);
         g.vec.reserve_exact(live);
-        g.events.reserve_exact(self.events.len());
+        let mut events = Vec::with_capacity(self.events.len());
         for s in 0..n {
             if !self.live[s] {
                 continue;
@@ -631,8 +641,8 @@ impl GraphBuilder {
             g.foot.push(f);
             g.shape.push(sh);
             let (a, l) = self.ev[s];
-            let b = self.events.get(a as usize..a as usize + l as usize)?;
-            let at = g.events.len() as u64;
+            let b = self.event_record(a, l)?;
+            let at = events.len() as u64;
             // Targets: slot → dense slot.
             let to = |k: u32| map.get(k as usize).copied().filter(|&x| x != NONE);
             evs.clear();
@@ -651,10 +661,13 @@ impl GraphBuilder {
             let items = evs
                 .iter()
                 .map(|&(ev, at, n)| (ev, &blocked_all[at..at + n]));
-            encode_events(&mut g.events, map[s], items);
-            g.ev.push((at, (g.events.len() as u64 - at) as u32));
+            encode_events(&mut events, map[s], items);
+            g.ev.push((at, (events.len() as u64 - at) as u32));
         }
-        self.renumber_vectors(&map, &mut g)?;
+        let mut vectors = Vec::new();
+        self.renumber_vectors(&map, &mut g.vec, &mut vectors, live)?;
+        g.events = Blob::from_vec(events);
+        g.vectors = Blob::from_vec(vectors);
         for s in slot_of.iter_mut() {
             *s = map[*s as usize];
         }
@@ -669,6 +682,9 @@ impl GraphBuilder {
     /// slot keeps only its vector, a base of others; the file is written in slot order).
     fn finish_in_place(self, slot_of: Vec<u32>) -> Option<Graph> {
         let (nf, ns) = (self.foots.len(), self.shapes.len());
+        let (mut events, mut vectors) = self.old.unwrap_or_default();
+        events.append(Blob::from_vec(self.events));
+        vectors.append(Blob::from_vec(self.vectors));
         let mut foot = self.foot;
         let mut shape = self.shape;
         let mut ev = self.ev;
@@ -678,21 +694,11 @@ impl GraphBuilder {
                 continue;
             }
             let (a, l) = ev[s];
-            if foot[s] as usize >= nf
-                || shape[s] as usize >= ns
-                || self
-                    .events
-                    .get(a as usize..a as usize + l as usize)
-                    .is_none()
-            {
+            if foot[s] as usize >= nf || shape[s] as usize >= ns || events.get(a, l).is_none() {
                 return None;
             }
         }
-        let vectors_fit = self.vec.iter().all(|&(a, l)| {
-            self.vectors
-                .get(a as usize..a as usize + l as usize)
-                .is_some()
-        });
+        let vectors_fit = self.vec.iter().all(|&(a, l)| vectors.get(a, l).is_some());
         if !vectors_fit || (nf == 0 && !foot.is_empty()) {
             return None;
         }
@@ -704,12 +710,22 @@ impl GraphBuilder {
             foot,
             shape,
             ev,
-            events: self.events,
+            events,
             vec: self.vec,
-            vectors: self.vectors,
+            vectors,
             slot_of,
         })
     }
+}
+
+/// `n` bytes at `at` of an old graph's bytes (`old`, when joined) followed by `new`.
+fn joined<'a>(old: Option<&'a Blob>, new: &'a [u8], at: u64, n: u32) -> Option<&'a [u8]> {
+    let base = old.map_or(0, Blob::len);
+    if at < base {
+        return old?.get(at, n);
+    }
+    let a = usize::try_from(at - base).ok()?;
+    new.get(a..a.checked_add(n as usize)?)
 }
 
 #[cfg(test)]

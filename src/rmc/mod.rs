@@ -3,6 +3,7 @@
 //! that reuse a record and accumulate the next one. A library module: it takes programs and
 //! records and returns results and records; it knows nothing of git or the terminal.
 
+pub mod blob;
 pub mod book;
 pub mod book_pipe;
 pub mod carry;

@@ -17,6 +17,7 @@
 //! little-endian.
 
 use crate::explore::budget::Held;
+use bytes::Bytes;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::explore::ViolationKind;
 
+use super::blob::Blob;
 use super::elements::Element;
 use super::graph::{get_varint, put_varint, Graph};
 use super::ids::StableIds;
@@ -157,7 +159,7 @@ enum Part<'a> {
     Own(Vec<u8>),
     Ref(&'a [u8]),
     /// The (start, length) spans of a buffer, one after the other.
-    Spans(&'a [u8], &'a [(u64, u32)]),
+    Spans(&'a Blob, &'a [(u64, u32)]),
 }
 
 impl Part<'_> {
@@ -177,9 +179,8 @@ impl Part<'_> {
             Part::Spans(src, spans) => {
                 let mut buf = Vec::with_capacity(1 << 20);
                 for &(at, len) in spans.iter() {
-                    let b = usize::try_from(at)
-                        .ok()
-                        .and_then(|a| src.get(a..a + len as usize))
+                    let b = src
+                        .get(at, len)
                         .ok_or_else(|| std::io::Error::other("a graph span out of bounds"))?;
                     buf.extend_from_slice(b);
                     if buf.len() >= 1 << 20 {
@@ -383,8 +384,18 @@ impl Record {
         Ok(offset + 8)
     }
 
-    /// Reads a record's bytes, checking magic, format, checksum and semantics version.
+    /// Reads a record's bytes, checking magic, format, checksum and semantics version (the
+    /// state graph's bytes copied out of `b`).
     pub fn from_bytes(b: &[u8]) -> Result<Record, RecordError> {
+        Record::parse(b, None)
+    }
+
+    /// `from_bytes`, the state graph's bytes shared with `b` instead of copied.
+    pub fn from_shared(b: Bytes) -> Result<Record, RecordError> {
+        Record::parse(&b, Some(&b))
+    }
+
+    fn parse(b: &[u8], owner: Option<&Bytes>) -> Result<Record, RecordError> {
         if b.len() < 16 || &b[..8] != MAGIC {
             return Err(if b.len() < 8 && MAGIC.starts_with(b) {
                 RecordError::Truncated
@@ -564,7 +575,7 @@ impl Record {
         let violations: Vec<RecViolation> = serde_json::from_slice(get(b"VIOL")?)
             .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
         let graph = match toc.iter().find(|(t, _)| t == b"GRPH") {
-            Some((_, b)) => match read_graph(b)? {
+            Some((_, b)) => match read_graph(b, owner)? {
                 Some(g) => {
                     g.validate(fingerprints.len())
                         .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
@@ -588,11 +599,41 @@ impl Record {
     }
 
     pub fn read(path: &Path) -> Result<Record, RecordError> {
-        let b = std::fs::read(path).map_err(|err| RecordError::Io {
+        let io = |err| RecordError::Io {
             path: path.display().to_string(),
             err,
-        })?;
-        Record::from_bytes(&b)
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        Record::from_file(&file).map_err(|e| match e {
+            RecordError::Io { err, .. } => io(err),
+            e => e,
+        })
+    }
+
+    /// Reads the record in `file`, mapped rather than copied into memory where the system
+    /// allows (a record of 10^7 states is more than a gigabyte, most of it the state graph,
+    /// which then stays in the file's pages).
+    pub fn from_file(file: &std::fs::File) -> Result<Record, RecordError> {
+        let io = |err| RecordError::Io {
+            path: "the record".into(),
+            err,
+        };
+        let len = file.metadata().map_err(io)?.len();
+        // A short file is read: its diagnosis (truncated, not a record) comes from the
+        // bytes, and there is nothing to save.
+        if len >= 1 << 20 {
+            // SAFETY: the mapping is read-only, and git rmc never writes a record in
+            // place: the cache and `--record` write a temporary file and rename it over
+            // the old one, whose pages stay as they were for as long as they are mapped.
+            // Only another program truncating or rewriting the file in place, while this
+            // run reads it, could change them.
+            if let Ok(map) = unsafe { memmap2::Mmap::map(file) } {
+                return Record::from_shared(Bytes::from_owner(map));
+            }
+        }
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut &*file, &mut b).map_err(io)?;
+        Record::from_shared(Bytes::from(b))
     }
     // Writing is the cache's (`Cache::put_record` with `to_bytes`): the only writer under
     // .rmc/, and atomically.
@@ -647,11 +688,11 @@ fn graph_parts(g: &Graph) -> Vec<Part<'_>> {
             let ok = at == next;
             next += len as u64;
             ok
-        }) && next == bytes.len() as u64;
+        }) && next == bytes.len();
         if in_order {
-            parts.push(Part::Ref(&bytes[..]));
+            parts.extend(bytes.parts().map(Part::Ref));
         } else {
-            parts.push(Part::Spans(&bytes[..], &spans[..]));
+            parts.push(Part::Spans(bytes, &spans[..]));
         }
     }
     w.u32(g.slot_of.len() as u32);
@@ -663,7 +704,18 @@ fn graph_parts(g: &Graph) -> Vec<Part<'_>> {
 }
 
 /// The graph of a `GRPH` section; None when it has another layout.
-fn read_graph(b: &[u8]) -> Result<Option<Graph>, RecordError> {
+fn read_graph(b: &[u8], owner: Option<&Bytes>) -> Result<Option<Graph>, RecordError> {
+    // A blob inside the owner's bytes is a view of them; else a copy.
+    let share = |s: &[u8]| {
+        let (whole, part) = (owner.map(|o| o.as_ptr_range()), s.as_ptr_range());
+        match owner {
+            _ if s.is_empty() => Blob::default(),
+            Some(o) if whole.is_some_and(|w| w.start <= part.start && part.end <= w.end) => {
+                Blob::shared(o.slice_ref(s))
+            }
+            _ => Blob::shared(Bytes::copy_from_slice(s)),
+        }
+    };
     let mut r = R { b, at: 0 };
     if r.u32()? != GRAPH_FORMAT {
         return Ok(None);
@@ -712,8 +764,8 @@ fn read_graph(b: &[u8]) -> Result<Option<Graph>, RecordError> {
         ev_at += e as u64;
         vec_at += v as u64;
     }
-    let events = r.blob()?.to_vec();
-    let vectors = r.blob()?.to_vec();
+    let events = share(r.blob()?);
+    let vectors = share(r.blob()?);
     let k = r.count(4)?;
     let mut slot_of = Vec::with_capacity(k);
     for _ in 0..k {

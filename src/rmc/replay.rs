@@ -104,10 +104,13 @@ impl Replay {
 
     /// `fingerprints`: the record's (its `STAT`); `dangerous`: whether a stable location is.
     pub fn new(
-        graph: Graph,
+        mut graph: Graph,
         fingerprints: Arc<Vec<u128>>,
         dangerous: impl Fn(u32) -> bool,
     ) -> Replay {
+        // A replay reads a slot's events through the whole buffer (its cursors hold
+        // offsets); only a graph built on another in memory comes in parts.
+        graph.events.make_contiguous();
         let mut fp_of_slot = vec![0u128; graph.len()];
         for (i, &s) in graph.slot_of.iter().enumerate() {
             if s != NONE {
@@ -338,7 +341,7 @@ impl Replay {
             return GroupPlan::Execute;
         }
         let (mut pos, end) = (c.pos, c.end);
-        let events = &self.graph.events[..end.min(self.graph.events.len())];
+        let events = events_upto(&self.graph, end);
         // Groups come in pid order, highest first; the search asks in that order.
         let mut found = None;
         while pos < events.len() {
@@ -492,7 +495,7 @@ impl Replay {
         }
         let (slot, mut pos) = (c.slot, c.pos);
         let mut ev = decode_event(
-            &self.graph.events[..end],
+            events_upto(&self.graph, end),
             slot,
             &mut pos,
             &mut self.blocked,
@@ -510,7 +513,7 @@ impl Replay {
                 break;
             }
             ev = decode_event(
-                &self.graph.events[..end],
+                events_upto(&self.graph, end),
                 slot,
                 &mut pos,
                 &mut self.blocked,
@@ -568,4 +571,11 @@ fn sends(l: &crate::program::Location) -> bool {
         LStmt::DStep(a) => a.locations.iter().any(sends),
         _ => false,
     })
+}
+
+/// The graph's event bytes up to `end` (a cursor's), in one piece as `Replay::new` made
+/// them; none when the offsets do not fit (a replay then fails and executes).
+fn events_upto(g: &Graph, end: usize) -> &[u8] {
+    let all = g.events.contiguous().unwrap_or_default();
+    &all[..end.min(all.len())]
 }
