@@ -12,6 +12,45 @@ fn models() -> std::path::PathBuf {
 }
 
 #[test]
+fn help_keeps_each_example_on_its_own_line_and_each_summary_short() {
+    // Help text is written with examples in columns; a reflowed paragraph would run them
+    // together into one line.
+    let top = bin().arg("--help").output().expect("runs");
+    let top = String::from_utf8_lossy(&top.stdout).to_string();
+    let commands = [
+        "show", "verify", "diff", "check", "history", "init", "cache", "demo",
+    ];
+    for c in commands {
+        let line = top
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{c} ")))
+            .unwrap_or_else(|| panic!("{c} is listed\n{top}"));
+        assert!(line.len() <= 100, "{c}'s summary fits a line: {line}");
+        let out = bin().args([c, "--help"]).output().expect("runs");
+        assert!(out.status.success(), "{c} --help");
+        let help = String::from_utf8_lossy(&out.stdout).to_string();
+        let examples: Vec<&str> = help
+            .lines()
+            .filter(|l| l.starts_with("  git rmc "))
+            .collect();
+        assert!(!examples.is_empty(), "{c} --help shows examples\n{help}");
+        for l in examples {
+            assert_eq!(
+                l.matches("git rmc ").count(),
+                1,
+                "{c}: one example a line: {l}"
+            );
+        }
+        assert!(
+            // (Options' own help is clap's to lay out.)
+            help.lines()
+                .all(|l| l.len() <= 100 || l.starts_with(char::is_whitespace)),
+            "{c} --help: its paragraphs are wrapped\n{help}"
+        );
+    }
+}
+
+#[test]
 fn show_accepts_a_model_and_lists_its_automaton() {
     let out = bin()
         .args(["show"])

@@ -7,14 +7,17 @@ use clap::{Args, Subcommand};
 use super::error::Outcome;
 use super::walk::{At, Session};
 
-/// Show or free what git rmc keeps in its cache (.rmc/ at the work tree root, or
-/// GIT_RMC_CACHE_DIR, or cache_dir in .rmc.toml): records of checked versions and results
-/// per commit. A corrupt or foreign cache costs time, never a verdict.
+/// Show or free what git rmc keeps in its cache
+///
+/// The cache (.rmc/ at the work tree root, or GIT_RMC_CACHE_DIR, or cache_dir in
+/// .rmc.toml): records of checked versions and results per commit. A corrupt or foreign
+/// cache costs time, never a verdict.
 ///
 ///   git rmc cache ls
 ///   git rmc cache gc       keep what the branch tips need
 ///   git rmc cache clear
 #[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct CacheArgs {
     #[command(subcommand)]
     pub action: CacheAction,

@@ -19,7 +19,7 @@ pub enum CheckFormat {
     Sarif,
 }
 
-/// Check the repository's Promela models at commits, incrementally.
+/// Check the repository's Promela models at commits, incrementally
 ///
 /// The first check of a model is a full check that records what the next one needs; every
 /// later one diffs the model against the recorded version and explores only the states the
@@ -43,6 +43,7 @@ pub enum CheckFormat {
 /// model, usage or configuration error; 3 a limit cut a search; 4 an internal error (with
 /// --audit: a pruning run that disagrees with a full check).
 #[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct CheckArgs {
     /// A commit (default HEAD) or a range A..B.
     pub range: Option<String>,

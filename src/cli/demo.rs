@@ -10,14 +10,16 @@ use crate::git::build::{build, Snapshot};
 
 include!(concat!(env!("OUT_DIR"), "/sample.rs"));
 
-/// Build the bundled sample into a git repository and show its history report: an
-/// elevator controller written for git rmc, in 18 commits (refactorings, features, a
+/// Build the bundled sample into a git repository and show its history report
+///
+/// An elevator controller written for git rmc, in 18 commits (refactorings, features, a
 /// change in an included file, bugs and their fixes). The first commit is checked in full
 /// and records; every later one reuses its parent's record.
 ///
 ///   git rmc demo                 in a new temporary folder
 ///   git rmc demo elevator        in ./elevator (which must not exist or be empty)
 #[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct DemoArgs {
     /// Where to build the repository (default: a new temporary folder).
     pub dir: Option<PathBuf>,

@@ -9,10 +9,12 @@ use super::show::Format;
 use crate::report;
 use crate::rmc::{self, Base, Record, StableIds};
 
-/// Show which locations of OLD a change makes dangerous: the statements that differ (after
-/// preprocessing, inline expansion and name resolution, so renames, comments and moved
-/// lines do not count), deleted code, labels read by remote references that moved. States
-/// whose reachable part of the state space misses them are what a later check can skip.
+/// Show which locations of OLD a change makes dangerous
+///
+/// The statements that differ (after preprocessing, inline expansion and name resolution,
+/// so renames, comments and moved lines do not count), deleted code, labels read by remote
+/// references that moved. States whose reachable part of the state space misses them are
+/// what a later check can skip.
 ///
 /// With two files: OLD is a model file or a record written by `verify --record` (which
 /// holds its sources), NEW a model file; -D and -I apply to both model files. Otherwise OLD
@@ -24,6 +26,7 @@ use crate::rmc::{self, Base, Record, StableIds};
 ///   git rmc diff HEAD~1 HEAD
 ///   git rmc diff main feature -- models/mesi.pml
 #[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct DiffArgs {
     /// The old version: a model file, a record (.rec), or a commit.
     pub old: String,

@@ -19,10 +19,12 @@ pub enum HistoryFormat {
     Html,
 }
 
-/// Report on a history: per commit and model, the verdict, the states explored and
-/// reused, the time and the speed-up over a full check, and when each violation first
-/// appeared and was fixed. Results come from the cache; what is missing is checked (as
-/// `git rmc check` does, reusing records).
+/// Report on a history: verdicts, states, times and speed-ups per commit
+///
+/// Per commit and model: the verdict, the states explored and reused, the time and the
+/// speed-up over a full check, and when each violation first appeared and was fixed.
+/// Results come from the cache; what is missing is checked (as `git rmc check` does,
+/// reusing records).
 ///
 ///   git rmc history                     HEAD's whole history
 ///   git rmc history v1.0..HEAD --format markdown
@@ -32,9 +34,11 @@ pub enum HistoryFormat {
 /// `git rmc check --audit` measures it) over the time it took; without one, the time of the
 /// model's nearest full check in the history, scaled by the work of the two versions
 /// (transitions and atomic steps where the check's figures give them, as a replay's do; else
-/// the states stored). Exit status
-/// 0 once the report is made (the verdicts are in it), 2 when it cannot be made.
+/// the states stored).
+///
+/// Exit status: 0 once the report is made (the verdicts are in it), 2 when it cannot be made.
 #[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct HistoryArgs {
     /// A range A..B (default: HEAD's whole history, oldest first).
     pub range: Option<String>,

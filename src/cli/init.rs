@@ -12,14 +12,17 @@ use crate::config::{self, Config};
 /// The pre-push hook `--hook` installs.
 pub const HOOK: &str = include_str!("../../hooks/pre-push");
 
-/// Set up git rmc in this repository: write a commented .rmc.toml listing the Promela model
-/// files found (*.pml, *.prom, *.pr; files other models #include are listed once, through
-/// their entry file), keeping an existing one; add .rmc/ (the cache) to git's exclude file;
-/// with --hook, install the pre-push hook that checks what is pushed.
+/// Set up git rmc in this repository: .rmc.toml, the cache's exclude line, the hook
+///
+/// Writes a commented .rmc.toml listing the Promela model files found (*.pml, *.prom, *.pr;
+/// files other models #include are listed once, through their entry file), keeping an
+/// existing one; adds .rmc/ (the cache) to git's exclude file; with --hook, installs the
+/// pre-push hook that checks what is pushed.
 ///
 ///   git rmc init
 ///   git rmc init --hook
 #[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct InitArgs {
     /// Also install the pre-push hook (where `git rev-parse --git-path hooks` says, so that
     /// core.hooksPath is honoured).

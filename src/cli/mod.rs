@@ -17,12 +17,19 @@ pub mod walk;
 
 use clap::{Parser, Subcommand};
 
-/// Regression model checking for Promela models kept in git.
+/// Regression model checking for Promela models kept in git
 ///
 /// git rmc reads Promela models exactly as SPIN 6.5.2 does (with a built-in C preprocessor)
 /// and lowers each proctype to the automaton pan would run. Checking commands follow.
 #[derive(Parser, Debug)]
-#[command(name = "git-rmc", bin_name = "git rmc", version, about, long_about)]
+#[command(
+    name = "git-rmc",
+    bin_name = "git rmc",
+    version,
+    about,
+    long_about,
+    verbatim_doc_comment
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

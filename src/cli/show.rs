@@ -11,13 +11,19 @@ pub enum Format {
     Json,
 }
 
-/// Show what will be checked in a model: globals with their types and widths, channels,
-/// mtypes, typedefs, and per proctype its active count, parameters, locals and automaton
-/// (location ids, labels, outgoing statements with their target and file:line). Never
-/// claims and ltl formulas are listed and marked "not checked yet".
+/// Show what will be checked in a model, as git rmc reads it
+///
+/// Globals with their types and widths, channels, mtypes, typedefs, and per proctype its
+/// active count, parameters, locals and automaton (location ids, labels, outgoing statements
+/// with their target and file:line). Never claims and ltl formulas are listed and marked
+/// "not checked yet".
+///
+///   git rmc show model.pml
+///   git rmc show model.pml -D N=3 --format json
 ///
 /// Exit status: 0 when the model is accepted, 2 with diagnostics on any error.
 #[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct ShowArgs {
     #[command(flatten)]
     pub model: super::ModelArgs,

@@ -13,11 +13,13 @@ use super::AlgorithmArg;
 use crate::explore::{self, Machine, Options, Verdict};
 use crate::report;
 
-/// Check a model for safety: explore every reachable state and report every assertion
-/// violation, invalid end state (deadlock), array index out of range, division by zero,
-/// blocking d_step, too many processes and non-terminating atomic sequence, each once, with a
-/// trail. Figures (states stored and matched, transitions, atomic steps, depth) are SPIN's,
-/// as `spin -o1 -o2 -o3 -a; gcc -DNOREDUCE -DSAFETY -DNOCLAIM; ./pan -c0` prints them.
+/// Check one model file for safety, as spin's pan does (no git needed)
+///
+/// Explores every reachable state and reports every assertion violation, invalid end state
+/// (deadlock), array index out of range, division by zero, blocking d_step, too many
+/// processes and non-terminating atomic sequence, each once, with a trail. Figures (states
+/// stored and matched, transitions, atomic steps, depth) are SPIN's, as
+/// `spin -o1 -o2 -o3 -a; gcc -DNOREDUCE -DSAFETY -DNOCLAIM; ./pan -c0` prints them.
 ///
 /// Never claims and ltl formulas are not checked yet: the output names them. spin's .trail
 /// files are not written; trails are printed (and in the JSON) instead.
@@ -33,6 +35,7 @@ use crate::report;
 /// usage or model error; 3 a limit cut the search and no violation was found (never a pass);
 /// 4 an internal error (a bug: please report it).
 #[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct VerifyArgs {
     #[command(flatten)]
     pub model: super::ModelArgs,
