@@ -746,6 +746,15 @@ fn history_and_diff_between_commits() {
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(doc["commits"].as_array().map(|c| c.len()), Some(3));
+    // The fix restores the first commit's content: its result is that one's, and a result
+    // taken from the cache has no speed-up (it took no check).
+    let fix = &doc["commits"][2]["models"][0];
+    assert_eq!(fix["mode"], "reused", "{fix}");
+    assert!(fix["speedup"].is_null(), "{fix}");
+    assert!(
+        doc["commits"][1]["models"][0]["speedup"].is_number(),
+        "{doc}"
+    );
     let v = &doc["violations"][0];
     assert_eq!(v["kind"], "assertion");
     assert_eq!(

@@ -116,7 +116,12 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
     // Speed-ups need the full checks' times, known once the history is walked.
     for (i, row) in rows.iter_mut().enumerate() {
         for (k, cell) in row.models.iter_mut().enumerate() {
-            if cell.mode == "full" || cell.verdict == "error" || cell.verdict == "absent" {
+            // (A reused result took no check: it has no speed-up to show.)
+            if cell.mode == "full"
+                || cell.mode == "reused"
+                || cell.verdict == "error"
+                || cell.verdict == "absent"
+            {
                 continue;
             }
             let nearest = full_ms
