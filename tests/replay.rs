@@ -465,6 +465,81 @@ active proctype Q() { do :: x > 0 -> x-- od }
     );
 }
 
+#[test]
+fn a_process_whose_changed_condition_keeps_its_value_moves_as_recorded() {
+    let groups = |got: &Checked| (got.stats.groups_replayed, got.stats.groups_executed);
+    // P's loop condition now differs where x == 2 and y == 1 only: elsewhere P's moves
+    // are taken from the record, although P sits at the dangerous location in every state.
+    let old = "byte x, y;
+active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }
+active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
+";
+    let got = pair(
+        "condition",
+        old,
+        &old.replace("x < 3 -> x++", "x < 3 && (x != 2 || y != 1) -> x++"),
+    );
+    let (replayed, executed) = groups(&got);
+    assert!(executed > 0 && replayed >= 8 * executed, "{:?}", got.stats);
+
+    // A condition that faults (an index out of range) in one version is executed there.
+    let old = "byte a[3], x;
+active proctype P() { do :: a[x] == 0 -> x = (x + 1) % 4 :: x == 3 -> x = 0 od }
+active proctype Q() { do :: a[0] < 2 -> a[0]++ :: a[0] == 2 -> a[0] = 0 od }
+";
+    pair(
+        "faulting condition",
+        old,
+        &old.replace("a[x] == 0 ->", "a[x] < 1 ->"),
+    );
+    pair(
+        "condition that now faults",
+        old,
+        &old.replace("a[x] == 0 ->", "a[x % 4] == 0 ->"),
+    );
+
+    // Inside an atomic run the process passes its location again in other states: its
+    // moves are executed.
+    let old = "byte x, y;
+active proctype P() { do :: atomic { x < 3 -> x++; x < 2 -> x++ } :: x >= 2 -> x = 0 od }
+active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
+";
+    pair("atomic", old, &old.replace("x < 2 -> x++", "x < 1 -> x++"));
+
+    // An else beside the changed condition keeps its value with it.
+    let old = "byte x, y;
+active proctype P() { do :: if :: x < 2 -> x++ :: else -> x = 0 fi od }
+active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
+";
+    let got = pair(
+        "else",
+        old,
+        &old.replace("x < 2 -> x++", "x < 2 && y != 3 -> x++"),
+    );
+    assert!(groups(&got).0 > groups(&got).1, "{:?}", got.stats);
+}
+
+#[test]
+fn a_buffered_send_is_replayed_like_any_move() {
+    // Without rendezvous channels, a send's outcome is a function of the state: the
+    // sender's moves are taken from the record while the receiver's change is executed.
+    let old = "chan c = [1] of { byte };
+byte x;
+active proctype S() { do :: c ! x od }
+active proctype R() { byte v; do :: c ? v -> x = (v + 1) % 3 od }
+";
+    let got = pair("buffered", old, &old.replace("(v + 1) % 3", "(v + 2) % 3"));
+    assert!(got.stats.groups_replayed > 0, "{:?}", got.stats);
+    // A rendezvous channel anywhere in the model keeps every sender executed.
+    let rv = format!("chan d = [0] of {{ byte }};\n{old}");
+    let got = pair(
+        "buffered beside a rendezvous channel",
+        &rv,
+        &rv.replace("(v + 1) % 3", "(v + 2) % 3"),
+    );
+    assert_eq!(got.stats.groups_replayed, 0, "{:?}", got.stats);
+}
+
 /// A cyclic model: a ring of processes passing tokens forever and a monitor stepping
 /// through sixteen phases, every state reachable from every other once all run (one strongly
 /// connected component).

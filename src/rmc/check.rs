@@ -339,6 +339,9 @@ pub fn plan(
         (None, Some(g)) if want != Algorithm::Prune => {
             let mut rp = Replay::new(g, r.fingerprints.clone(), |l| impact.is_dangerous(l));
             rp.project = extension.clone().map(|e| (e, old_hash));
+            if rp.project.is_none() {
+                rp.guards = impact.guards.clone();
+            }
             let grouped = !program.uses_priority;
             // Auto runs a full check when pruning, and a replay executing none of its
             // executed states' moves, would each cost most of one: then the groups need no
@@ -348,7 +351,8 @@ pub fn plan(
             let enough = |walked: u64, executed: u64| {
                 prune_too && walked as f64 * WALK_COST + executed as f64 * MIXED_COST >= bar
             };
-            let (walked, executed, moves) = rp.predict(grouped, enough);
+            let m = Machine::new(&program).ok();
+            let (walked, executed, moves) = rp.predict(m.as_ref(), grouped, enough);
             predicted.replay_walked = Some(walked);
             predicted.replay_executed = Some(executed);
             predicted.replay_moves_executed = Some(moves);

@@ -51,7 +51,14 @@ pub struct Impact {
     /// Changes that alter the initial state only (they need no dangerous location: the new
     /// initial state is simply not in the record).
     pub notes: Vec<String>,
+    /// The dangerous locations whose change is confined to conditions (`guard_change`): per
+    /// stable id, each changed edge's index and its condition in the old and new version.
+    /// Where both conditions have the same value, a process there moves as recorded.
+    pub guards: BTreeMap<u32, Vec<GuardChange>>,
 }
+
+/// One edge whose condition changed and nothing else: (edge index, old, new).
+pub type GuardChange = (usize, LExpr, LExpr);
 
 impl Impact {
     pub fn is_dangerous(&self, stable: u32) -> bool {
@@ -299,6 +306,7 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     // Judge every old location by its whole label.
     let new_side = Side::new(new, Some(&map));
     let mut dangerous = BTreeMap::new();
+    let mut guards = BTreeMap::new();
     let mut deleted = 0;
     for op in &old.procs {
         let np = new.procs.iter().find(|p| p.name == op.name);
@@ -328,6 +336,9 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             let a = old_side.parts(op, ol);
             let b = new_side.parts(np, nl);
             if let Some(reason) = difference(&a, &b, ol, nl) {
+                if let Some(g) = guard_change(&a, &b, ol, nl) {
+                    guards.insert(ol.id.0, g);
+                }
                 dangerous.insert(ol.id.0, danger(reason, Some(LocId(map[&n]))));
             }
         }
@@ -411,6 +422,61 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         notes: initial_notes(old, new, &map, extension.as_ref()),
         extension,
         dangerous,
+        guards,
+    }
+}
+
+/// The changed edges of a paired location, when all that changed are conditions: the same
+/// flags, context, edges and targets, and every edge that differs a condition in both
+/// versions (`plain`: it reads the state only, faults aside). Then whether a process there
+/// moves as recorded is the value of those conditions in its state.
+fn guard_change(a: &Parts, b: &Parts, ol: &Location, nl: &Location) -> Option<Vec<GuardChange>> {
+    if a.flags != b.flags
+        || a.context != b.context
+        || a.edges.len() != b.edges.len()
+        || ol.edges.len() != a.edges.len()
+        || nl.edges.len() != b.edges.len()
+    {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (k, (x, y)) in a.edges.iter().zip(&b.edges).enumerate() {
+        if x.1 != y.1 {
+            return None;
+        }
+        if x.0 == y.0 {
+            continue;
+        }
+        match (&ol.edges[k].stmt, &nl.edges[k].stmt) {
+            (LStmt::Expr(o), LStmt::Expr(n)) if plain(o) && plain(n) => {
+                out.push((k, o.clone(), n.clone()));
+            }
+            _ => return None,
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// An expression whose value is a function of the state and the process evaluating it:
+/// constants, variables (by slot), arithmetic and logic, `len`. Not `timeout`, `enabled`,
+/// remote references, channel polls or anything that reads other processes' code.
+fn plain(e: &LExpr) -> bool {
+    let var = |v: &crate::program::expr::LVar| {
+        v.index.as_deref().is_none_or(plain)
+            && v.fields
+                .iter()
+                .all(|(_, _, i)| i.as_deref().is_none_or(plain))
+    };
+    match e {
+        LExpr::Const(_) | LExpr::Mtype(..) => true,
+        LExpr::Var(v) | LExpr::Len(v) => var(v),
+        LExpr::Unary(op, a) => {
+            use crate::promela::ast::UnOp;
+            matches!(op, UnOp::Neg | UnOp::Not | UnOp::BitNot) && plain(a)
+        }
+        LExpr::Binary(_, a, b) => plain(a) && plain(b),
+        LExpr::Cond(c, a, b) => plain(c) && plain(a) && plain(b),
+        _ => false,
     }
 }
 

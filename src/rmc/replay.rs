@@ -58,6 +58,13 @@ pub struct Replay {
     holds: Vec<Vec<bool>>,
     /// Per footprint: whether a location in it is wide (computed when first asked).
     foot_wide: Vec<Option<bool>>,
+    /// Dangerous locations whose change is confined to conditions (`Impact::guards`): a
+    /// process there whose changed conditions keep their value moves as recorded. Empty
+    /// across a layout change.
+    pub guards: std::collections::BTreeMap<u32, Vec<crate::rmc::impact::GuardChange>>,
+    /// Per footprint: its only dangerous location, if it has exactly one (computed when
+    /// first asked; NONE: none or several).
+    foot_single: Vec<Option<u32>>,
     /// Groups of executed recorded states replayed, and executed.
     pub groups_replayed: u64,
     pub groups_executed: u64,
@@ -135,6 +142,8 @@ impl Replay {
             danger_id,
             holds: Vec::new(),
             foot_wide: Vec::new(),
+            guards: Default::default(),
+            foot_single: Vec::new(),
             groups_replayed: 0,
             groups_executed: 0,
             project: None,
@@ -182,7 +191,16 @@ impl Replay {
     /// When `enough` says the counts alone decide (a full check would run however few
     /// moves were executed), the record's groups are not read and every move counts. Else
     /// the share is estimated on at most `PREDICT_SAMPLE` executed states, evenly spread.
-    pub fn predict(&self, grouped: bool, enough: impl Fn(u64, u64) -> bool) -> (u64, u64, f64) {
+    ///
+    /// With the new machine `m`, a sampled state's group where the change is confined to
+    /// conditions (`guards`) is read as the replay will: its conditions evaluated in the
+    /// state.
+    pub fn predict(
+        &mut self,
+        m: Option<&Machine>,
+        grouped: bool,
+        enough: impl Fn(u64, u64) -> bool,
+    ) -> (u64, u64, f64) {
         let live = || self.graph.slot_of.iter().filter(|&&s| s != NONE);
         let (mut walked, mut executed) = (0u64, 0u64);
         for &s in live() {
@@ -199,15 +217,38 @@ impl Replay {
         // one's groups missed the cache over the whole graph (5 % of some replays' time).
         let every = (executed as usize).div_ceil(PREDICT_SAMPLE).max(1);
         let (mut work, mut sampled) = (0.0, 0u64);
-        for &s in live().filter(|&&s| !self.replayable(s)).step_by(every) {
+        let sample: Vec<u32> = live()
+            .copied()
+            .filter(|&s| !self.replayable(s))
+            .step_by(every)
+            .collect();
+        let (mut st, mut canon, mut chain) = (State::default(), Vec::new(), Vec::new());
+        for s in sample {
             sampled += 1;
             // Weighed by the bytes of their events: the moves of a process that sits where
             // the change is are often most of the state's.
-            let b = self.graph.events_of(s);
             let (mut pos, mut met, mut all) = (0, 0usize, 0usize);
-            while let Some((_, foot, rv, start, end)) = group_header(b, pos) {
+            let mut loaded = None;
+            while let Some((pid, foot, rv, start, end)) = group_header(self.graph.events_of(s), pos)
+            {
                 let meets = self.foot_danger.get(foot as usize).copied().unwrap_or(true);
-                if rv || meets {
+                let mut executed = rv || meets;
+                if executed && !rv && !self.guards.is_empty() {
+                    if let Some(m) = m {
+                        let ok = *loaded.get_or_insert_with(|| {
+                            self.graph.decode_vector(s, &mut chain, &mut canon)
+                                && m.from_canonical(&canon, &mut st)
+                        });
+                        let b = self.graph.events_of(s);
+                        executed = !(ok
+                            && steps_only(b, start, end, s)
+                            && self
+                                .guards_hold(m, &st, pid as usize)
+                                .is_some_and(|at| self.foot_only(foot, at))
+                            && !self.foot_is_wide(m, foot));
+                    }
+                }
+                if executed {
                     met += end - start;
                 }
                 all += end - start;
@@ -287,6 +328,7 @@ impl Replay {
     /// code can alter what it does. (Not where it may send: see `sends`.)
     fn location_holds(&mut self, m: &Machine, st: &State, pid: usize) -> bool {
         if self.holds.is_empty() {
+            let rendezvous = self.rendezvous(m);
             // Per (proctype, location index): neither dangerous nor reading others.
             let holds: Vec<Vec<bool>> = m
                 .prog
@@ -295,7 +337,10 @@ impl Replay {
                 .map(|p| {
                     let ls = &p.automaton.locations;
                     ls.iter()
-                        .map(|l| !reads_others(l) && !sends(l) && !self.dangerous_id(l.id.0))
+                        .map(|l| {
+                            let offers = rendezvous && sends(l);
+                            !(reads_others(l) || offers || self.dangerous_id(l.id.0))
+                        })
                         .collect()
                 })
                 .collect();
@@ -340,7 +385,7 @@ impl Replay {
         if c.id != id || !c.mixed || c.group_end != 0 {
             return GroupPlan::Execute;
         }
-        let (mut pos, end) = (c.pos, c.end);
+        let (mut pos, end, c_slot) = (c.pos, c.end, c.slot);
         let events = events_upto(&self.graph, end);
         // Groups come in pid order, highest first; the search asks in that order.
         let mut found = None;
@@ -355,17 +400,32 @@ impl Replay {
             }
         }
         let holds = self.location_holds(m, st, pid as usize);
+        // Where the process sits is dangerous only by conditions that keep their value
+        // here: its moves are as recorded, if its recorded moves start and end there.
+        let same_guards = if holds {
+            None
+        } else {
+            self.guards_hold(m, st, pid as usize)
+        };
         // The plan, and where the reading goes on: at the group's events when they are
         // replayed (up to their end), past them when they are executed.
         let (plan, pos, group_end) = match found {
             // No events recorded for it: nothing to replay when nothing it reads changed.
-            None if holds => (GroupPlan::Skip, pos, 0),
+            None if holds || same_guards.is_some() => (GroupPlan::Skip, pos, 0),
             None => (GroupPlan::Execute, pos, 0),
             Some((foot, rv, start, e)) => {
-                let replay = holds
-                    && !rv
-                    && self.foot_danger.get(foot as usize) == Some(&false)
-                    && !self.foot_is_wide(m, foot);
+                let replay = match same_guards {
+                    Some(at) => {
+                        let steps = steps_only(events_upto(&self.graph, end), start, e, c_slot);
+                        steps && !rv && self.foot_only(foot, at) && !self.foot_is_wide(m, foot)
+                    }
+                    None => {
+                        holds
+                            && !rv
+                            && self.foot_danger.get(foot as usize) == Some(&false)
+                            && !self.foot_is_wide(m, foot)
+                    }
+                };
                 if replay {
                     (GroupPlan::Replay { foot, rv }, start, e)
                 } else {
@@ -382,6 +442,69 @@ impl Replay {
             _ => self.groups_replayed += 1,
         }
         plan
+    }
+
+    /// The stable location of process `pid` of `st`, when it is dangerous only by
+    /// conditions (`guards`) that have the same value in the old and the new version here,
+    /// and nothing else there reads other processes' code or sends. (A condition that
+    /// faults in either version does not count as the same.)
+    fn guards_hold(&self, m: &Machine, st: &State, pid: usize) -> Option<u32> {
+        if self.guards.is_empty() || self.project.is_some() {
+            return None;
+        }
+        let l = m
+            .prog
+            .procs
+            .get(st.ptype(pid))?
+            .automaton
+            .locations
+            .get(st.loc(pid) as usize)?;
+        let changed = self.guards.get(&l.id.0)?;
+        if reads_others(l) || (self.rendezvous(m) && sends(l)) {
+            return None;
+        }
+        let cx = crate::explore::eval::Ctx::of(pid);
+        let same =
+            changed.iter().all(
+                |(_, old, new)| match (m.eval(st, cx, old), m.eval(st, cx, new)) {
+                    (Ok(a), Ok(b)) => (a != 0) == (b != 0),
+                    _ => false,
+                },
+            );
+        same.then_some(l.id.0)
+    }
+
+    /// Whether a send may be a rendezvous offer: the new version has a channel type of
+    /// capacity 0, or its states are met through a projection. (With the same layout, the
+    /// old version's channel types are the new one's.) Where none can, a send's outcome is
+    /// a function of the state, as any statement's.
+    fn rendezvous(&self, m: &Machine) -> bool {
+        self.project.is_some() || m.layout.chans.iter().any(|c| c.capacity == 0)
+    }
+
+    /// Whether footprint `foot`'s only dangerous location is `at`.
+    fn foot_only(&mut self, foot: u32, at: u32) -> bool {
+        let f = foot as usize;
+        if self.foot_single.len() <= f {
+            self.foot_single.resize(f + 1, None);
+        }
+        let single = match self.foot_single[f] {
+            Some(x) => x,
+            None => {
+                let mut hit = self
+                    .graph
+                    .foots
+                    .get(f)
+                    .map(|ls| ls.iter().copied().filter(|&l| self.dangerous_id(l)));
+                let x = match hit.as_mut().map(|h| (h.next(), h.next())) {
+                    Some((Some(one), None)) => one,
+                    _ => NONE,
+                };
+                self.foot_single[f] = Some(x);
+                x
+            }
+        };
+        single == at && at != NONE
     }
 
     /// Builds the successor that the replayed state on top reaches as `slot`, in the new
@@ -571,6 +694,27 @@ fn sends(l: &crate::program::Location) -> bool {
         LStmt::DStep(a) => a.locations.iter().any(sends),
         _ => false,
     })
+}
+
+/// Whether the events of a group (`start..end` of `events`, slot `own`'s) are steps to
+/// stored states only: no state inside an atomic run (where the process could pass its
+/// location again, in another state), no fault, flag or rendezvous offer.
+fn steps_only(events: &[u8], start: usize, end: usize, own: u32) -> bool {
+    let (mut at, mut blocked) = (start, Vec::new());
+    let Some(b) = events.get(..end) else {
+        return false;
+    };
+    while at < end {
+        match decode_event(b, own, &mut at, &mut blocked, |_| Some(EdgeNo::default())) {
+            Some(Event::Step {
+                flag: None,
+                to: crate::explore::event::To::State(_),
+                ..
+            }) => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// The graph's event bytes up to `end` (a cursor's), in one piece as `Replay::new` made
