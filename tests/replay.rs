@@ -506,6 +506,18 @@ active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
 ";
     pair("atomic", old, &old.replace("x < 2 -> x++", "x < 1 -> x++"));
 
+    // The same condition, now entering an atomic sequence: the edge's structure changed,
+    // not its value, and the moves differ (no state stored between the two steps).
+    let old = "byte x, y;
+active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }
+active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
+";
+    pair(
+        "condition made atomic",
+        old,
+        &old.replace("x < 3 -> x++", "atomic { x < 3 -> x++ }"),
+    );
+
     // An else beside the changed condition keeps its value with it.
     let old = "byte x, y;
 active proctype P() { do :: if :: x < 2 -> x++ :: else -> x = 0 fi od }

@@ -439,6 +439,11 @@ fn guard_change(a: &Parts, b: &Parts, ol: &Location, nl: &Location) -> Option<Ve
     {
         return None;
     }
+    // (An edge's bytes hold its atomic and escape structure too: only the statements may
+    // differ.)
+    if structure(ol) != structure(nl) {
+        return None;
+    }
     let mut out = Vec::new();
     for (k, (x, y)) in a.edges.iter().zip(&b.edges).enumerate() {
         if x.1 != y.1 {
@@ -455,6 +460,26 @@ fn guard_change(a: &Parts, b: &Parts, ol: &Location, nl: &Location) -> Option<Ve
         }
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Per edge: whether it keeps control in an atomic sequence, whether it is an escape, and
+/// which of the location's escape groups it belongs to (numbered in order of appearance).
+fn structure(l: &Location) -> Vec<(bool, bool, usize)> {
+    let mut groups = Vec::new();
+    l.edges
+        .iter()
+        .map(|e| {
+            let g = if e.escape_group == 0 {
+                0
+            } else if let Some(i) = groups.iter().position(|&x| x == e.escape_group) {
+                i + 1
+            } else {
+                groups.push(e.escape_group);
+                groups.len()
+            };
+            (e.atomic, e.escape, g)
+        })
+        .collect()
 }
 
 /// An expression whose value is a function of the state and the process evaluating it:
