@@ -92,16 +92,16 @@ impl PanSizes {
         // `sizeof(State) - VECTORSZ` says.
         let base = h.size();
         let nprocs = p.procs.len() as u64 + 1; // pan adds a proctype for np_
-        let tbits = bits_for(nprocs + 1);
-        // One width for every proctype's state field: one bit more than the largest
-        // automaton (never claims included) needs.
+        let tbits = blog(nprocs);
+        // One width for every proctype's state field, from the largest automaton (never
+        // claims included).
         let most = p
             .procs
             .iter()
             .map(|pr| pr.automaton.elements)
             .max()
             .unwrap_or(1);
-        let pbits = bits_for(u64::from(most)) + 1;
+        let pbits = blog(u64::from(most));
         let procs = p
             .procs
             .iter()
@@ -142,8 +142,15 @@ impl PanSizes {
     }
 }
 
-fn bits_for(n: u64) -> u32 {
-    (64 - n.leading_zeros()).max(1)
+/// The width pan gives a field that counts up to `n` (spin's `blog`): one bit more than
+/// the least power of two, at least 2, that is `n` or more.
+fn blog(n: u64) -> u32 {
+    let (mut m, mut r) = (1u32, 2u64);
+    while r < n {
+        m += 1;
+        r *= 2;
+    }
+    1 + m
 }
 
 /// Declarations grouped by type class, each group in declaration order.
@@ -180,6 +187,24 @@ fn add(p: &Program, s: &mut CStruct, ty: &Type, array: Option<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_widths_are_spins() {
+        // spin -a's `_t` for k proctypes (k + 1 with np_) and `_p` for a proctype of n
+        // states, read from pan.h: powers of two take no extra bit.
+        for (n, bits) in [
+            (2, 2),
+            (3, 3),
+            (4, 3),
+            (8, 4),
+            (9, 5),
+            (16, 5),
+            (17, 6),
+            (33, 7),
+        ] {
+            assert_eq!(blog(n), bits, "{n}");
+        }
+    }
 
     #[test]
     fn bitfields_pack_and_members_align() {
