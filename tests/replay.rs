@@ -532,6 +532,28 @@ active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
 }
 
 #[test]
+fn dead_code_that_widens_pans_state_field_changes_the_state_vector_without_a_walk() {
+    // A never executable option takes Count from 16 to 18 states: pan's `_p` grows from 5
+    // to 6 bits and its State-vector from 20 to 24 bytes (spin 6.5.2), while every state
+    // and move stays as recorded.
+    let old = include_str!("models/state_field_width.pml");
+    let new = old.replace(
+        ":: x < y -> x = x + 1",
+        ":: x < y -> x = x + 1\n\t:: false -> x = 7",
+    );
+    assert_ne!(new, old);
+    let base = check(&version(old).expect("loads"), None, Algorithm::Full);
+    assert_eq!(base.stats.state_vector_bytes, 20);
+    let record = base.record.expect("record");
+    let v = version(&new).expect("loads");
+    let auto = check(&v, Some(&record), Algorithm::Auto);
+    let full = check(&v, Some(&record), Algorithm::Full);
+    assert!(auto.unchanged, "{}", auto.reason);
+    assert_eq!(full.stats.state_vector_bytes, 24);
+    assert_same("dead code", &new, &auto, &full);
+}
+
+#[test]
 fn a_buffered_send_is_replayed_like_any_move() {
     // Without rendezvous channels, a send's outcome is a function of the state: the
     // sender's moves are taken from the record while the receiver's change is executed.

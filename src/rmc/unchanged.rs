@@ -169,8 +169,11 @@ pub fn carry(
 ) -> Result<Unchanged, Box<Replay>> {
     let started = Instant::now();
     let found = (|| {
-        let stats = eligible(r, &rp.graph, opts)?;
+        let mut stats = eligible(r, &rp.graph, opts)?;
         let (mo, mn) = (Machine::new(old).ok()?, Machine::new(new).ok()?);
+        // pan's State-vector is the new version's: the widths of its process fields follow
+        // the automata's sizes, which a change may alter without altering a state.
+        stats.state_vector_bytes = pan_vector(&mn, &rp.graph)?;
         let checked = compare(&mo, &mn, &rp.graph, |s| !rp.replayable(s), opts)?;
         let executed = executed_edges(&mn, &r.meta.executed)?;
         let initial = mn.initial().ok()?.v;
@@ -180,6 +183,13 @@ pub fn carry(
         return Err(Box::new(rp));
     };
     let graph = rp.graph;
+    let mut figures = r.meta.figures.clone();
+    if let Some(f) = figures.as_object_mut() {
+        f.insert(
+            "state_vector_bytes".into(),
+            serde_json::Value::from(stats.state_vector_bytes),
+        );
+    }
     stats.states_executed = checked;
     stats.frontier_states = checked;
     stats.states_walked = stats.states_stored - checked;
@@ -192,13 +202,29 @@ pub fn carry(
         executed,
         executed_stable: r.meta.executed.clone(),
         initial,
-        figures: r.meta.figures.clone(),
+        figures,
         graph,
         fingerprints: r.fingerprints.clone(),
         set_of: Vec::new(),
         sets: Vec::new(),
         elements: Vec::new(),
     })
+}
+
+/// The largest of the recorded states' vectors in pan's layout of machine `m` (pan's
+/// State-vector); None when a shape does not fit `m`.
+fn pan_vector(m: &Machine, g: &Graph) -> Option<u64> {
+    let mut used = vec![false; g.shapes.len()];
+    for &s in g.slot_of.iter().filter(|&&s| s != NONE) {
+        *used.get_mut(*g.shape.get(s as usize)? as usize)? = true;
+    }
+    let mut most = 0;
+    for (k, (_, tags)) in g.shapes.iter().enumerate() {
+        if used[k] {
+            most = most.max(m.pan_of_tags(tags)?);
+        }
+    }
+    Some(most)
 }
 
 impl Unchanged {
