@@ -239,13 +239,11 @@ impl Replay {
                             self.graph.decode_vector(s, &mut chain, &mut canon)
                                 && m.from_canonical(&canon, &mut st)
                         });
-                        let b = self.graph.events_of(s);
-                        executed = !(ok
-                            && steps_only(b, start, end, s)
+                        let steps = ok && steps_only(self.graph.events_of(s), start, end, s);
+                        executed = !(steps
                             && self
                                 .guards_hold(m, &st, pid as usize)
-                                .is_some_and(|at| self.foot_only(foot, at))
-                            && !self.foot_is_wide(m, foot));
+                                .is_some_and(|at| self.replays_at_guard(m, at, foot, rv)));
                     }
                 }
                 if executed {
@@ -416,8 +414,8 @@ impl Replay {
             Some((foot, rv, start, e)) => {
                 let replay = match same_guards {
                     Some(at) => {
-                        let steps = steps_only(events_upto(&self.graph, end), start, e, c_slot);
-                        steps && !rv && self.foot_only(foot, at) && !self.foot_is_wide(m, foot)
+                        steps_only(events_upto(&self.graph, end), start, e, c_slot)
+                            && self.replays_at_guard(m, at, foot, rv)
                     }
                     None => {
                         holds
@@ -480,6 +478,15 @@ impl Replay {
     /// a function of the state, as any statement's.
     fn rendezvous(&self, m: &Machine) -> bool {
         self.project.is_some() || m.layout.chans.iter().any(|c| c.capacity == 0)
+    }
+
+    /// Whether a group whose process sits at `at`, where its changed conditions keep their
+    /// value (`guards_hold`), and whose events are steps to stored states (`steps_only`),
+    /// is replayed: it met no rendezvous, and its footprint has no other dangerous location
+    /// and nothing that reads other processes' code. (One rule for the replay and for
+    /// `predict`.)
+    fn replays_at_guard(&mut self, m: &Machine, at: u32, foot: u32, rv: bool) -> bool {
+        !rv && self.foot_only(foot, at) && !self.foot_is_wide(m, foot)
     }
 
     /// Whether footprint `foot`'s only dangerous location is `at`.
