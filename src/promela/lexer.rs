@@ -108,6 +108,11 @@ impl Lexer<'_> {
         self.pos += 1;
         while self.pos < self.src.len() && self.src[self.pos] != b'"' && self.src[self.pos] != b'\n'
         {
+            // As spin's lexer: a backslash takes the next character into the string
+            // unexamined, so `\"` does not end it.
+            if self.src[self.pos] == b'\\' && self.pos + 1 < self.src.len() {
+                self.pos += 1;
+            }
             self.pos += 1;
         }
         if self.peek(0) != b'"' {
@@ -357,5 +362,18 @@ mod tests {
             ]
         );
         assert_eq!(lex("\"abc").1.len(), 1);
+        // A backslash escapes a quote, as in spin's lexer.
+        assert_eq!(
+            toks(r#"printf("say \"%d\" \\", 1)"#),
+            vec![
+                Tok::Kw(Kw::Printf),
+                Tok::P(P::LParen),
+                Tok::Str(r#""say \"%d\" \\""#.into()),
+                Tok::P(P::Comma),
+                Tok::Const(1),
+                Tok::P(P::RParen),
+                Tok::Eof
+            ]
+        );
     }
 }
