@@ -476,6 +476,18 @@ impl<'a> Parser<'a> {
         let f = self.full_expr();
         self.in_ltl = false;
         let formula = f?;
+        if let Some(sp) = next_as_formula(&formula, true) {
+            // spin 6.5.2's LTL translator is built without the next operator (it is not
+            // stutter-invariant): `spin -a` refuses it where it stands for a formula. As
+            // an operand of arithmetic or a comparison spin's parser folds it into a
+            // constant before the translator sees it, and accepts the model.
+            self.diags.push(Diagnostic::error(
+                sp,
+                "the next operator `X` is not accepted by spin's LTL translator (spin: \
+                 \"tl_spin: expected predicate, saw 'X'\"); rewrite the formula without it",
+            ));
+            return Err(Failed);
+        }
         if self.at(P::Semi) {
             self.bump();
         }
@@ -1448,16 +1460,6 @@ impl<'a> Parser<'a> {
             },
             _ => None,
         };
-        if op == Some(UnOp::Next) {
-            // spin 6.5.2's LTL translator is built without the next operator (it is not
-            // stutter-invariant): `spin -a` refuses the model, so this does too.
-            self.diags.push(Diagnostic::error(
-                sp,
-                "the next operator `X` is not accepted by spin's LTL translator (spin: \
-                 \"tl_spin: expected predicate, saw 'X'\"); rewrite the formula without it",
-            ));
-            return Err(Failed);
-        }
         if let Some(op) = op {
             self.bump();
             let e = self.unary()?;
@@ -1657,4 +1659,37 @@ impl<'a> Parser<'a> {
 enum DeclOrMtype {
     Decl(Decl),
     Mtype(MtypeDecl),
+}
+
+/// Where `X` stands for a formula in an ltl formula (`formula`: `e` is in a formula's
+/// position), which spin refuses; `X` under arithmetic or a comparison is a value to spin.
+fn next_as_formula(e: &Expr, formula: bool) -> Option<Span> {
+    match &e.kind {
+        ExprKind::Unary(UnOp::Next, a) => {
+            if formula {
+                Some(e.span)
+            } else {
+                next_as_formula(a, false)
+            }
+        }
+        ExprKind::Unary(op, a) => next_as_formula(
+            a,
+            formula && matches!(op, UnOp::Not | UnOp::Always | UnOp::Eventually),
+        ),
+        ExprKind::Binary(op, a, b) => {
+            let logical = matches!(
+                op,
+                BinOp::And
+                    | BinOp::Or
+                    | BinOp::Implies
+                    | BinOp::Equiv
+                    | BinOp::Until
+                    | BinOp::WeakUntil
+                    | BinOp::Release
+            );
+            next_as_formula(a, formula && logical)
+                .or_else(|| next_as_formula(b, formula && logical))
+        }
+        _ => None,
+    }
 }
