@@ -481,6 +481,26 @@ active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
     );
     let (replayed, executed) = groups(&got);
     assert!(executed > 0 && replayed >= 8 * executed, "{:?}", got.stats);
+    // With four P's, in nearly every state one sits at the condition: nearly every state
+    // is executed, but in most of them none of the moves are. Auto knows that such a state
+    // costs about half an executed one, and replays.
+    let old = "byte y;
+active [4] proctype P() { byte x; do :: x < 2 -> x++ :: x == 2 -> x = 0 od }
+active proctype Q() { do :: y < 1 -> y++ :: y == 1 -> y = 0 od }
+";
+    let base = check(&version(old).expect("parses"), None, Algorithm::Full)
+        .record
+        .expect("record");
+    let new = old.replace("x < 2 -> x++", "x < 2 && (x != 1 || y != 1) -> x++");
+    let got = replay_against_full("four at the condition", &base, &new).expect("complete");
+    let auto = check(
+        &version(&new).expect("parses"),
+        Some(&base),
+        Algorithm::Auto,
+    );
+    assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
+    assert_eq!(groups(&auto), groups(&got), "{:?}", auto.stats);
+    assert!(groups(&got).0 >= 8 * groups(&got).1, "{:?}", got.stats);
 
     // A condition that faults (an index out of range) in one version is executed there.
     let old = "byte a[3], x;
@@ -681,10 +701,28 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     let auto = check_with(&nv, Some(&record), Algorithm::Auto, &opts);
     assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
 
-    // The guard every node waits at changes its words: most states have a node there,
-    // so prune and replay would both execute nearly every recorded state, each at more than
-    // a full check pays for it. Auto runs a full check, says why, and writes its record.
-    let busy = RING.replace("tok[i] > 0 ->", "tok[i] >= 1 ->");
+    // The guard every node waits at changes its words, keeping its value: most states
+    // have a node there, but none of their moves change. Auto finds the state graph
+    // unchanged: the states at the change are executed and compared, nothing is walked.
+    let same = RING.replace("tok[i] > 0 ->", "tok[i] >= 1 ->");
+    let sv = version(&same).expect("mutant parses");
+    let auto = check_with(&sv, Some(&record), Algorithm::Auto, &opts);
+    let full = check_with(&sv, Some(&record), Algorithm::Full, &opts);
+    assert!(auto.unchanged, "{}", auto.reason);
+    assert!(
+        auto.reason.contains("the state graph is unchanged"),
+        "{}",
+        auto.reason
+    );
+    assert_same("same ring", &same, &auto, &full);
+    let (a, b) = (auto.record.as_ref(), full.record.as_ref());
+    same_states_and_sets("same ring", a.expect("record"), b.expect("record"));
+
+    // Every statement of the monitor changes its words (not its effect): the monitor
+    // moves in every state, so prune and replay would both execute every recorded state
+    // and the monitor's moves in it, each at more than a full check pays for it. Auto runs
+    // a full check, says why, and writes its record.
+    let busy = RING.replace("phase = ", "phase = (phase & 0) + ");
     let bv = version(&busy).expect("mutant parses");
     let replay = check_with(&bv, Some(&record), Algorithm::Replay, &opts);
     assert!(

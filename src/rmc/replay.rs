@@ -34,6 +34,17 @@ struct Cursor {
     group_end: usize,
 }
 
+/// What a replay would do, predicted from the record (`Replay::predict`): the recorded
+/// states it would walk and execute; of the executed, the processes' moves it would
+/// execute, counted in states, and the states none of whose moves it would execute.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prediction {
+    pub walked: u64,
+    pub executed: u64,
+    pub moves: f64,
+    pub idle: f64,
+}
+
 /// The old graph and what the change makes of it.
 pub struct Replay {
     pub graph: Graph,
@@ -200,7 +211,7 @@ impl Replay {
         m: Option<&Machine>,
         grouped: bool,
         enough: impl Fn(u64, u64) -> bool,
-    ) -> (u64, u64, f64) {
+    ) -> Prediction {
         let live = || self.graph.slot_of.iter().filter(|&&s| s != NONE);
         let (mut walked, mut executed) = (0u64, 0u64);
         for &s in live() {
@@ -211,12 +222,17 @@ impl Replay {
             }
         }
         if !grouped || enough(walked, executed) {
-            return (walked, executed, executed as f64);
+            return Prediction {
+                walked,
+                executed,
+                moves: executed as f64,
+                idle: 0.0,
+            };
         }
         // The share is estimated from an even sample of the executed states: reading every
         // one's groups missed the cache over the whole graph (5 % of some replays' time).
         let every = (executed as usize).div_ceil(PREDICT_SAMPLE).max(1);
-        let (mut work, mut sampled) = (0.0, 0u64);
+        let (mut work, mut sampled, mut idle) = (0.0, 0u64, 0u64);
         let sample: Vec<u32> = live()
             .copied()
             .filter(|&s| !self.replayable(s))
@@ -229,6 +245,10 @@ impl Replay {
             // the change is are often most of the state's.
             let (mut pos, mut met, mut all) = (0, 0usize, 0usize);
             let mut loaded = None;
+            // The changed conditions the state's groups are replayed at: the state is idle
+            // when they are all the change its footprint meets (a process blocked at a
+            // dangerous location has no group, and is executed).
+            let mut covered: Vec<u32> = Vec::new();
             while let Some((pid, foot, rv, start, end)) = group_header(self.graph.events_of(s), pos)
             {
                 let meets = self.foot_danger.get(foot as usize).copied().unwrap_or(true);
@@ -240,10 +260,12 @@ impl Replay {
                                 && m.from_canonical(&canon, &mut st)
                         });
                         let steps = ok && steps_only(self.graph.events_of(s), start, end, s);
-                        executed = !(steps
-                            && self
-                                .guards_hold(m, &st, pid as usize)
-                                .is_some_and(|at| self.replays_at_guard(m, at, foot, rv)));
+                        let at = steps
+                            .then(|| self.guards_hold(m, &st, pid as usize))
+                            .flatten()
+                            .filter(|&at| self.replays_at_guard(m, at, foot, rv));
+                        covered.extend(at);
+                        executed = at.is_none();
                     }
                 }
                 if executed {
@@ -257,13 +279,27 @@ impl Replay {
             } else {
                 met as f64 / all as f64
             };
+            let explained = || {
+                let foot = self.graph.foot.get(s as usize);
+                foot.and_then(|&f| self.graph.foots.get(f as usize))
+                    .is_some_and(|f| {
+                        f.iter()
+                            .all(|&l| !self.dangerous_id(l) || covered.contains(&l))
+                    })
+            };
+            idle += u64::from(all > 0 && met == 0 && explained());
         }
         let scale = if sampled == 0 {
             0.0
         } else {
             executed as f64 / sampled as f64
         };
-        (walked, executed, work * scale)
+        Prediction {
+            walked,
+            executed,
+            moves: work * scale,
+            idle: idle as f64 * scale,
+        }
     }
 
     /// Starts reading the events of `slot`, stored as search id `id`.
