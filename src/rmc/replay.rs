@@ -205,7 +205,9 @@ impl Replay {
     ///
     /// With the new machine `m`, a sampled state's group where the change is confined to
     /// conditions (`guards`) is read as the replay will: its conditions evaluated in the
-    /// state.
+    /// state. A sampled state none of whose moves would be executed, and whose footprint
+    /// meets the change only at conditions its groups are replayed at, is idle (auto counts
+    /// it at `IDLE_COST`).
     pub fn predict(
         &mut self,
         m: Option<&Machine>,
@@ -239,16 +241,17 @@ impl Replay {
             .step_by(every)
             .collect();
         let (mut st, mut canon, mut chain) = (State::default(), Vec::new(), Vec::new());
+        // The changed conditions a state's groups are replayed at: the state is idle when
+        // they are all the change its footprint meets (a process blocked at a dangerous
+        // location has no group, and is executed).
+        let mut covered: Vec<u32> = Vec::new();
         for s in sample {
             sampled += 1;
             // Weighed by the bytes of their events: the moves of a process that sits where
             // the change is are often most of the state's.
             let (mut pos, mut met, mut all) = (0, 0usize, 0usize);
             let mut loaded = None;
-            // The changed conditions the state's groups are replayed at: the state is idle
-            // when they are all the change its footprint meets (a process blocked at a
-            // dangerous location has no group, and is executed).
-            let mut covered: Vec<u32> = Vec::new();
+            covered.clear();
             while let Some((pid, foot, rv, start, end)) = group_header(self.graph.events_of(s), pos)
             {
                 let meets = self.foot_danger.get(foot as usize).copied().unwrap_or(true);
