@@ -328,9 +328,7 @@ fn chains_of_replays_reuse_each_others_records() {
 
 /// A replay of `new` against a recording run of `old`, compared with a full check.
 fn pair(name: &str, old: &str, new: &str) -> Checked {
-    let base = check(&version(old).expect("old parses"), None, Algorithm::Full)
-        .record
-        .expect("old record");
+    let (base, _) = recorded(old, &limited());
     let got = replay_against_full(name, &base, new).expect("a complete check");
     assert_eq!(got.algorithm, Algorithm::Replay, "{name}: {}", got.reason);
     got
@@ -373,6 +371,11 @@ active proctype T() { n < 2; n = n }
     pair("offer guard", old, &new2);
 }
 
+/// A replay's groups of moves taken from the record, and executed.
+fn groups(got: &Checked) -> (u64, u64) {
+    (got.stats.groups_replayed, got.stats.groups_executed)
+}
+
 /// A recorded state whose footprint meets the change is executed, but only the processes
 /// the change can reach: the others' moves are taken from the record. Each case here is one
 /// where taking a process's moves from the record would be wrong unless its footprint,
@@ -380,7 +383,6 @@ active proctype T() { n < 2; n = n }
 /// figures would then differ from a full check's.
 #[test]
 fn one_process_is_replayed_while_another_is_executed() {
-    let groups = |got: &Checked| (got.stats.groups_replayed, got.stats.groups_executed);
     // A process's own location changes (what it writes): the other's moves are replayed.
     let old = "byte x, y;
 active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }
@@ -467,7 +469,6 @@ active proctype Q() { do :: x > 0 -> x-- od }
 
 #[test]
 fn a_process_whose_changed_condition_keeps_its_value_moves_as_recorded() {
-    let groups = |got: &Checked| (got.stats.groups_replayed, got.stats.groups_executed);
     // P's loop condition now differs where x == 2 and y == 1 only: elsewhere P's moves
     // are taken from the record, although P sits at the dangerous location in every state.
     let old = "byte x, y;
@@ -488,9 +489,7 @@ active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
 active [4] proctype P() { byte x; do :: x < 2 -> x++ :: x == 2 -> x = 0 od }
 active proctype Q() { do :: y < 1 -> y++ :: y == 1 -> y = 0 od }
 ";
-    let base = check(&version(old).expect("parses"), None, Algorithm::Full)
-        .record
-        .expect("record");
+    let (base, _) = recorded(old, &limited());
     let new = old.replace("x < 2 -> x++", "x < 2 && (x != 1 || y != 1) -> x++");
     let got = replay_against_full("four at the condition", &base, &new).expect("complete");
     let auto = check(
@@ -1092,9 +1091,7 @@ init {
 	assert(len(work) == 0)
 }
 ";
-    let base = check(&version(v1).expect("loads"), None, Algorithm::Full)
-        .record
-        .expect("a record");
+    let (base, _) = recorded(v1, &limited());
     for cap in ["1", "2", "3"] {
         let text = v1.replace("chan work = [0]", &format!("chan work = [{cap}]"));
         let v = version(&text).expect("loads");
@@ -1135,9 +1132,7 @@ active proctype A() { do :: x < 10 -> x++ :: x == 10 -> x = 0 od }
 active proctype B() { do :: y < 10 -> y++ :: y == 10 -> y = 0 od }
 active proctype C() { do :: z < 10 -> z++ :: z == 10 -> z = 0 od }
 ";
-    let base = check(&version(v1).expect("parses"), None, Algorithm::Full)
-        .record
-        .expect("a record");
+    let (base, _) = recorded(v1, &limited());
     let v2 = v1
         .replace("byte x; byte y;", "byte x; bool flip; byte y;")
         .replace("y == 10 -> y = 0", "y == 10 -> flip = !flip; y = 0");
@@ -1558,9 +1553,7 @@ init { atomic { run A(); run B() } }
     let new = old
         .replace("proctype A() { x = x + 1 }\n", "")
         .replace("init {", "proctype A() { x = x + 1 }\ninit {");
-    let base = check(&version(old).expect("old"), None, Algorithm::Full)
-        .record
-        .expect("record");
+    let (base, _) = recorded(old, &limited());
     let v = version(&new).expect("new");
     // (With the base: the stable ids the chain carries are part of every state's encoding.)
     let full = check(&v, Some(&base), Algorithm::Full);
