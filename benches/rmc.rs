@@ -123,7 +123,9 @@ fn run(
     let rec = check::record(&mach, &ids, &mut r, base.as_ref(), sources, &opts);
     if let Some(rec) = &rec {
         let tmp = std::env::temp_dir().join(format!("git-rmc-bench-{}.rec", std::process::id()));
-        git_rmc::cache::write_atomic_with(&tmp, |w| rec.write_to(w)).expect("record writes");
+        // Beside the base, as the cache writes it: on the base where it keeps most of it.
+        git_rmc::cache::write_atomic_with(&tmp, |w| rec.write_beside(&tmp, w))
+            .expect("record writes");
         let _ = std::fs::remove_file(&tmp);
     }
     let mut violations: Vec<_> = r

@@ -888,3 +888,63 @@ fn audit_history(repo: &Path, alg: &str) {
         }
     }
 }
+
+/// The record file of a check's result (its `hash`), in the cache.
+fn record_of(r: &Repo, result: &serde_json::Value) -> PathBuf {
+    let hash = result["hash"].as_str().expect("a hash");
+    walk(&r.path().join(".rmc/records"))
+        .into_iter()
+        .find(|p| p.file_name().and_then(|n| n.to_str()) == Some(&format!("{hash}.rec")))
+        .expect("the record is cached")
+}
+
+#[test]
+fn a_record_written_on_its_base_keeps_it_through_gc_and_without_it_costs_a_full_check() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    // Conditions that keep their values: every state stays, its events too.
+    r.write("model.pml", &MODEL.replace("x < 4 -> x++", "x <= 3 -> x++"));
+    r.commit("reword P's guard");
+    let (code, res, err) = r.check(&["--all", "--algorithm", "replay"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res[1]["algorithm"], "replay", "{}", res[1]);
+    let (first, second) = (record_of(&r, &res[0]), record_of(&r, &res[1]));
+    let base = git_rmc::rmc::Record::base_of(&second).expect("the record reads");
+    assert_eq!(
+        base.as_deref(),
+        first.file_name().and_then(|n| n.to_str()),
+        "the second record stands on the first"
+    );
+    // gc keeps what the tip needs: its record, and the base that record stands on.
+    let out = r.rmc(&["cache", "gc"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(first.is_file() && second.is_file(), "gc kept the base");
+    // The next commit reuses the record through its base, and agrees with a full check.
+    r.write(
+        "model.pml",
+        &MODEL.replace("x == 4 -> break", "x >= 4 -> break"),
+    );
+    r.commit("reword the exit");
+    let (code, res, err) = r.check(&["--audit", "--algorithm", "replay"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res[0]["mode"], "incremental", "{}", res[0]);
+    assert!(
+        res[0]["stats"]["states_walked"].as_u64() > Some(0),
+        "{}",
+        res[0]
+    );
+    assert_eq!(res[0]["audit"], "agrees with a full check", "{}", res[0]);
+    // Without its base, a record is refused with the reason, and the check is a full one
+    // with the same verdict.
+    std::fs::remove_file(&first).expect("remove the base");
+    r.write("model.pml", &broken());
+    r.commit("break Q");
+    let (code, res, err) = r.check(&["--algorithm", "replay"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("is missing"), "{err}");
+    assert_eq!(
+        (res[0]["mode"].as_str(), res[0]["verdict"].as_str()),
+        (Some("full"), Some("fail"))
+    );
+}

@@ -301,7 +301,7 @@ fn what_rides_beside_the_search_is_what_rides_inline() {
 #[test]
 fn chains_of_replays_reuse_each_others_records() {
     let mut rng = Rng(0x5eed_0102);
-    let chains = chains_of_ten(
+    let (chains, on_base) = chains_of_ten(
         &mut rng,
         60,
         |current, _, rng| mutate(current, rng),
@@ -324,6 +324,9 @@ fn chains_of_replays_reuse_each_others_records() {
         },
     );
     assert!(chains >= 5, "only {chains} chains of 10 mutants");
+    // Most records stand on the one they reuse (the others change most states, or the
+    // layout, or go deeper than a reader goes); each was read back through its bases.
+    assert!(on_base >= 20, "{on_base} records written on their base");
 }
 
 /// A replay of `new` against a recording run of `old`, compared with a full check.
@@ -658,6 +661,135 @@ fn a_record_read_from_its_file_is_the_record_written_and_replays_the_same() {
     assert!(err.to_string().contains("truncated"), "{err}");
 }
 
+/// Writes `r` at `path` beside its base (as the cache does) and returns the file's size.
+fn write_beside(r: &Record, path: &std::path::Path) -> u64 {
+    let mut out = Vec::new();
+    r.write_beside(path, &mut out).expect("written");
+    std::fs::write(path, &out).expect("written");
+    out.len() as u64
+}
+
+#[test]
+fn a_replays_record_is_written_on_its_base_and_read_back_through_it() {
+    let opts = Options {
+        max_states: Some(2_000_000),
+        ..limited()
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base_path = dir.path().join("base.rec");
+    let v = version(RING).expect("ring parses");
+    let record = check_with(&v, None, Algorithm::Full, &opts)
+        .record
+        .expect("ring record");
+    let whole = write_beside(&record, &base_path);
+    assert_eq!(
+        Record::base_of(&base_path).expect("reads"),
+        None,
+        "a recording stands alone"
+    );
+    let base = Record::read(&base_path).expect("base reads");
+
+    // A change that leaves every state where it was: the next record names the few states
+    // whose events changed, and stands on the base for the rest.
+    let new = RING.replace("phase = 7;", "phase = 9;");
+    let nv = version(&new).expect("mutant parses");
+    let replay = check_with(&nv, Some(&base), Algorithm::Replay, &opts);
+    let next = replay.record.clone().expect("replay record");
+    let next_path = dir.path().join("next.rec");
+    let written = write_beside(&next, &next_path);
+    assert_eq!(
+        Record::base_of(&next_path).expect("reads"),
+        Some("base.rec".to_string())
+    );
+    assert!(written * 2 < whole, "{written} bytes on a base of {whole}");
+    // Written without a target beside its base, the same record stands alone, and is the
+    // same record.
+    let alone = Record::from_bytes(&next.to_bytes()).expect("reads alone");
+    let read = Record::read(&next_path).expect("reads through its base");
+    assert!(
+        read == next && alone == next,
+        "the record read back differs"
+    );
+
+    // Replays from it equal full checks, and so do those from a record two bases deep.
+    let third = new.replace("phase = 3;", "phase = 4;");
+    let tv = version(&third).expect("mutant parses");
+    let r3 = check_with(&tv, Some(&read), Algorithm::Replay, &opts);
+    let f3 = check_with(&tv, Some(&read), Algorithm::Full, &opts);
+    assert_same("from an overlay", &third, &r3, &f3);
+    assert!(r3.stats.states_walked > 0, "{:?}", r3.stats);
+    let third_path = dir.path().join("third.rec");
+    write_beside(r3.record.as_ref().expect("record"), &third_path);
+    assert_eq!(
+        Record::base_of(&third_path).expect("reads"),
+        Some("next.rec".to_string())
+    );
+    let deep = Record::read(&third_path).expect("reads through two bases");
+    assert!(&deep == r3.record.as_ref().expect("record"));
+    let back = RING.to_string();
+    let bv = version(&back).expect("parses");
+    assert_same(
+        "two bases deep",
+        &back,
+        &check_with(&bv, Some(&deep), Algorithm::Replay, &opts),
+        &check_with(&bv, Some(&deep), Algorithm::Full, &opts),
+    );
+
+    // A base replaced by another file, or gone, makes the record unusable, with the
+    // reason; never another graph.
+    let other = check_with(&nv, None, Algorithm::Full, &opts)
+        .record
+        .expect("record");
+    std::fs::write(&base_path, other.to_bytes()).expect("write");
+    let err = Record::read(&next_path).expect_err("the base changed");
+    assert!(
+        err.to_string()
+            .contains("its base record base.rec has changed"),
+        "{err}"
+    );
+    std::fs::remove_file(&base_path).expect("remove");
+    let err = Record::read(&third_path).expect_err("the base's base is gone");
+    assert!(
+        err.to_string()
+            .contains("its base record base.rec is missing"),
+        "{err}"
+    );
+    // A record written on a base, read without knowing its folder, says so.
+    let bytes = std::fs::read(&next_path).expect("read");
+    let err = Record::from_bytes(&bytes).expect_err("no folder");
+    assert!(
+        err.to_string().contains("written on base record base.rec"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_record_that_keeps_little_of_its_base_is_written_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base_path = dir.path().join("base.rec");
+    let v = version(RING).expect("ring parses");
+    let record = check_with(&v, None, Algorithm::Full, &limited())
+        .record
+        .expect("ring record");
+    write_beside(&record, &base_path);
+    let base = Record::read(&base_path).expect("base reads");
+    // Every token move changes: no recorded state keeps its events.
+    let new = RING.replace(
+        "count[i] = (count[i] + 1) % 3",
+        "count[i] = (count[i] + 2) % 3",
+    );
+    let nv = version(&new).expect("mutant parses");
+    let got = check_with(&nv, Some(&base), Algorithm::Replay, &limited());
+    let path = dir.path().join("next.rec");
+    write_beside(got.record.as_ref().expect("record"), &path);
+    assert_eq!(Record::base_of(&path).expect("reads"), None);
+    assert!(&Record::read(&path).expect("reads") == got.record.as_ref().expect("record"));
+    // Written at the base's own path, a record never stands on itself.
+    write_beside(&base, &base_path);
+    assert_eq!(Record::base_of(&base_path).expect("reads"), None);
+    assert!(Record::read(&base_path).expect("reads") == base);
+}
+
 #[test]
 fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
     let opts = Options {
@@ -985,7 +1117,7 @@ fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
         "{walked} of {projected} walked something"
     );
     let mut gained = 0;
-    let chains = chains_of_ten(
+    let (chains, _) = chains_of_ten(
         &mut rng,
         40,
         |current, steps, rng| {
@@ -1037,7 +1169,7 @@ fn replays_across_a_changed_channel_capacity_equal_full_checks() {
         walked * 3 >= projected,
         "{walked} of {projected} walked something"
     );
-    let chains = chains_of_ten(
+    let (chains, _) = chains_of_ten(
         &mut rng,
         40,
         |current, steps, rng| {

@@ -115,7 +115,7 @@ fn records_accumulate_along_chains_of_mutants() {
     // gives it (also across layout changes: added variables, resized channels).
     let mut rng = Rng(0x5eed_0002);
     let mut projected = 0;
-    let chains = chains_of_ten(
+    let (chains, on_base) = chains_of_ten(
         &mut rng,
         60,
         |current, _, rng| mutate(current, rng),
@@ -135,6 +135,8 @@ fn records_accumulate_along_chains_of_mutants() {
     );
     eprintln!("{chains} chains of ten, {projected} steps across a layout change");
     assert!(chains >= 5, "only {chains} chains of 10 mutants");
+    // Pruning runs' records stand on the records they reuse, as replays' do.
+    assert!(on_base >= 20, "{on_base} records written on their base");
 }
 
 #[test]
@@ -154,7 +156,7 @@ fn a_pruning_run_that_stops_looking_states_up_stays_exact() {
             p.give_up_after = 1;
         }
     };
-    chains_of_ten(
+    let _ = chains_of_ten(
         &mut rng,
         60,
         |current, _, rng| mutate(current, rng),

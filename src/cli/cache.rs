@@ -14,7 +14,7 @@ use super::walk::{At, Session};
 /// cache costs time, never a verdict.
 ///
 ///   git rmc cache ls
-///   git rmc cache gc       keep what the branch tips need
+///   git rmc cache gc       keep what the branch tips need (and the records those stand on)
 ///   git rmc cache clear
 #[derive(Args, Debug)]
 #[command(verbatim_doc_comment)]
@@ -95,6 +95,18 @@ pub fn cmd_cache(args: &CacheArgs) -> anyhow::Result<Outcome> {
                         {
                             Some(p) => c = p,
                             None => break,
+                        }
+                    }
+                }
+            }
+            // A kept record written on a base needs the base, and the base its own.
+            let mut todo: Vec<(String, String)> = keep.iter().cloned().collect();
+            while let Some((m, h)) = todo.pop() {
+                let path = s.cache.record_path(&m, &h);
+                if let Ok(Some(base)) = crate::rmc::Record::base_of(&path) {
+                    if let Some(bh) = base.strip_suffix(".rec") {
+                        if keep.insert((m.clone(), bh.to_string())) {
+                            todo.push((m, bh.to_string()));
                         }
                     }
                 }

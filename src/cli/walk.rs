@@ -277,7 +277,7 @@ impl Session {
 
     fn load_base(&self, key: &str, hash: &str) -> Option<Base> {
         let file = self.cache.open_record(key, hash).ok()??;
-        match Record::from_file(&file)
+        match Record::from_file_at(&file, &self.cache.record_path(key, hash))
             .map_err(|e| e.to_string())
             .and_then(|r| Base::from_record(r).map_err(|e| e.to_string()))
         {
@@ -450,8 +450,10 @@ impl Session {
         };
         let complete = done_run.doc.complete;
         if let Some(rec) = &done_run.record {
+            // Beside its base in the cache: the graph is written on it (`Record::write_beside`).
+            let target = self.cache.record_path(&key, &hash);
             self.cache
-                .put_record_with(&key, &hash, |w| rec.write_to(w))?;
+                .put_record_with(&key, &hash, |w| rec.write_beside(&target, w))?;
         }
         let new = match &compare_keys {
             Some(b) => count_new(&keys, b),

@@ -2,8 +2,9 @@
 //! more than a gigabyte of them, so they are never copied on their way through a run: read,
 //! they stay in the file's mapping (or buffer) they came from; a graph built on an older one
 //! keeps that one's bytes as a part of its own, the new bytes after it, and the record
-//! writer writes the parts one after the other. Only a replay needs them in one piece, and
-//! only a graph built in memory on another (never one read from a file) is then joined.
+//! writer writes the parts one after the other. A record written on a base record (an
+//! overlay) is read as its base's parts followed by its own, so a replay reads a state's
+//! events inside its part (`locate`), never across parts.
 
 use bytes::Bytes;
 
@@ -51,6 +52,29 @@ impl Blob {
         (n == 0 && at == self.len).then_some(&[][..])
     }
 
+    /// Where the span `n` bytes at `at` lies: (its part, its offset there); None when out of
+    /// range or across two parts. An empty span at the very end lies in the last part.
+    pub fn locate(&self, at: u64, n: u32) -> Option<(usize, usize)> {
+        if self.parts.is_empty() {
+            return (at == 0 && n == 0).then_some((0, 0));
+        }
+        let mut start = 0u64;
+        for (i, p) in self.parts.iter().enumerate() {
+            let end = start + p.len() as u64;
+            if at < end || (at == end && n == 0 && i + 1 == self.parts.len()) {
+                let a = usize::try_from(at - start).ok()?;
+                return (a.checked_add(n as usize)? <= p.len()).then_some((i, a));
+            }
+            start = end;
+        }
+        None
+    }
+
+    /// Part `i`'s bytes (none past the last).
+    pub fn part(&self, i: usize) -> &[u8] {
+        self.parts.get(i).map_or(&[][..], |p| &p[..])
+    }
+
     /// `more`'s bytes after these (shared, not copied).
     pub fn append(&mut self, more: Blob) {
         self.len += more.len;
@@ -60,26 +84,6 @@ impl Blob {
     /// The parts in order, for a writer.
     pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
         self.parts.iter().map(|p| &p[..])
-    }
-
-    /// The bytes in one piece; None when they are in several (`make_contiguous` first).
-    pub fn contiguous(&self) -> Option<&[u8]> {
-        match &self.parts[..] {
-            [] => Some(&[]),
-            [one] => Some(&one[..]),
-            _ => None,
-        }
-    }
-
-    /// Joins the parts into one (a copy), for a reader that walks across spans.
-    pub fn make_contiguous(&mut self) {
-        if self.parts.len() > 1 {
-            let mut v = Vec::with_capacity(self.len as usize);
-            for p in &self.parts {
-                v.extend_from_slice(p);
-            }
-            self.parts = vec![Bytes::from(v)];
-        }
     }
 
     /// Bytes held, for the memory budget (shared ones too: a mapping's pages are resident
@@ -104,10 +108,21 @@ mod tests {
         assert_eq!(b.get(2, 2), None, "across the parts");
         assert_eq!(b.get(4, 2), None, "past the end");
         assert_eq!(b.get(5, 0), Some(&[][..]));
-        assert_eq!(b.contiguous(), None);
-        b.make_contiguous();
-        assert_eq!(b.contiguous(), Some(&[1, 2, 3, 4, 5][..]));
-        assert_eq!(b.get(2, 2), Some(&[3, 4][..]));
         assert_eq!(Blob::default().get(0, 0), Some(&[][..]));
+    }
+
+    #[test]
+    fn a_span_is_located_in_its_part() {
+        let mut b = Blob::from_vec(vec![1, 2, 3]);
+        b.append(Blob::from_vec(vec![4, 5]));
+        assert_eq!(b.locate(0, 3), Some((0, 0)));
+        assert_eq!(b.locate(3, 2), Some((1, 0)));
+        assert_eq!(b.locate(4, 1), Some((1, 1)));
+        assert_eq!(b.locate(2, 2), None, "across the parts");
+        assert_eq!(b.locate(5, 0), Some((1, 2)));
+        assert_eq!(b.locate(5, 1), None);
+        assert_eq!(b.part(1), &[4, 5][..]);
+        assert!(b.part(2).is_empty());
+        assert_eq!(Blob::default().locate(0, 0), Some((0, 0)));
     }
 }

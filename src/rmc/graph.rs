@@ -43,6 +43,36 @@ pub struct Graph {
     pub vectors: Blob,
     /// Per fingerprint of the record (its `STAT` order): the state's slot (NONE: none).
     pub slot_of: Vec<u32>,
+    /// The record file the graph was read from (or was built on, its spans there kept):
+    /// a record written beside it may refer to those bytes instead of copying them.
+    pub origin: Option<Origin>,
+}
+
+/// The record file a graph's bytes came from: where it is, its checksum, and how much of
+/// the graph it holds. A slot whose events (or vector) span lies inside the first `events`
+/// (`vectors`) bytes has the same span there as in the origin's graph, so a record written
+/// on it names only the slots that differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub path: std::path::PathBuf,
+    pub checksum: u64,
+    pub events: u64,
+    pub vectors: u64,
+    pub slots: u32,
+    /// How many base records the origin itself stands on.
+    pub depth: u32,
+}
+
+impl Origin {
+    /// Whether a span (`at`, `n`) of slot `slot` is the origin's own span of that slot.
+    pub fn holds(&self, slot: usize, (at, n): (u64, u32), of_vectors: bool) -> bool {
+        let len = if of_vectors {
+            self.vectors
+        } else {
+            self.events
+        };
+        n > 0 && slot < self.slots as usize && at + n as u64 <= len
+    }
 }
 
 /// Two graphs are equal when their tables and every slot's events and vector are, wherever

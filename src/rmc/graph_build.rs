@@ -16,7 +16,7 @@ use crate::explore::event::Event;
 use super::blob::Blob;
 use super::graph::{
     apply_delta, decode_chain, encode_events, encode_vector, for_each_event, EdgeTable, Graph,
-    StableNames, CHAIN, NONE,
+    Origin, StableNames, CHAIN, NONE,
 };
 
 /// Keys that are hashes already (xxh3 of what they stand for) need no second hashing.
@@ -87,6 +87,9 @@ pub struct GraphBuilder {
     old_bytes: Option<(u64, u64)>,
     /// The old graph's event and vector bytes, once joined.
     old: Option<(Blob, Blob)>,
+    /// The record file the old graph's bytes came from, while every span this graph keeps
+    /// inside them is the old slot's own (`join` checks).
+    origin: Option<Origin>,
     /// The slot of each search id.
     slots: Vec<u32>,
     open: Vec<Open>,
@@ -154,6 +157,7 @@ impl GraphBuilder {
             b.vec = g.vec.clone();
             b.old_bytes = Some((g.events.len(), g.vectors.len()));
             b.live = vec![false; g.len()];
+            b.origin = g.origin.clone();
         }
         b
     }
@@ -166,10 +170,25 @@ impl GraphBuilder {
         };
         match old {
             Some(g) if g.events.len() == e && g.vectors.len() == v => {
+                let origin = self.origin.take().filter(|o| self.keeps_spans_of(&g, o));
+                self.origin = origin;
                 self.old = Some((g.events, g.vectors));
             }
             _ => self.broken = true,
         }
+    }
+
+    /// Whether every span of this graph that lies in the origin's bytes is the span the old
+    /// graph `g` (built on the origin) has for that slot: what lets a record written on
+    /// the origin name the others only.
+    fn keeps_spans_of(&self, g: &Graph, o: &Origin) -> bool {
+        let kept = |s: usize, mine: (u64, u32), old: Option<&(u64, u32)>, of_vectors: bool| {
+            !o.holds(s, mine, of_vectors) || old == Some(&mine)
+        };
+        self.ev.len() == self.vec.len()
+            && (0..self.ev.len()).all(|s| {
+                kept(s, self.ev[s], g.ev.get(s), false) && kept(s, self.vec[s], g.vec.get(s), true)
+            })
     }
 
     /// Where bytes appended to `events` and `vectors` lie in the finished graph.
@@ -622,6 +641,8 @@ impl GraphBuilder {
             foots: self.foots.clone(),
             shapes: self.shapes.clone(),
             edges: self.edges.list.clone(),
+            // Renumbered: no slot keeps its span, the graph is written whole.
+            origin: None,
             ..Graph::default()
         };
         let (mut blocked, mut evs, mut blocked_all) = (Vec::new(), Vec::new(), Vec::new());
@@ -714,6 +735,7 @@ impl GraphBuilder {
             vec: self.vec,
             vectors,
             slot_of,
+            origin: self.origin,
         })
     }
 }

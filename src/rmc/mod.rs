@@ -14,6 +14,7 @@ pub mod extension;
 pub mod fpindex;
 pub mod graph;
 pub mod graph_build;
+pub mod graph_file;
 pub mod ids;
 pub mod impact;
 pub mod label;

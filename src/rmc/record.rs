@@ -12,8 +12,9 @@
 //! executed),
 //! `SRCS` (every source file read, so a later diff needs nothing else), `IDS ` (the
 //! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted,
-//! and each state's set), `VIOL` (JSON: the violations found), and optionally `GRPH` (the
-//! state graph, DESIGN.md 5.4: records without it are used by pruning only). Integers are
+//! and each state's set), `VIOL` (JSON: the violations found), and optionally the state
+//! graph (DESIGN.md 5.4: records without it are used by pruning only), whole in `GRPH` or
+//! written on a base record in `BASE` and `GOVL` (`graph_file`). Integers are
 //! little-endian.
 
 use crate::explore::budget::Held;
@@ -27,12 +28,16 @@ use crate::explore::ViolationKind;
 
 use super::blob::Blob;
 use super::elements::Element;
-use super::graph::{get_varint, put_varint, Graph};
+use super::graph::Graph;
+use super::graph_file;
 use super::ids::StableIds;
 
-const MAGIC: &[u8; 8] = b"GITRMCR\n";
+pub(super) const MAGIC: &[u8; 8] = b"GITRMCR\n";
 /// The file format. Bumped when the layout of a section changes.
 pub const FORMAT: u32 = 1;
+/// How many records deep a record's graph may stand on bases (each one a file to read at
+/// load): the writer writes a whole graph rather than go deeper.
+pub const MAX_BASES: u32 = 4;
 /// git rmc's semantics version: bumped by every change that can alter states, counts,
 /// verdicts or location numbering, so that no record made by another meaning is reused.
 pub const SEMANTICS: u32 = 1;
@@ -152,14 +157,19 @@ pub enum RecordError {
     Checksum,
     #[error("the record is corrupt ({0})")]
     Corrupt(String),
+    /// The record is written on a base record that cannot be read as it was.
+    #[error("{0}")]
+    Base(String),
 }
 
 /// A piece of a section: bytes made for the file, or bytes the record holds already.
-enum Part<'a> {
+pub(super) enum Part<'a> {
     Own(Vec<u8>),
     Ref(&'a [u8]),
     /// The (start, length) spans of a buffer, one after the other.
     Spans(&'a Blob, &'a [(u64, u32)]),
+    /// The same, a list made for the file.
+    OwnSpans(&'a Blob, Vec<(u64, u32)>),
 }
 
 impl Part<'_> {
@@ -168,6 +178,7 @@ impl Part<'_> {
             Part::Own(v) => v.len() as u64,
             Part::Ref(b) => b.len() as u64,
             Part::Spans(_, spans) => spans.iter().map(|s| s.1 as u64).sum(),
+            Part::OwnSpans(_, spans) => spans.iter().map(|s| s.1 as u64).sum(),
         }
     }
 
@@ -176,6 +187,7 @@ impl Part<'_> {
         match self {
             Part::Own(v) => put(v),
             Part::Ref(b) => put(b),
+            Part::OwnSpans(src, spans) => Part::Spans(src, spans).put(put),
             Part::Spans(src, spans) => {
                 let mut buf = Vec::with_capacity(1 << 20);
                 for &(at, len) in spans.iter() {
@@ -194,57 +206,57 @@ impl Part<'_> {
     }
 }
 
-struct W(Vec<u8>);
+pub(super) struct W(pub(super) Vec<u8>);
 
 impl W {
-    fn u32(&mut self, v: u32) {
+    pub(super) fn u32(&mut self, v: u32) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn u64(&mut self, v: u64) {
+    pub(super) fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn blob(&mut self, b: &[u8]) {
+    pub(super) fn blob(&mut self, b: &[u8]) {
         self.u64(b.len() as u64);
         self.0.extend_from_slice(b);
     }
-    fn str(&mut self, s: &str) {
+    pub(super) fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
     }
 }
 
-struct R<'a> {
-    b: &'a [u8],
-    at: usize,
+pub(super) struct R<'a> {
+    pub(super) b: &'a [u8],
+    pub(super) at: usize,
 }
 
 impl<'a> R<'a> {
-    fn bytes(&mut self, n: usize) -> Result<&'a [u8], RecordError> {
+    pub(super) fn bytes(&mut self, n: usize) -> Result<&'a [u8], RecordError> {
         let end = self.at.checked_add(n).ok_or(RecordError::Truncated)?;
         let s = self.b.get(self.at..end).ok_or(RecordError::Truncated)?;
         self.at = end;
         Ok(s)
     }
-    fn u32(&mut self) -> Result<u32, RecordError> {
+    pub(super) fn u32(&mut self) -> Result<u32, RecordError> {
         let b = self.bytes(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
-    fn u64(&mut self) -> Result<u64, RecordError> {
+    pub(super) fn u64(&mut self) -> Result<u64, RecordError> {
         let b = self.bytes(8)?;
         let mut a = [0; 8];
         a.copy_from_slice(b);
         Ok(u64::from_le_bytes(a))
     }
-    fn str(&mut self) -> Result<String, RecordError> {
+    pub(super) fn str(&mut self) -> Result<String, RecordError> {
         let n = self.u32()? as usize;
         let b = self.bytes(n)?;
         String::from_utf8(b.to_vec()).map_err(|_| RecordError::Corrupt("text".into()))
     }
-    fn blob(&mut self) -> Result<&'a [u8], RecordError> {
+    pub(super) fn blob(&mut self) -> Result<&'a [u8], RecordError> {
         let n = usize::try_from(self.u64()?).map_err(|_| RecordError::Truncated)?;
         self.bytes(n)
     }
-    fn count(&mut self, each: usize) -> Result<usize, RecordError> {
+    pub(super) fn count(&mut self, each: usize) -> Result<usize, RecordError> {
         let n = self.u32()? as usize;
         // A count that cannot fit in what is left is corruption, not an allocation.
         if n.saturating_mul(each.max(1)) > self.b.len() - self.at {
@@ -279,8 +291,39 @@ impl Record {
     }
 
     /// Writes the file to `out` as it goes (the big parts of the state graph straight from
-    /// memory, the checksum computed along) and returns the bytes written.
+    /// memory, the checksum computed along) and returns the bytes written. The file stands
+    /// alone.
     pub fn write_to(&self, out: &mut dyn std::io::Write) -> std::io::Result<u64> {
+        self.write_on(out, None)
+    }
+
+    /// `write_to` for a file at `target`, the state graph written on the record it was read
+    /// from when that one lies in the same folder and is worth standing on
+    /// (`graph_file::base_for`): then only the states whose events or vector differ from
+    /// the base's are written, and the file needs its base to be read.
+    pub fn write_beside(
+        &self,
+        target: &Path,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<u64> {
+        let on = self
+            .graph
+            .as_ref()
+            .and_then(|g| graph_file::base_for(g, target));
+        self.write_on(out, on)
+    }
+
+    /// The name of the base record a record file is written on, if it is one (read from
+    /// its table of contents only: cache gc keeps the bases of the records it keeps).
+    pub fn base_of(path: &Path) -> Result<Option<String>, RecordError> {
+        graph_file::base_of(path)
+    }
+
+    fn write_on(
+        &self,
+        out: &mut dyn std::io::Write,
+        on: Option<&super::graph::Origin>,
+    ) -> std::io::Result<u64> {
         let mut sections: Vec<([u8; 4], Vec<Part>)> = Vec::new();
         let meta = serde_json::to_vec(&self.meta).unwrap_or_default();
         sections.push((*b"META", vec![Part::Own(meta)]));
@@ -353,7 +396,13 @@ impl Record {
         let viol = serde_json::to_vec(&self.violations).unwrap_or_default();
         sections.push((*b"VIOL", vec![Part::Own(viol)]));
         if let Some(g) = &self.graph {
-            sections.push((*b"GRPH", graph_parts(g)));
+            match on {
+                Some(o) => {
+                    sections.push((*b"BASE", vec![Part::Own(graph_file::base_section(o))]));
+                    sections.push((*b"GOVL", graph_file::parts(g, Some(o))));
+                }
+                None => sections.push((*b"GRPH", graph_file::parts(g, None))),
+            }
         }
 
         let header = 8 + 4 + 4 + sections.len() * 20;
@@ -387,80 +436,23 @@ impl Record {
     /// Reads a record's bytes, checking magic, format, checksum and semantics version (the
     /// state graph's bytes copied out of `b`).
     pub fn from_bytes(b: &[u8]) -> Result<Record, RecordError> {
-        Record::parse(b, None)
+        Record::parse(b, None, None)
     }
 
     /// `from_bytes`, the state graph's bytes shared with `b` instead of copied.
     pub fn from_shared(b: Bytes) -> Result<Record, RecordError> {
-        Record::parse(&b, Some(&b))
+        Record::parse(&b, Some(&b), None)
     }
 
-    fn parse(b: &[u8], owner: Option<&Bytes>) -> Result<Record, RecordError> {
-        if b.len() < 16 || &b[..8] != MAGIC {
-            return Err(if b.len() < 8 && MAGIC.starts_with(b) {
-                RecordError::Truncated
-            } else {
-                RecordError::NotARecord
-            });
-        }
-        let format = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
-        if format != FORMAT {
-            return Err(RecordError::Format(format));
-        }
-        if b.len() < 24 {
-            return Err(RecordError::Truncated);
-        }
-        // The table of contents says how long the file must be: shorter is truncated (a
-        // more useful diagnosis than the checksum's).
-        let sections = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as usize;
-        let toc_end = sections.saturating_mul(20).saturating_add(16);
-        if toc_end > b.len() {
-            return Err(RecordError::Truncated);
-        }
-        let end = (0..sections)
-            .map(|i| {
-                let e = &b[16 + i * 20 + 4..16 + i * 20 + 20];
-                let mut o = [0u8; 8];
-                let mut l = [0u8; 8];
-                o.copy_from_slice(&e[..8]);
-                l.copy_from_slice(&e[8..]);
-                u64::from_le_bytes(o).saturating_add(u64::from_le_bytes(l))
-            })
-            .max()
-            .unwrap_or(0);
-        if end.saturating_add(8) > b.len() as u64 {
-            return Err(RecordError::Truncated);
-        }
-        let (body, sum) = b.split_at(b.len() - 8);
-        let mut s = [0u8; 8];
-        s.copy_from_slice(sum);
-        if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(s) {
-            return Err(RecordError::Checksum);
-        }
-        let mut r = R { b: body, at: 12 };
-        let n = r.count(20)?;
-        let mut toc = Vec::with_capacity(n);
-        for _ in 0..n {
-            let mut tag = [0u8; 4];
-            tag.copy_from_slice(r.bytes(4)?);
-            let off = r.u64()? as usize;
-            let len = r.u64()? as usize;
-            let end = off.checked_add(len).ok_or(RecordError::Truncated)?;
-            if end > body.len() {
-                return Err(RecordError::Truncated);
-            }
-            toc.push((tag, &body[off..end]));
-        }
+    fn parse(b: &[u8], owner: Option<&Bytes>, path: Option<&Path>) -> Result<Record, RecordError> {
+        let (toc, checksum) = checked(b)?;
         let get = |tag: &[u8; 4]| -> Result<&[u8], RecordError> {
-            toc.iter()
-                .find(|(t, _)| t == tag)
-                .map(|(_, s)| *s)
-                .ok_or_else(|| {
-                    RecordError::Corrupt(format!(
-                        "no {} section",
-                        String::from_utf8_lossy(tag).trim()
-                    ))
-                })
+            section(&toc, tag).ok_or_else(|| {
+                RecordError::Corrupt(format!(
+                    "no {} section",
+                    String::from_utf8_lossy(tag).trim()
+                ))
+            })
         };
         let meta: Meta = serde_json::from_slice(get(b"META")?)
             .map_err(|e| RecordError::Corrupt(format!("META: {e}")))?;
@@ -574,17 +566,11 @@ impl Record {
         }
         let violations: Vec<RecViolation> = serde_json::from_slice(get(b"VIOL")?)
             .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
-        let graph = match toc.iter().find(|(t, _)| t == b"GRPH") {
-            Some((_, b)) => match read_graph(b, owner)? {
-                Some(g) => {
-                    g.validate(fingerprints.len())
-                        .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
-                    Some(g)
-                }
-                None => None,
-            },
-            None => None,
-        };
+        let graph = graph_file::read(&toc, owner, path, checksum, MAX_BASES)?;
+        if let Some(g) = &graph {
+            g.validate(fingerprints.len())
+                .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
+        }
         Ok(Record {
             meta,
             sources,
@@ -604,7 +590,7 @@ impl Record {
             err,
         };
         let file = std::fs::File::open(path).map_err(io)?;
-        Record::from_file(&file).map_err(|e| match e {
+        Record::from_file_at(&file, path).map_err(|e| match e {
             RecordError::Io { err, .. } => io(err),
             e => e,
         })
@@ -612,176 +598,112 @@ impl Record {
 
     /// Reads the record in `file`, mapped rather than copied into memory where the system
     /// allows (a record of 10^7 states is more than a gigabyte, most of it the state graph,
-    /// which then stays in the file's pages).
+    /// which then stays in the file's pages). A record written on a base record is refused
+    /// (its base is found beside it: `from_file_at`).
     pub fn from_file(file: &std::fs::File) -> Result<Record, RecordError> {
-        let io = |err| RecordError::Io {
-            path: "the record".into(),
-            err,
-        };
-        let len = file.metadata().map_err(io)?.len();
-        // A short file is read: its diagnosis (truncated, not a record) comes from the
-        // bytes, and there is nothing to save.
-        if len >= 1 << 20 {
-            // SAFETY: the mapping is read-only, and git rmc never writes a record in
-            // place: the cache and `--record` write a temporary file and rename it over
-            // the old one, whose pages stay as they were for as long as they are mapped.
-            // Only another program truncating or rewriting the file in place, while this
-            // run reads it, could change them.
-            if let Ok(map) = unsafe { memmap2::Mmap::map(file) } {
-                return Record::from_shared(Bytes::from_owner(map));
-            }
-        }
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut &*file, &mut b).map_err(io)?;
-        Record::from_shared(Bytes::from(b))
+        let b = mapped(file)?;
+        Record::parse(&b, Some(&b), None)
     }
+
+    /// `from_file`, for the file at `path`: the graph of a record written on a base record
+    /// is read through the base, found in the same folder; and a record written beside it
+    /// later may be written on this one.
+    pub fn from_file_at(file: &std::fs::File, path: &Path) -> Result<Record, RecordError> {
+        let b = mapped(file)?;
+        Record::parse(&b, Some(&b), Some(path))
+    }
+
     // Writing is the cache's (`Cache::put_record` with `to_bytes`): the only writer under
     // .rmc/, and atomically.
 }
 
-/// The layout of the `GRPH` section. A record whose graph has another layout is still used,
-/// without its graph (pruning only).
-/// (3: events grouped by the process that moves, each group with its own footprint.)
-const GRAPH_FORMAT: u32 = 3;
+/// A record's sections: (tag, bytes).
+pub(super) type Toc<'a> = Vec<([u8; 4], &'a [u8])>;
 
-fn graph_parts(g: &Graph) -> Vec<Part<'_>> {
-    let mut w = W(Vec::with_capacity(64 + g.len() * 6));
-    w.u32(GRAPH_FORMAT);
-    w.blob(&g.reference);
-    w.u32(g.foots.len() as u32);
-    for f in &g.foots {
-        w.u32(f.len() as u32);
-        for &l in f {
-            w.u32(l);
+/// A file's bytes, mapped where the system allows (a short file is read: its diagnosis,
+/// truncated or not a record, comes from the bytes, and there is nothing to save).
+pub(super) fn mapped(file: &std::fs::File) -> Result<Bytes, RecordError> {
+    let io = |err| RecordError::Io {
+        path: "the record".into(),
+        err,
+    };
+    let len = file.metadata().map_err(io)?.len();
+    if len >= 1 << 20 {
+        // SAFETY: the mapping is read-only, and git rmc never writes a record in place:
+        // the cache and `--record` write a temporary file and rename it over the old one,
+        // whose pages stay as they were for as long as they are mapped. Only another
+        // program truncating or rewriting the file in place, while this run reads it,
+        // could change them.
+        if let Ok(map) = unsafe { memmap2::Mmap::map(file) } {
+            return Ok(Bytes::from_owner(map));
         }
     }
-    w.u32(g.shapes.len() as u32);
-    for (len, tags) in &g.shapes {
-        w.u32(*len);
-        w.u32(tags.len() as u32);
-        w.0.extend_from_slice(tags);
-    }
-    w.u32(g.edges.len() as u32);
-    for &(l, k) in &g.edges {
-        w.u32(l);
-        w.u32(k);
-    }
-    // Per slot: footprint, shape and the lengths of its events and vector, as varints; the
-    // events and vectors follow in slot order, so that their offsets are running sums.
-    w.u32(g.len() as u32);
-    let mut slots = Vec::with_capacity(g.len() * 5);
-    for i in 0..g.len() {
-        for x in [g.foot[i], g.shape[i], g.ev[i].1, g.vec[i].1] {
-            put_varint(&mut slots, x as u64);
-        }
-    }
-    w.blob(&slots);
-    // Events and vectors in slot order: as the graph holds them when it is laid out so (a
-    // graph just built or read is), else gathered.
-    let mut parts = Vec::with_capacity(5);
-    for (spans, bytes) in [(&g.ev, &g.events), (&g.vec, &g.vectors)] {
-        let total: u64 = spans.iter().map(|e| e.1 as u64).sum();
-        w.u64(total);
-        parts.push(Part::Own(std::mem::take(&mut w.0)));
-        let mut next = 0u64;
-        let in_order = spans.iter().all(|&(at, len)| {
-            let ok = at == next;
-            next += len as u64;
-            ok
-        }) && next == bytes.len();
-        if in_order {
-            parts.extend(bytes.parts().map(Part::Ref));
-        } else {
-            parts.push(Part::Spans(bytes, &spans[..]));
-        }
-    }
-    w.u32(g.slot_of.len() as u32);
-    for &s in &g.slot_of {
-        w.u32(s);
-    }
-    parts.push(Part::Own(w.0));
-    parts
+    let mut b = Vec::new();
+    std::io::Read::read_to_end(&mut &*file, &mut b).map_err(io)?;
+    Ok(Bytes::from(b))
 }
 
-/// The graph of a `GRPH` section; None when it has another layout.
-fn read_graph(b: &[u8], owner: Option<&Bytes>) -> Result<Option<Graph>, RecordError> {
-    // A blob inside the owner's bytes is a view of them; else a copy.
-    let share = |s: &[u8]| {
-        let (whole, part) = (owner.map(|o| o.as_ptr_range()), s.as_ptr_range());
-        match owner {
-            _ if s.is_empty() => Blob::default(),
-            Some(o) if whole.is_some_and(|w| w.start <= part.start && part.end <= w.end) => {
-                Blob::shared(o.slice_ref(s))
-            }
-            _ => Blob::shared(Bytes::copy_from_slice(s)),
-        }
-    };
-    let mut r = R { b, at: 0 };
-    if r.u32()? != GRAPH_FORMAT {
-        return Ok(None);
+/// The record of a file's bytes, checked (magic, format, length, checksum): its sections
+/// by tag, and its checksum.
+pub(super) fn checked(b: &[u8]) -> Result<(Toc<'_>, u64), RecordError> {
+    if b.len() < 16 || &b[..8] != MAGIC {
+        return Err(if b.len() < 8 && MAGIC.starts_with(b) {
+            RecordError::Truncated
+        } else {
+            RecordError::NotARecord
+        });
     }
-    let reference = r.blob()?.to_vec();
-    let mut foots = Vec::new();
-    for _ in 0..r.count(4)? {
-        let n = r.count(4)?;
-        let mut f = Vec::with_capacity(n);
-        for _ in 0..n {
-            f.push(r.u32()?);
-        }
-        foots.push(f);
+    let format = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
+    if format != FORMAT {
+        return Err(RecordError::Format(format));
     }
-    let mut shapes = Vec::new();
-    for _ in 0..r.count(8)? {
-        let len = r.u32()?;
-        let n = r.count(1)?;
-        shapes.push((len, r.bytes(n)?.to_vec()));
+    if b.len() < 24 {
+        return Err(RecordError::Truncated);
     }
-    let mut edges = Vec::new();
-    for _ in 0..r.count(8)? {
-        edges.push((r.u32()?, r.u32()?));
+    // The table of contents says how long the file must be: shorter is truncated (a
+    // more useful diagnosis than the checksum's).
+    let sections = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as usize;
+    let toc_end = sections.saturating_mul(20).saturating_add(16);
+    if toc_end > b.len() {
+        return Err(RecordError::Truncated);
     }
-    let n = r.count(4)?;
-    let slots = r.blob()?;
-    let (mut foot, mut shape, mut ev, mut vec) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
-    let (mut at, mut ev_at, mut vec_at) = (0, 0u64, 0u64);
-    let next = |at: &mut usize| {
-        get_varint(slots, at)
-            .and_then(|x| u32::try_from(x).ok())
-            .ok_or_else(|| RecordError::Corrupt("GRPH: slot table".into()))
-    };
+    let end = (0..sections)
+        .map(|i| {
+            let e = &b[16 + i * 20 + 4..16 + i * 20 + 20];
+            let mut o = [0u8; 8];
+            let mut l = [0u8; 8];
+            o.copy_from_slice(&e[..8]);
+            l.copy_from_slice(&e[8..]);
+            u64::from_le_bytes(o).saturating_add(u64::from_le_bytes(l))
+        })
+        .max()
+        .unwrap_or(0);
+    if end.saturating_add(8) > b.len() as u64 {
+        return Err(RecordError::Truncated);
+    }
+    let (body, sum) = b.split_at(b.len() - 8);
+    let mut s = [0u8; 8];
+    s.copy_from_slice(sum);
+    if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(s) {
+        return Err(RecordError::Checksum);
+    }
+    let mut r = R { b: body, at: 12 };
+    let n = r.count(20)?;
+    let mut toc = Vec::with_capacity(n);
     for _ in 0..n {
-        foot.push(next(&mut at)?);
-        shape.push(next(&mut at)?);
-        let e = next(&mut at)?;
-        let v = next(&mut at)?;
-        ev.push((ev_at, e));
-        vec.push((vec_at, v));
-        ev_at += e as u64;
-        vec_at += v as u64;
+        let mut tag = [0u8; 4];
+        tag.copy_from_slice(r.bytes(4)?);
+        let off = r.u64()? as usize;
+        let len = r.u64()? as usize;
+        let end = off.checked_add(len).ok_or(RecordError::Truncated)?;
+        if end > body.len() {
+            return Err(RecordError::Truncated);
+        }
+        toc.push((tag, &body[off..end]));
     }
-    let events = share(r.blob()?);
-    let vectors = share(r.blob()?);
-    let k = r.count(4)?;
-    let mut slot_of = Vec::with_capacity(k);
-    for _ in 0..k {
-        slot_of.push(r.u32()?);
-    }
-    Ok(Some(Graph {
-        reference,
-        foots,
-        shapes,
-        edges,
-        foot,
-        shape,
-        ev,
-        events,
-        vec,
-        vectors,
-        slot_of,
-    }))
+    Ok((toc, u64::from_le_bytes(s)))
+}
+
+pub(super) fn section<'a>(toc: &[([u8; 4], &'a [u8])], tag: &[u8; 4]) -> Option<&'a [u8]> {
+    toc.iter().find(|(t, _)| t == tag).map(|(_, s)| *s)
 }

@@ -22,7 +22,9 @@ struct Cursor {
     /// The search id it is stored as, and its slot.
     id: u32,
     slot: u32,
-    /// The next byte, and the end of its events.
+    /// The part of the graph's events its events lie in, the next byte there, and the end
+    /// of its events.
+    part: usize,
     pos: usize,
     end: usize,
     /// Where its new canonical vector starts in `canons`, and the id of its extras.
@@ -122,13 +124,10 @@ impl Replay {
 
     /// `fingerprints`: the record's (its `STAT`); `dangerous`: whether a stable location is.
     pub fn new(
-        mut graph: Graph,
+        graph: Graph,
         fingerprints: Arc<Vec<u128>>,
         dangerous: impl Fn(u32) -> bool,
     ) -> Replay {
-        // A replay reads a slot's events through the whole buffer (its cursors hold
-        // offsets); only a graph built on another in memory comes in parts.
-        graph.events.make_contiguous();
         let mut fp_of_slot = vec![0u128; graph.len()];
         for (i, &s) in graph.slot_of.iter().enumerate() {
             if s != NONE {
@@ -314,6 +313,9 @@ impl Replay {
     /// vector is `canon` (kept to build its successors when the layout gained variables).
     pub fn open_with(&mut self, id: u32, slot: u32, canon: &[u8]) {
         let (at, len) = self.graph.ev[slot as usize];
+        // A span no part holds reads as no events: the replay fails and executes.
+        let (part, at) = self.graph.events.locate(at, len).unwrap_or((usize::MAX, 0));
+        let len = if part == usize::MAX { 0 } else { len };
         let c = self.canons.len();
         self.canons.extend_from_slice(canon);
         let mut ctx = NONE;
@@ -329,8 +331,9 @@ impl Replay {
         self.cursors.push(Cursor {
             id,
             slot,
-            pos: at as usize,
-            end: at as usize + len as usize,
+            part,
+            pos: at,
+            end: at + len as usize,
             canon_at: c,
             ctx,
             mixed: false,
@@ -422,8 +425,8 @@ impl Replay {
         if c.id != id || !c.mixed || c.group_end != 0 {
             return GroupPlan::Execute;
         }
-        let (mut pos, end, c_slot) = (c.pos, c.end, c.slot);
-        let events = events_upto(&self.graph, end);
+        let (mut pos, end, c_slot, part) = (c.pos, c.end, c.slot, c.part);
+        let events = events_upto(&self.graph, part, end);
         // Groups come in pid order, highest first; the search asks in that order.
         let mut found = None;
         while pos < events.len() {
@@ -453,7 +456,7 @@ impl Replay {
             Some((foot, rv, start, e)) => {
                 let replay = match same_guards {
                     Some(at) => {
-                        steps_only(events_upto(&self.graph, end), start, e, c_slot)
+                        steps_only(events_upto(&self.graph, part, end), start, e, c_slot)
                             && self.replays_at_guard(m, at, foot, rv)
                     }
                     None => {
@@ -662,9 +665,9 @@ impl Replay {
             c.group_end = 0;
             return Event::End(End::Group);
         }
-        let (slot, mut pos) = (c.slot, c.pos);
+        let (slot, mut pos, part) = (c.slot, c.pos, c.part);
         let mut ev = decode_event(
-            events_upto(&self.graph, end),
+            events_upto(&self.graph, part, end),
             slot,
             &mut pos,
             &mut self.blocked,
@@ -682,7 +685,7 @@ impl Replay {
                 break;
             }
             ev = decode_event(
-                events_upto(&self.graph, end),
+                events_upto(&self.graph, part, end),
                 slot,
                 &mut pos,
                 &mut self.blocked,
@@ -763,9 +766,9 @@ fn steps_only(events: &[u8], start: usize, end: usize, own: u32) -> bool {
     true
 }
 
-/// The graph's event bytes up to `end` (a cursor's), in one piece as `Replay::new` made
-/// them; none when the offsets do not fit (a replay then fails and executes).
-fn events_upto(g: &Graph, end: usize) -> &[u8] {
-    let all = g.events.contiguous().unwrap_or_default();
+/// The event bytes of part `part` of the graph's up to `end` (a cursor's); fewer when the
+/// offsets do not fit (a replay then fails and executes).
+fn events_upto(g: &Graph, part: usize, end: usize) -> &[u8] {
+    let all = g.events.part(part);
     &all[..end.min(all.len())]
 }

@@ -83,10 +83,19 @@ pub fn check_tuned(
     tune: impl FnOnce(&mut check::Reuse),
 ) -> Checked {
     let mut base = base.map(|r| {
-        let bytes = r.to_bytes();
-        // (Its graph's bytes shared with the buffer, as a record read from a file has them.)
-        let again = Record::from_shared(bytes.into()).expect("a record reads back");
-        assert_eq!(&again, r, "a record round-trips through its bytes");
+        // A record read from its file is used as read (the record written next may stand
+        // on it); another round-trips through its bytes first.
+        let from_file = r.graph.as_ref().is_some_and(|g| g.origin.is_some());
+        let again = if from_file {
+            r.clone()
+        } else {
+            let bytes = r.to_bytes();
+            // (Its graph's bytes shared with the buffer, as a record read from a file has
+            // them.)
+            let again = Record::from_shared(bytes.into()).expect("a record reads back");
+            assert_eq!(&again, r, "a record round-trips through its bytes");
+            again
+        };
         Base::from_record(again).expect("the base program rebuilds")
     });
     let plan = check::plan(v.program.clone(), base.as_mut(), opts, alg);
@@ -482,17 +491,40 @@ pub fn resize_channel(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
 /// against the record the previous step wrote: `next` makes a version from the current one
 /// (given the steps so far), `step` checks it against the record (with a name for messages)
 /// and returns the record it wrote (None: not a step; `max_tries` versions at most per
-/// chain). Returns how many chains reached ten steps.
+/// chain). Returns how many chains reached ten steps, and how many records of the chains
+/// were written on their base.
 pub fn chains_of_ten(
     rng: &mut Rng,
     max_tries: usize,
     mut next: impl FnMut(&str, usize, &mut Rng) -> Option<String>,
     mut step: impl FnMut(&str, &Record, &str, usize) -> Option<Record>,
-) -> usize {
+) -> (usize, usize) {
     let mut chains = 0;
+    // Every record of a chain goes through a file in one folder, each written beside the
+    // one it was built on (`Record::write_beside`), as the cache writes them: the chain's
+    // graphs stand on their bases, and each is read back through them.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut files = 0usize;
+    let mut through_file = |r: Record| -> Record {
+        files += 1;
+        let path = dir.path().join(format!("{files}.rec"));
+        let mut out = Vec::new();
+        r.write_beside(&path, &mut out).expect("written");
+        std::fs::write(&path, &out).expect("written");
+        let back = Record::read(&path).expect("the record reads back through its bases");
+        assert!(
+            back == r,
+            "{}: the record read back differs",
+            path.display()
+        );
+        back
+    };
     for (name, text) in seed_models(5_000).into_iter().step_by(2) {
         let Some(v) = version(&text) else { continue };
-        let Some(mut record) = check(&v, None, Algorithm::Full).record else {
+        let Some(mut record) = check(&v, None, Algorithm::Full)
+            .record
+            .map(&mut through_file)
+        else {
             continue;
         };
         let mut current = text.clone();
@@ -504,12 +536,31 @@ pub fn chains_of_ten(
             };
             let what = format!("{name} chain step {steps}");
             if let Some(r) = step(&what, &record, &version, steps) {
-                record = r;
+                record = through_file(r);
                 current = version;
                 steps += 1;
             }
         }
         chains += usize::from(steps == 10);
     }
-    chains
+    // Records stood on their bases, never deeper than a reader goes.
+    let (mut overlays, mut deepest) = (0, 0);
+    for i in 1..=files {
+        let mut path = dir.path().join(format!("{i}.rec"));
+        let mut depth = 0;
+        while let Some(base) = Record::base_of(&path).expect("a record's base reads") {
+            depth += 1;
+            path = dir.path().join(base);
+        }
+        overlays += usize::from(depth > 0);
+        deepest = deepest.max(depth);
+    }
+    eprintln!(
+        "{files} records in chains, {overlays} written on a base, {deepest} bases deep at most"
+    );
+    assert!(
+        deepest <= git_rmc::rmc::record::MAX_BASES,
+        "{deepest} bases deep"
+    );
+    (chains, overlays)
 }
