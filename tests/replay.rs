@@ -184,11 +184,18 @@ fn use_gained(text: &str, rng: &mut Rng) -> Option<String> {
 fn sweep(per_seed: usize, seed: u64, max_states: u64) -> (usize, usize, usize, usize) {
     let mut rng = Rng(seed);
     let (mut compared, mut replayed, mut walked_any, mut unchanged) = (0, 0, 0, 0);
+    // The base is read from its file, and every replay's record is written beside it (on
+    // it, where it keeps most of it) and read back, as the cache does; every fourth is
+    // replayed back to the base's version, through its base, and compared again.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (base_path, next_path) = (dir.path().join("base.rec"), dir.path().join("next.rec"));
     for (name, text) in seed_models(max_states) {
         let Some(v) = version(&text) else { continue };
         let Some(base) = check(&v, None, Algorithm::Full).record else {
             continue;
         };
+        write_beside(&base, &base_path);
+        let base = Record::read(&base_path).expect("the base reads from its file");
         assert!(
             base.graph.is_some(),
             "{name}: a recording run keeps the graph"
@@ -209,6 +216,14 @@ fn sweep(per_seed: usize, seed: u64, max_states: u64) -> (usize, usize, usize, u
                     replayed += 1;
                     walked_any += usize::from(r.stats.states_walked > 0 && !r.unchanged);
                     unchanged += usize::from(r.unchanged);
+                }
+                if let Some(rec) = &r.record {
+                    write_beside(rec, &next_path);
+                    let back = Record::read(&next_path).expect("reads through its base");
+                    assert!(&back == rec, "{name}: the record read back differs\n{m}");
+                    if compared % 4 == 0 {
+                        replay_against_full(&name, &back, &text);
+                    }
                 }
             }
         }
