@@ -762,6 +762,14 @@ fn a_replays_record_is_written_on_its_base_and_read_back_through_it() {
             .contains("its base record base.rec has changed"),
         "{err}"
     );
+    let other_bytes = other.to_bytes();
+    std::fs::write(&base_path, &other_bytes[..other_bytes.len() / 2]).expect("write");
+    let err = Record::read(&next_path).expect_err("the base is cut short");
+    assert!(
+        err.to_string()
+            .contains("its base record base.rec is unusable (the record is truncated)"),
+        "{err}"
+    );
     std::fs::remove_file(&base_path).expect("remove");
     let err = Record::read(&third_path).expect_err("the base's base is gone");
     assert!(

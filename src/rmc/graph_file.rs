@@ -395,3 +395,42 @@ pub(super) fn base_of(path: &Path) -> Result<Option<String>, RecordError> {
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base_ref(name: &str) -> Vec<u8> {
+        let mut w = W(Vec::new());
+        w.str(name);
+        w.u64(1);
+        w.u64(2);
+        w.u64(3);
+        w.u32(4);
+        w.0
+    }
+
+    #[test]
+    fn a_base_is_named_by_a_file_beside_the_record_and_nothing_else() {
+        let b = read_base_ref(&base_ref("0123abcd.rec")).expect("a plain name");
+        assert_eq!(
+            (b.name.as_str(), b.checksum, b.events, b.vectors, b.slots),
+            ("0123abcd.rec", 1, 2, 3, 4)
+        );
+        for bad in [
+            "",
+            ".",
+            "..",
+            "../x.rec",
+            "a/b.rec",
+            "a\\b.rec",
+            "/etc/passwd",
+        ] {
+            assert!(read_base_ref(&base_ref(bad)).is_err(), "{bad:?}");
+        }
+        assert!(
+            read_base_ref(&base_ref("x.rec")[..10]).is_err(),
+            "cut short"
+        );
+    }
+}
