@@ -916,6 +916,9 @@ fn a_record_written_on_its_base_keeps_it_through_gc_and_without_it_costs_a_full_
         first.file_name().and_then(|n| n.to_str()),
         "the second record stands on the first"
     );
+    let listed = String::from_utf8_lossy(&r.rmc(&["cache", "ls"]).stdout).into_owned();
+    let first_hash = res[0]["hash"].as_str().expect("hash");
+    assert!(listed.contains(&format!("on {first_hash}")), "{listed}");
     // gc keeps what the tip needs: its record, and the base that record stands on.
     let out = r.rmc(&["cache", "gc"]);
     assert_eq!(out.status.code(), Some(0));

@@ -28,7 +28,8 @@ pub enum CacheAction {
     /// List the records per model and the commits with results.
     Ls,
     /// Delete what no branch tip needs: results of commits no branch reaches, and records
-    /// other than the newest each branch tip's models reuse.
+    /// other than the newest each branch tip's models reuse (and the records those stand
+    /// on).
     Gc,
     /// Delete every record and result.
     Clear,
@@ -48,7 +49,14 @@ pub fn cmd_cache(args: &CacheArgs) -> anyhow::Result<Outcome> {
                     m.records.len()
                 ));
                 for r in &m.records {
-                    out.push_str(&format!("  {}  {} bytes\n", r.hash, r.bytes));
+                    out.push_str(&format!("  {}  {} bytes", r.hash, r.bytes));
+                    // A record whose state graph is written on another needs that one.
+                    let path = s.cache.record_path(&m.model, &r.hash);
+                    if let Ok(Some(base)) = crate::rmc::Record::base_of(&path) {
+                        let base = base.strip_suffix(".rec").unwrap_or(&base);
+                        out.push_str(&format!("  on {base}"));
+                    }
+                    out.push('\n');
                 }
             }
             out.push_str(&format!(
