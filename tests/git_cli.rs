@@ -941,6 +941,15 @@ fn a_record_written_on_its_base_keeps_it_through_gc_and_without_it_costs_a_full_
     // Without its base, a record is refused with the reason, and the check is a full one
     // with the same verdict.
     std::fs::remove_file(&first).expect("remove the base");
+    // The impact analysis needs no state graph: a record without its base still diffs.
+    let out = r.rmc(&["diff", &second.display().to_string(), "model.pml"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("locations paired"));
     r.write("model.pml", &broken());
     r.commit("break Q");
     let (code, res, err) = r.check(&["--algorithm", "replay"]);

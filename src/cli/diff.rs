@@ -47,9 +47,11 @@ pub struct DiffArgs {
 }
 
 fn is_record(p: &Path) -> bool {
-    std::fs::read(p)
-        .map(|b| Record::from_bytes(&b).is_ok() || b.starts_with(b"GITRMCR"))
-        .unwrap_or(false)
+    // By its magic only: a record of 10^7 states is gigabytes, read once, by the diff.
+    let mut magic = [0u8; 7];
+    std::fs::File::open(p)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| &magic == b"GITRMCR")
 }
 
 pub fn cmd_diff(args: &DiffArgs) -> anyhow::Result<Outcome> {
@@ -63,7 +65,8 @@ pub fn cmd_diff(args: &DiffArgs) -> anyhow::Result<Outcome> {
         include: args.include.clone(),
     };
     let old = if is_record(old_p) {
-        let rec = Record::read(old_p)?;
+        // The impact analysis reads the model and the ids, not the state graph.
+        let rec = Record::read_without_graph(old_p)?;
         Base::from_record(rec)?
     } else {
         let old_args = super::ModelArgs {
