@@ -72,7 +72,8 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub short_trails: bool,
     /// Write the record of this check to FILE (a recording run): what a later check of a
-    /// changed version needs to skip the unchanged part of the state space.
+    /// changed version needs to skip the unchanged part of the state space. The file stands
+    /// alone (the cache of `git rmc check` writes a record on the one it reused instead).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Reuse the record of an earlier version: a pruning run does not explore a state whose
