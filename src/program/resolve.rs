@@ -676,8 +676,12 @@ impl Resolver {
         }
     }
 
-    /// spin: `'x' is type 'f' but 'b' is type 'g'` for assignments across named mtypes.
+    /// spin: `'x' is type 'f' but 'b' is type 'g'` for assignments across named mtypes, to
+    /// a variable or an array element; spin does not check a typedef field (`m.f = b`).
     pub fn check_mtype_assign(&mut self, target: &LVar, value: &LExpr, span: Span) {
+        if !target.fields.is_empty() {
+            return;
+        }
         let Some(Type::Mtype { subtype: Some(ts) }) = self.var_type(target) else {
             return;
         };
