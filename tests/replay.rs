@@ -8,8 +8,8 @@ mod common;
 
 use common::rmc::{
     chains_of_ten, check, check_on, check_tuned, check_with, corpus_files, corpus_records,
-    gain_variables, limited, mutate, resize_channel, seed_models, sweep_seed, version, Checked,
-    Rng,
+    gain_variables, limited, mutate, resize_channel, seed_models, sweep_seed, version,
+    write_beside, Checked, Rng,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -674,14 +674,6 @@ fn a_record_read_from_its_file_is_the_record_written_and_replays_the_same() {
     std::fs::write(&path, &bytes[..bytes.len() - 100]).expect("write");
     let err = Record::read(&path).expect_err("truncated");
     assert!(err.to_string().contains("truncated"), "{err}");
-}
-
-/// Writes `r` at `path` beside its base (as the cache does) and returns the file's size.
-fn write_beside(r: &Record, path: &std::path::Path) -> u64 {
-    let mut out = Vec::new();
-    r.write_beside(path, &mut out).expect("written");
-    std::fs::write(path, &out).expect("written");
-    out.len() as u64
 }
 
 #[test]

@@ -594,20 +594,16 @@ impl Record {
     }
 
     pub fn read(path: &Path) -> Result<Record, RecordError> {
-        let io = |err| RecordError::Io {
-            path: path.display().to_string(),
-            err,
-        };
-        let file = std::fs::File::open(path).map_err(io)?;
-        Record::from_file_at(&file, path).map_err(|e| match e {
-            RecordError::Io { err, .. } => io(err),
-            e => e,
-        })
+        Record::read_at(path, true)
     }
 
     /// The record at `path` without its state graph (nor its bases): what an impact
     /// analysis needs, read in a fraction of the time at 10^7 states.
     pub fn read_without_graph(path: &Path) -> Result<Record, RecordError> {
+        Record::read_at(path, false)
+    }
+
+    fn read_at(path: &Path, with_graph: bool) -> Result<Record, RecordError> {
         let io = |err| RecordError::Io {
             path: path.display().to_string(),
             err,
@@ -617,7 +613,7 @@ impl Record {
             RecordError::Io { err, .. } => io(err),
             e => e,
         })?;
-        Record::parse(&b, Some(&b), Some(path), false)
+        Record::parse(&b, Some(&b), Some(path), with_graph)
     }
 
     /// Reads the record in `file`, mapped rather than copied into memory where the system

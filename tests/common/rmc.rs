@@ -487,6 +487,15 @@ pub fn resize_channel(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
     Some(ls.join("\n") + "\n")
 }
 
+/// Writes `r` at `path` beside the record it was built on (on it, where it keeps most of
+/// it), as the cache does, and returns the file's size.
+pub fn write_beside(r: &Record, path: &Path) -> u64 {
+    let mut out = Vec::new();
+    r.write_beside(path, &mut out).expect("written");
+    std::fs::write(path, &out).expect("written");
+    out.len() as u64
+}
+
 /// Chains of versions of every other seed model (at most 5,000 states), each checked
 /// against the record the previous step wrote: `next` makes a version from the current one
 /// (given the steps so far), `step` checks it against the record (with a name for messages)
@@ -508,9 +517,7 @@ pub fn chains_of_ten(
     let mut through_file = |r: Record| -> Record {
         files += 1;
         let path = dir.path().join(format!("{files}.rec"));
-        let mut out = Vec::new();
-        r.write_beside(&path, &mut out).expect("written");
-        std::fs::write(&path, &out).expect("written");
+        write_beside(&r, &path);
         let back = Record::read(&path).expect("the record reads back through its bases");
         assert!(
             back == r,
