@@ -382,6 +382,18 @@ fn a_fingerprint_and_a_record_are_pinned() {
 fn a_record_from_before_the_state_graph_still_loads_and_prunes() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden/record-without-graph.rec");
+    if std::env::var_os("GIT_RMC_BLESS").is_some() {
+        // (A semantics version later: the record as git rmc wrote it before the graph.)
+        let mut rec = check(
+            &version(GOLDEN_MODEL).expect("loads"),
+            None,
+            Algorithm::Full,
+        )
+        .record
+        .expect("a record");
+        rec.graph = None;
+        std::fs::write(&path, rec.to_bytes()).expect("write golden file");
+    }
     let old = Record::read(&path).expect("an older record reads");
     assert!(old.graph.is_none());
     let new = check(

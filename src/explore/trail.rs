@@ -504,9 +504,14 @@ fn named_scalars(name: &str, shape: &Shape, at: usize, st: &State, out: &mut Vec
 }
 
 fn mtype_name(v: i64, mtypes: &[(String, i64, Option<String>)]) -> String {
-    mtypes
-        .iter()
-        .find(|(_, x, _)| *x == v)
+    // Each mtype subtype counts from 1: a value names a plain mtype first, as spin's `%e`.
+    let named = |plain: bool| {
+        mtypes
+            .iter()
+            .find(|(_, x, s)| *x == v && s.is_none() == plain)
+    };
+    named(true)
+        .or_else(|| named(false))
         .map(|(n, _, _)| n.clone())
         .unwrap_or_else(|| v.to_string())
 }

@@ -227,6 +227,10 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
     let mut next_loc: u32 = 0;
     let mut never_count = 0;
     let mut ltl_count = 0;
+    res.number_mtypes(model.units.iter().filter_map(|u| match u {
+        Unit::Mtype(m) => Some(m),
+        _ => None,
+    }));
     for u in &model.units {
         match u {
             Unit::Decl(d) => {

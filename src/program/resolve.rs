@@ -26,6 +26,8 @@ pub struct Resolver {
     pub globals: Vec<Var>,
     global_names: HashMap<String, usize>,
     pub mtypes: Vec<(String, i64, Option<String>)>,
+    /// Every mtype name's value, numbered before anything is resolved (`number_mtypes`).
+    mtype_values: HashMap<String, i64>,
     pub typedefs: Vec<TypeDef>,
     pub procs: Vec<ProcSig>,
     pub diags: Vec<Diagnostic>,
@@ -56,6 +58,7 @@ impl Resolver {
             globals: Vec::new(),
             global_names: HashMap::new(),
             mtypes: Vec::new(),
+            mtype_values: HashMap::new(),
             typedefs: Vec::new(),
             procs: Vec::new(),
             diags: Vec::new(),
@@ -131,6 +134,29 @@ impl Resolver {
 
     // ----- declarations -----
 
+    /// Numbers every mtype name of the model as spin 6.5.2 does, before any declaration
+    /// reads one: each (sub)type counts on its own, and the names of one declaration take
+    /// the next values from its last name to its first (`mtype = { a, b }; mtype = { c }`
+    /// makes b 1, a 2 and c 3; `mtype:s = { x, y }` makes y 1 and x 2 as well).
+    pub fn number_mtypes<'a>(&mut self, decls: impl Iterator<Item = &'a ast::MtypeDecl>) {
+        let mut counts: HashMap<Option<String>, i64> = HashMap::new();
+        for d in decls {
+            let mut fresh: Vec<&str> = Vec::new();
+            for (n, _) in &d.names {
+                if !self.mtype_values.contains_key(n) && !fresh.contains(&n.as_str()) {
+                    fresh.push(n);
+                }
+            }
+            let count = counts.entry(d.subtype.clone()).or_insert(0);
+            let k = fresh.len() as i64;
+            for (i, n) in fresh.into_iter().enumerate() {
+                self.mtype_values
+                    .insert(n.to_string(), *count + k - i as i64);
+            }
+            *count += k;
+        }
+    }
+
     pub fn add_mtypes(&mut self, d: &ast::MtypeDecl) {
         for (n, sp) in &d.names {
             if self.mtypes.iter().any(|(m, _, _)| m == n) {
@@ -140,7 +166,11 @@ impl Resolver {
                 self.error(*sp, format!("mtype name {n} conflicts with a variable"));
                 continue;
             }
-            let v = self.mtypes.len() as i64 + 1;
+            let v = self
+                .mtype_values
+                .get(n)
+                .copied()
+                .unwrap_or(self.mtypes.len() as i64 + 1);
             if v > 255 {
                 self.error(*sp, "too many mtype elements (max 255)");
             }
