@@ -1118,11 +1118,14 @@ impl<'r> Lowerer<'r> {
                     span: self.els[*src].span,
                     // pan's A flag: a statement inside a sequence (not its last) keeps
                     // control, even where a folded jump takes it into another sequence; a
-                    // jump kept as a step keeps it only when it stays in its sequence.
+                    // jump kept as a step keeps it only when it stays in its sequence, and
+                    // a jump back onto the sequence's own header (a label on the `atomic`)
+                    // leaves it, as a jump onto another sequence's header does.
                     atomic: self.els[*src].seq_inner
                         && (!is_jump(&self.els[*src].kind)
                             || (self.els[*target].group.is_some()
-                                && self.els[*target].group == self.els[*src].group)),
+                                && self.els[*target].group == self.els[*src].group
+                                && !matches!(self.els[*target].kind, ElKind::Header(_)))),
                     escape: escape.is_some(),
                     escape_group: escape.map_or(0, |x| x as u32 + 1),
                     text: text.clone(),
