@@ -15,7 +15,16 @@
 //! incremental run's violations and verdict are compared with the full run's, and a replay's
 //! figures too; a difference is printed as DISAGREEMENT.
 //!
-//! `cargo bench --bench rmc -- NAME` runs only the models whose name contains NAME.
+//! `cargo bench --bench rmc -- NAME` runs only the models whose name contains NAME. With
+//! `GIT_RMC_CORPUS=DIR`, every model under DIR (public models nobody here wrote, say) whose
+//! plain check stores 10^5 to 3x10^6 states is measured too, after the bench's own.
+//!
+//! Every run that reads a record starts cold where the host lets the bench drop the page
+//! cache (root on Linux: `/proc/sys/vm/drop_caches`), as a first check after a reboot or of
+//! a record another run wrote long ago would; the header says whether it could. `to walk`
+//! is the time from the start of a replay to its search's start (the record read and
+//! mapped, the model loaded, the impact analysis and the plan made): what it costs before
+//! the first recorded state is walked.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -31,6 +40,8 @@ struct Model {
     /// Files by name, the entry first.
     files: Vec<(String, String)>,
     defines: Vec<String>,
+    /// Fewer states stored by a plain check leave the model out.
+    min_states: u64,
 }
 
 fn load(
@@ -69,6 +80,8 @@ struct Checked {
     algorithm: Algorithm,
     /// A replay that found the state graph unchanged (nothing walked).
     unchanged: bool,
+    /// From the start to the search's start: record read, model loaded, plan made.
+    to_search: Duration,
 }
 
 /// A check of `text` (the entry file's text), with a base record when given (a pruning
@@ -80,6 +93,9 @@ fn run(
     record: bool,
     alg: Algorithm,
 ) -> Option<Checked> {
+    if base.is_some() {
+        drop_page_cache();
+    }
     let t = Instant::now();
     let opts = bench_options();
     let mut base =
@@ -98,6 +114,7 @@ fn run(
             stats: out.stats.clone(),
             algorithm: Algorithm::Full,
             unchanged: false,
+            to_search: Duration::ZERO,
         })
         .filter(|_| out.complete());
     }
@@ -111,6 +128,7 @@ fn run(
     } = plan;
     let unchanged = matches!(reuse, check::Reuse::Unchanged(_));
     let mach = Machine::new(&program).ok()?;
+    let to_search = t.elapsed();
     let mut r = check::run(&mach, reuse, base.as_ref(), &opts, &mut |_| {});
     assert!(r.fell_back.is_none(), "the recorded graph fits");
     check::complete_trails(&mach, &mut r.outcome, &opts).expect("trails complete");
@@ -149,6 +167,7 @@ fn run(
         stats: s.clone(),
         algorithm,
         unchanged,
+        to_search,
     })
 }
 
@@ -213,6 +232,7 @@ fn models() -> Vec<Model> {
             std::fs::read_to_string(root.join("benches/models").join(file)).expect("bench model"),
         )],
         defines: defines.iter().map(|d| d.to_string()).collect(),
+        min_states: 0,
     };
     let mut v = vec![
         bench("ring_election N=9", "ring_election.pml", &["N=9"]),
@@ -229,24 +249,70 @@ fn models() -> Vec<Model> {
         "12-park-when-idle",
         "16-fix-stairs-trip-count",
     ] {
-        let dir: PathBuf = root.join("sample-repo/versions").join(ver);
-        let mut files = vec![(
-            "model.pml".to_string(),
-            std::fs::read_to_string(dir.join("model.pml")).expect("sample model"),
-        )];
-        for e in std::fs::read_dir(&dir).expect("sample dir").flatten() {
-            let n = e.file_name().to_string_lossy().into_owned();
-            if n != "model.pml" {
-                files.push((n, std::fs::read_to_string(e.path()).unwrap_or_default()));
-            }
+        let dir = root.join("sample-repo/versions").join(ver);
+        v.extend(with_siblings(
+            format!("elevator {ver}"),
+            &dir.join("model.pml"),
+        ));
+    }
+    // Public models, measured where they are large enough for the targets to speak of them.
+    if let Some(dir) = std::env::var_os("GIT_RMC_CORPUS") {
+        let mut files = Vec::new();
+        corpus_files(Path::new(&dir), &mut files);
+        files.sort();
+        for f in files {
+            let name = f.strip_prefix(&dir).unwrap_or(&f).display().to_string();
+            v.extend(with_siblings(name, &f).map(|m| Model {
+                min_states: 100_000,
+                ..m
+            }));
         }
-        v.push(Model {
-            name: format!("elevator {ver}"),
-            files,
-            defines: Vec::new(),
-        });
     }
     v
+}
+
+/// The model whose entry file is `entry`, with the other files of its folder (which it may
+/// include) by name.
+fn with_siblings(name: String, entry: &Path) -> Option<Model> {
+    let mut files = vec![(
+        entry.file_name()?.to_string_lossy().into_owned(),
+        std::fs::read_to_string(entry).ok()?,
+    )];
+    for e in std::fs::read_dir(entry.parent()?).ok()?.flatten() {
+        let p = e.path();
+        if p != entry && p.is_file() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            files.push((n, std::fs::read_to_string(&p).unwrap_or_default()));
+        }
+    }
+    Some(Model {
+        name,
+        files,
+        defines: Vec::new(),
+        min_states: 0,
+    })
+}
+
+fn corpus_files(d: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            corpus_files(&p, out);
+        } else if p
+            .extension()
+            .is_some_and(|x| x == "pml" || x == "prom" || x == "pr")
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// Drops the host's page cache, so that the next record read is cold; false where the host
+/// does not let the bench.
+fn drop_page_cache() -> bool {
+    // Dirty pages first: they cannot be dropped.
+    let _ = std::process::Command::new("sync").status();
+    std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
 }
 
 fn main() {
@@ -265,7 +331,16 @@ fn main() {
     let mut bound_executed = Vec::new();
     let mut bound_new = Vec::new();
     let mut ratios_kept = Vec::new();
+    let mut to_walk = Vec::new();
     println!("regression checking vs full checks; times end to end in seconds (library calls)");
+    println!(
+        "records read {}",
+        if drop_page_cache() {
+            "cold (the page cache is dropped before every run that reads one)"
+        } else {
+            "warm (this host does not let the bench drop the page cache)"
+        }
+    );
     println!();
     println!(
         "{:<34} {:>9} {:>6} {:>7} {:>7} {:>6} {:>8} {:>8}",
@@ -280,9 +355,12 @@ fn main() {
         }
         let text = m.files[0].1.clone();
         let Some(plain) = best(|| run(&m, &text, None, false, Algorithm::Full)) else {
-            println!("{:<34} does not load", m.name);
+            println!("{:<34} does not load, or its check is cut", m.name);
             continue;
         };
+        if plain.stored < m.min_states {
+            continue;
+        }
         let Some(rec) = best(|| run(&m, &text, None, true, Algorithm::Full)) else {
             continue;
         };
@@ -291,6 +369,7 @@ fn main() {
             std::env::temp_dir().join(format!("git-rmc-bench-base-{}.rec", std::process::id()));
         let bytes = git_rmc::cache::write_atomic_with(&path, |w| record.write_to(w))
             .expect("record writes");
+        drop_page_cache();
         let t = Instant::now();
         let back = Record::read(&path).expect("record reads");
         let load = t.elapsed();
@@ -335,8 +414,9 @@ fn main() {
             let ratio_prune = secs(&full) / secs(&prune);
             // ns per executed transition: the plain check's. Per walked transition: what a
             // replay that executed under a tenth of its states spent beyond them and the
-            // record load, per transition out of a walked state (elsewhere the executed
-            // states' own cost, which differs from a full check's, would swamp it).
+            // time to its search's start, per transition out of a walked state (elsewhere
+            // the executed states' own cost, which differs from a full check's, would swamp
+            // it).
             let per_state = plain_m.stats.transitions as f64 / plain_m.stored.max(1) as f64;
             let exec_ns = secs(&plain_m) * 1e9 / plain_m.stats.transitions.max(1) as f64;
             let walked = replay.stats.states_walked;
@@ -344,7 +424,7 @@ fn main() {
                 && walked >= 1000
                 && !replay.unchanged)
                 .then(|| {
-                    ((secs(&replay) - load.as_secs_f64()) * 1e9
+                    ((secs(&replay) - replay.to_search.as_secs_f64()) * 1e9
                         - replay.stats.states_executed as f64 * per_state * exec_ns)
                         / (walked as f64 * per_state)
                 });
@@ -355,7 +435,7 @@ fn main() {
             let grp = 100.0 * replay.stats.groups_executed as f64 / groups.max(1) as f64;
             println!(
                 "    {:<34} full {:>8} st {:>6.3}s (plain {:>6.3}s) | prune ex {:>8} {:>6.3}s | \
-                 replay ex {:>8} (new {:>7}, procs ex {:>3.0}%) {:>6.3}s | auto {:<6} {:>6.3}s \
+                 replay ex {:>8} (new {:>7}, procs ex {:>3.0}%) {:>6.3}s (to walk {:>5.3}s) | auto {:<6} {:>6.3}s \
                  x{:<5.2} (plain x{:<5.2}) | ns/tr exec {:>5.0} walk {:>5} {}",
                 what,
                 full.stored,
@@ -367,6 +447,7 @@ fn main() {
                 new,
                 grp,
                 secs(&replay),
+                replay.to_search.as_secs_f64(),
                 if auto.unchanged {
                     "same"
                 } else {
@@ -399,6 +480,9 @@ fn main() {
             }
             all_rows.push(ratio);
             walk_costs.extend(walk_ns);
+            if plain.stored >= 100_000 {
+                to_walk.push(replay.to_search.as_secs_f64());
+            }
             same_graph += usize::from(auto.unchanged);
         }
         let _ = std::fs::remove_file(&path);
@@ -470,6 +554,10 @@ fn main() {
     println!(
         "ns per walked transition (estimated, replays executing under 10 % of their states): {}",
         dist(&walk_costs)
+    );
+    println!(
+        "replay's time to its search's start (s), models >= 10^5 states: {}",
+        dist(&to_walk)
     );
     println!(
         "targets: median full / auto >= 5 and, acyclic, full / prune >= 3 on models >= 10^5 \
