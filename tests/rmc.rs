@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::rmc::{
-    chains_of_ten, check, check_tuned, corpus_records, gain_variables, limited, mutate,
+    chains_of_ten, check, check_on, check_tuned, corpus_records, gain_variables, limited, mutate,
     resize_channel, seed_models, sweep_seed, version, Checked, Rng,
 };
 use git_rmc::rmc::check::Algorithm;
@@ -762,4 +762,55 @@ fn pruning_through_gained_variables_equals_full_checks_on_a_corpus() {
         }
     }
     eprintln!("{compared} corpus mutants gaining variables compared, {projected} projected");
+}
+
+/// A run that writes a record and reaches its memory limit stops there, incomplete, with no
+/// record: the sets and the state graph it was building stop taking commands when their
+/// own memory runs out (the search learns of it a step or a batch later, and the commands
+/// already sent would name stored states the book could not add). Limits are swept so
+/// that the book, and not the search, runs out first at some of them, on both threads and
+/// inline, recording and replaying.
+#[test]
+fn a_run_whose_book_runs_out_of_memory_stops_cleanly() {
+    let text = |bound: u32| {
+        format!(
+            "byte a, b, c;
+active proctype P() {{
+\tdo
+\t:: a < {bound} -> a++
+\t:: b < {bound} -> b++
+\t:: c < {bound} -> c++
+\t:: else -> break
+\tod
+}}
+"
+        )
+    };
+    let small = version(&text(12)).expect("loads");
+    let base = check(&small, None, Algorithm::Full)
+        .record
+        .expect("complete");
+    let big = version(&text(40)).expect("loads");
+    let mut cut = 0;
+    for thread in [false, true] {
+        for (alg, base) in [(Algorithm::Full, None), (Algorithm::Replay, Some(&base))] {
+            for mib in (4..=40).step_by(2) {
+                let opts = git_rmc::explore::Options {
+                    memory_limit: Some(mib << 20),
+                    ..Default::default()
+                };
+                // check_on fails where the worker failed and a full check stood in.
+                let c = check_on(&big, base, alg, &opts, Some(thread));
+                if c.verdict.as_str() == "incomplete" {
+                    assert!(c.stats.states_stored < 270_643, "{mib} MiB");
+                    assert!(c.record.is_none(), "{mib} MiB");
+                    cut += 1;
+                } else {
+                    assert_eq!(c.stats.states_stored, 270_643, "{mib} MiB");
+                    assert!(c.record.is_some(), "{mib} MiB");
+                }
+            }
+        }
+    }
+    assert!(cut > 20, "{cut} runs cut");
 }

@@ -327,6 +327,11 @@ impl Keep for Book {
             .map_or(Ok(()), |f| f.push(fp))
             .and(self.set_of.as_mut().map_or(Ok(()), |s| s.push(u32::MAX)));
         self.fail(r);
+        if self.oom {
+            // The run is cut here (the search learns of it through `out_of_memory`): no
+            // accumulator for a state the tables do not hold.
+            return;
+        }
         debug_assert_eq!(self.set_of.as_ref().map(|s| s.len()), Some(id as usize + 1));
         self.gen += 1;
         let a = match self.pool.pop() {

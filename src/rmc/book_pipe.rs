@@ -94,6 +94,11 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
         &batch.bytes[from..at]
     };
     for c in &batch.cmds {
+        if b.oom {
+            // The search stops once it sees this; what it sent until then is dropped (the
+            // commands would name states the book could not add).
+            return;
+        }
         match c {
             Cmd::Begin(budget) => b.begin(budget),
             &Cmd::Open { id, old, verbatim } => {

@@ -238,11 +238,14 @@ pub struct Recorder {
 
 /// Calls a `Keep` method on the pipe to the book, or on the book when it is kept here:
 /// dispatched statically (these calls are made per event), and on the two fields apart, so
-/// that the arguments may borrow other parts of the recorder.
+/// that the arguments may borrow other parts of the recorder. A book out of memory takes no
+/// more calls: the search stops at its next step (`failed`), and until then the calls would
+/// name states the book could not add.
 macro_rules! keep {
     ($s:expr, $method:ident($($arg:expr),*)) => {
         match $s.pipe.as_mut() {
             Some(p) => p.$method($($arg),*),
+            None if $s.book.oom => {}
             None => $s.book.$method($($arg),*),
         }
     };
