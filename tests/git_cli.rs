@@ -273,6 +273,57 @@ init { run A() }
     }
 }
 
+/// `--audit` beside checks that a memory limit cut: where a search stops depends on what it
+/// holds (a replay also holds its base record and what it made of it), so the two cut
+/// runs' figures differ without either being wrong. The audit says it could not compare
+/// them, instead of calling the difference a bug (exit 4, "internal error").
+#[test]
+fn the_audit_of_checks_a_memory_limit_cut_does_not_call_them_a_bug() {
+    let model = |bound: u32| {
+        format!(
+            "byte a, b, c;
+active proctype P() {{
+\tdo
+\t:: a < {bound} -> a++
+\t:: b < {bound} -> b++
+\t:: c < {bound} -> c++
+\t:: else -> break
+\tod
+}}
+"
+        )
+    };
+    let mut r = Repo::new();
+    r.write("m.pml", &model(12));
+    r.commit("8k states");
+    r.write("m.pml", &model(40));
+    r.commit("270k states");
+    let out = Command::new(assert_cmd::cargo::cargo_bin("git-rmc"))
+        .args(["check", "--all", "--audit", "--algorithm", "replay"])
+        .args(["--format", "json"])
+        .current_dir(r.path())
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_RMC_CACHE_DIR")
+        .env("GIT_RMC_MEMORY_LIMIT", "16M")
+        .output()
+        .expect("git-rmc runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(!err.contains("internal error"), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let first = &doc["commits"][0]["models"][0];
+    assert_eq!(first["verdict"], "pass", "{first}");
+    assert_eq!(first["audit"], "agrees with a full check", "{first}");
+    let cut = &doc["commits"][1]["models"][0];
+    assert_eq!(cut["verdict"], "incomplete", "{cut}");
+    assert_eq!(cut["limit"], "memory", "{cut}");
+    assert_eq!(
+        cut["audit"],
+        "not compared: a limit cut both this check (memory) and the full check (memory)",
+        "{cut}"
+    );
+}
+
 /// A commit that declares a new global between two others (every later global moves in the
 /// state vector) is still checked incrementally, with the verdict and violations of a full
 /// check (`--audit`): `auto` replays the parent's state graph, building each recorded

@@ -470,7 +470,7 @@ impl Session {
         }
         let mut audit_failure = None;
         if self.audit {
-            let (failure, full_ms) = self.audit_one(
+            let (audit, full_ms) = self.audit_one(
                 &loaded.files,
                 &program,
                 &sources,
@@ -479,11 +479,14 @@ impl Session {
                 &base,
                 &done_run,
             )?;
-            audit_failure = failure;
             doc["full_ms"] = json!(full_ms);
-            doc["audit"] = json!(audit_failure
-                .clone()
-                .unwrap_or_else(|| "agrees with a full check".into()));
+            doc["audit"] = json!(match &audit {
+                Audit::Agrees => "agrees with a full check".to_string(),
+                Audit::NotCompared(why) | Audit::Differs(why) => why.clone(),
+            });
+            if let Audit::Differs(why) = audit {
+                audit_failure = Some(why);
+            }
         }
         stored(&verdict, doc.clone())?;
         let mut c = done(&verdict, doc, false, new);
@@ -493,7 +496,8 @@ impl Session {
 
     /// A full check of the same version with the same base (so that locations compare),
     /// against the check that ran: verdicts and violations must agree, and for a full run
-    /// every SPIN figure.
+    /// or a replay every SPIN figure. Where a limit cut either search, only what the cut one
+    /// found is compared (see `audit_cut`).
     #[allow(clippy::too_many_arguments)]
     fn audit_one(
         &self,
@@ -504,7 +508,7 @@ impl Session {
         key: &str,
         base: &Option<(CommitId, Value)>,
         ran: &engine::Done,
-    ) -> anyhow::Result<(Option<String>, u64)> {
+    ) -> anyhow::Result<(Audit, u64)> {
         let base_rec = base
             .as_ref()
             .and_then(|(_, r)| r["hash"].as_str().and_then(|h| self.load_base(key, h)));
@@ -524,6 +528,9 @@ impl Session {
             &mut |_| {},
         )?;
         let full_ms = t.elapsed().as_millis() as u64;
+        if !(ran.doc.complete && full.doc.complete) {
+            return Ok((audit_cut(ran, &full), full_ms));
+        }
         let keys = |d: &engine::Done| -> Vec<RecViolation> {
             d.record
                 .as_ref()
@@ -534,7 +541,7 @@ impl Session {
         let same_set = a.len() == b.len() && a.iter().all(|x| b.iter().any(|y| same(x, y)));
         if ran.verdict != full.verdict {
             return Ok((
-                Some(format!(
+                Audit::Differs(format!(
                     "verdict {} but a full check says {}",
                     ran.verdict.as_str(),
                     full.verdict.as_str()
@@ -544,7 +551,7 @@ impl Session {
         }
         if !same_set {
             return Ok((
-                Some(format!(
+                Audit::Differs(format!(
                     "{} violations but a full check finds {} (or others)",
                     a.len(),
                     b.len()
@@ -558,7 +565,7 @@ impl Session {
             let fig = crate::explore::Stats::spin_figures;
             if fig(x) != fig(y) {
                 return Ok((
-                    Some(format!(
+                    Audit::Differs(format!(
                         "figures {:?} but a full check gives {:?}",
                         fig(x),
                         fig(y)
@@ -567,7 +574,7 @@ impl Session {
                 ));
             }
         }
-        Ok((None, full_ms))
+        Ok((Audit::Agrees, full_ms))
     }
 
     /// The violations of a model at a commit (checking it when the cache does not know).
@@ -639,6 +646,55 @@ fn against(mut r: Value, base: Option<&Value>) -> Value {
 /// The violations of a stored result, as the record names them.
 pub fn keys_of(r: &Value) -> Vec<RecViolation> {
     serde_json::from_value(r["keys"].clone()).unwrap_or_default()
+}
+
+/// What `--audit` makes of a check beside a full check of the same version.
+enum Audit {
+    Agrees,
+    /// Nothing that could differ: a limit cut both searches.
+    NotCompared(String),
+    /// A bug: the check that ran is not what a full check says.
+    Differs(String),
+}
+
+/// The audit of two checks at least one of which a limit cut. Where a search stops depends
+/// on what it holds (an incremental run also holds its base record, so a memory limit cuts
+/// it sooner), so a cut run's figures and violations are a part of a full check's, not
+/// equal to them, and its verdict is never a pass. What it found must still be found by a
+/// search that saw everything: each of its violations, by kind and location.
+fn audit_cut(ran: &engine::Done, full: &engine::Done) -> Audit {
+    let cut = |d: &engine::Done| d.doc.limit.clone().unwrap_or_else(|| "a limit".into());
+    let found = |d: &engine::Done| -> Vec<(String, String)> {
+        d.doc
+            .violations
+            .iter()
+            .map(|v| (v.kind.clone(), v.location.clone()))
+            .collect()
+    };
+    let (part, whole, which) = match (ran.doc.complete, full.doc.complete) {
+        (false, false) => {
+            return Audit::NotCompared(format!(
+                "not compared: a limit cut both this check ({}) and the full check ({})",
+                cut(ran),
+                cut(full)
+            ))
+        }
+        (false, true) => (ran, full, "this check"),
+        _ => (full, ran, "the full check"),
+    };
+    let all = found(whole);
+    if let Some((kind, at)) = found(part).into_iter().find(|v| !all.contains(v)) {
+        return Audit::Differs(format!(
+            "{which}, cut by its {} limit, found a {kind} violation at {at} that a complete \
+             search does not find",
+            cut(part)
+        ));
+    }
+    Audit::NotCompared(format!(
+        "not compared: {which} was cut by its {} limit (what it found, a complete search \
+         finds too)",
+        cut(part)
+    ))
 }
 
 fn same(a: &RecViolation, b: &RecViolation) -> bool {
