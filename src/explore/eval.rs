@@ -28,6 +28,9 @@ pub enum Fault {
     RecvFields,
     /// A send with more values than the channel has fields.
     SendTooMany,
+    /// A receive or poll that reads a field past the message's last (pan's fatal "too many
+    /// fields in recv").
+    RecvTooMany,
     /// A poll (`c?[..]`) of a rendezvous channel.
     PollRendezvous,
     /// A copying receive (`c?<..>`) on a rendezvous channel.
@@ -392,15 +395,17 @@ impl Machine<'_> {
         let msg = at + 2 + k * cl.msg_size as usize;
         let mut i = 0;
         for a in args {
-            let (Some(f), Some(o)) = (cl.fields.get(i), cl.field_offsets.get(i)) else {
-                break;
-            };
             let want = match a {
                 LRecvArg::Var(v) => {
                     i += self.width_of(st, cx, v)?;
                     continue;
                 }
                 LRecvArg::Eval(e) | LRecvArg::Const(e) => self.eval(st, cx, e)?,
+            };
+            // pan compares the constants in order and reads a field past the message's
+            // last only when those before it matched: a fatal error.
+            let (Some(f), Some(o)) = (cl.fields.get(i), cl.field_offsets.get(i)) else {
+                return Err(Fault::RecvTooMany);
             };
             if f.read(&st.v, msg + *o as usize) != want {
                 return Ok(false);

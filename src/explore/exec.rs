@@ -334,7 +334,8 @@ impl Machine<'_> {
 
     /// pan's check of a receive against the channel's field count: fewer variables than
     /// fields is reported and the step completes; a receive of constants only that does
-    /// not name every field is an error that ends the path.
+    /// not name every field is an error that ends the path; more arguments than fields is
+    /// a fatal error (pan reads each argument's field, and there is none past the last).
     pub fn recv_fields(
         &self,
         st: &State,
@@ -352,6 +353,9 @@ impl Machine<'_> {
                 }
                 _ => 1,
             };
+        }
+        if width > fields {
+            return Err(Fault::RecvTooMany);
         }
         Ok(match (width < fields, vars) {
             (false, _) => Step::Done,

@@ -147,10 +147,12 @@ pub enum ViolationKind {
     #[serde(rename = "d_proctype-nondeterminism")]
     DProctypeNondeterminism,
     Unsupported,
+    ReceiveTooManyFields,
 }
 
 impl ViolationKind {
-    pub const ALL: [ViolationKind; 18] = [
+    /// In the order of their codes in records: a new kind goes last.
+    pub const ALL: [ViolationKind; 19] = [
         ViolationKind::Assertion,
         ViolationKind::InvalidEndState,
         ViolationKind::IndexOutOfRange,
@@ -169,6 +171,7 @@ impl ViolationKind {
         ViolationKind::EnabledSelf,
         ViolationKind::DProctypeNondeterminism,
         ViolationKind::Unsupported,
+        ViolationKind::ReceiveTooManyFields,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -191,6 +194,7 @@ impl ViolationKind {
             ViolationKind::EnabledSelf => "enabled-self",
             ViolationKind::DProctypeNondeterminism => "d_proctype-nondeterminism",
             ViolationKind::Unsupported => "unsupported",
+            ViolationKind::ReceiveTooManyFields => "receive-too-many-fields",
         }
     }
 
@@ -208,6 +212,7 @@ impl ViolationKind {
                 | ViolationKind::RendezvousInDStep
                 | ViolationKind::PriorityOutOfRange
                 | ViolationKind::EnabledSelf
+                | ViolationKind::ReceiveTooManyFields
         )
     }
 }

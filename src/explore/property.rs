@@ -30,6 +30,13 @@ impl Key {
     }
 }
 
+/// Where a faulting step's violation is: the process and edge whose statement failed. In a
+/// rendezvous every fault happens in the receive half (the send itself cannot fail once a
+/// receiver takes it), so it is the receive's.
+pub fn fault_at(step: &TrailStep) -> (u8, EdgeNo) {
+    step.rv.unwrap_or((step.pid, step.edge))
+}
+
 /// Fills `blocked` with (pid, proctype, location index) of every process of `st` that is not
 /// at a valid end (its end or an `end` label), in pid order. Returns whether `st`, as a state
 /// without successors, is an invalid end state: a process is blocked, or (`-q`) a channel

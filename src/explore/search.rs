@@ -468,6 +468,11 @@ impl<R: Rider> Search<'_, '_, R> {
                 );
             }
             Next::Fault(f) => {
+                if f.rv.is_some() {
+                    // The receive half of a rendezvous failed: the send had reached the
+                    // level below, as a failed offer does.
+                    self.reach(depth + 1);
+                }
                 self.fault_of(fault_step(&f), fault_kind(&f.fault), true, Some(&f.fault))
             }
             // An error pan reports while the statement simply does not move.
@@ -582,6 +587,9 @@ impl<R: Rider> Search<'_, '_, R> {
             } => {
                 if executed {
                     self.count_replayed(fi);
+                    if step.rv.is_some() {
+                        self.reach(depth + 1);
+                    }
                 }
                 self.fault_of(step, kind, executed, None)
             }
@@ -1305,11 +1313,12 @@ impl<R: Rider> Search<'_, '_, R> {
         if kind == ViolationKind::IndexOutOfRange && !self.opts.assertions {
             return;
         }
-        self.rider.violation(self.m, kind, Some(step.edge), &[]);
+        let (pid, edge) = property::fault_at(&step);
+        self.rider.violation(self.m, kind, Some(edge), &[]);
         if kind.is_fatal() {
             self.stopped_by = Some(kind);
         }
-        if self.found.seen_edge(kind, step.edge) {
+        if self.found.seen_edge(kind, edge) {
             return;
         }
         let trail = self.trail_for(kind, Some(step));
@@ -1324,8 +1333,8 @@ impl<R: Rider> Search<'_, '_, R> {
         };
         self.add(Violation {
             kind,
-            edge: Some(step.edge),
-            pid: Some(step.pid as usize),
+            edge: Some(edge),
+            pid: Some(pid as usize),
             message,
             blocked: Vec::new(),
             trail,
@@ -1439,6 +1448,7 @@ pub fn fault_kind(f: &Fault) -> ViolationKind {
         Fault::BadChan => ViolationKind::UninitialisedChannel,
         Fault::RecvFields => ViolationKind::MessageFields,
         Fault::SendTooMany => ViolationKind::SendTooManyValues,
+        Fault::RecvTooMany => ViolationKind::ReceiveTooManyFields,
         Fault::PollRendezvous => ViolationKind::PollRendezvous,
         Fault::CopyRendezvous => ViolationKind::CopyReceiveRendezvous,
         Fault::RendezvousInDStep => ViolationKind::RendezvousInDStep,
@@ -1496,6 +1506,9 @@ pub fn fault_message(f: &Fault) -> String {
         Fault::BadChan => "use of an uninitialised channel".into(),
         Fault::RecvFields => "wrong number of message fields in receive (constants only)".into(),
         Fault::SendTooMany => "send with more values than the channel has fields".into(),
+        Fault::RecvTooMany => {
+            "too many fields in receive: it reads past the last field of the message".into()
+        }
         Fault::PollRendezvous => {
             "poll of a rendezvous channel: it holds no messages, so the poll is false".into()
         }

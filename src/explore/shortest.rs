@@ -116,13 +116,13 @@ pub fn find(
             }
         }
         for f in &g.faults {
-            let t = Key::Edge(fault_kind(&f.fault), f.edge);
+            let step = TrailStep {
+                pid: f.pid,
+                edge: f.edge,
+                rv: f.rv,
+            };
+            let t = Key::Edge(fault_kind(&f.fault), property::fault_at(&step).1);
             if wanted.remove(&t) {
-                let step = TrailStep {
-                    pid: f.pid,
-                    edge: f.edge,
-                    rv: f.rv,
-                };
                 let r = Reached {
                     steps: path(&nodes, id, Some(step)),
                     message: fault_message(&f.fault),

@@ -127,6 +127,9 @@ fn describe(kind: &str) -> String {
             "A D_proctype can have more than one executable option"
         }
         ViolationKind::Unsupported => "The model uses something git rmc does not support",
+        ViolationKind::ReceiveTooManyFields => {
+            "A receive or poll can name more fields than the channel's messages have"
+        }
     }
     .to_string()
 }
