@@ -5,6 +5,8 @@
 //! configuration, a corrupt record, two runs at once, a shallow clone, a linked worktree,
 //! core.hooksPath, and the hook with each kind of pre-push line.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -279,24 +281,10 @@ init { run A() }
 /// them, instead of calling the difference a bug (exit 4, "internal error").
 #[test]
 fn the_audit_of_checks_a_memory_limit_cut_does_not_call_them_a_bug() {
-    let model = |bound: u32| {
-        format!(
-            "byte a, b, c;
-active proctype P() {{
-\tdo
-\t:: a < {bound} -> a++
-\t:: b < {bound} -> b++
-\t:: c < {bound} -> c++
-\t:: else -> break
-\tod
-}}
-"
-        )
-    };
     let mut r = Repo::new();
-    r.write("m.pml", &model(12));
+    r.write("m.pml", &common::three_counters(12));
     r.commit("8k states");
-    r.write("m.pml", &model(40));
+    r.write("m.pml", &common::three_counters(40));
     r.commit("270k states");
     let out = Command::new(assert_cmd::cargo::cargo_bin("git-rmc"))
         .args(["check", "--all", "--audit", "--algorithm", "replay"])

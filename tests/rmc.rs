@@ -772,25 +772,11 @@ fn pruning_through_gained_variables_equals_full_checks_on_a_corpus() {
 /// inline, recording and replaying.
 #[test]
 fn a_run_whose_book_runs_out_of_memory_stops_cleanly() {
-    let text = |bound: u32| {
-        format!(
-            "byte a, b, c;
-active proctype P() {{
-\tdo
-\t:: a < {bound} -> a++
-\t:: b < {bound} -> b++
-\t:: c < {bound} -> c++
-\t:: else -> break
-\tod
-}}
-"
-        )
-    };
-    let small = version(&text(12)).expect("loads");
+    let small = version(&common::three_counters(12)).expect("loads");
     let base = check(&small, None, Algorithm::Full)
         .record
         .expect("complete");
-    let big = version(&text(40)).expect("loads");
+    let big = version(&common::three_counters(40)).expect("loads");
     let mut cut = 0;
     for thread in [false, true] {
         for (alg, base) in [(Algorithm::Full, None), (Algorithm::Replay, Some(&base))] {

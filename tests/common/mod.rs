@@ -247,3 +247,20 @@ pub fn spin_figures(model: &Path, vectorsz: Option<u64>) -> Option<[u64; 6]> {
 }
 
 pub mod rmc;
+
+/// Three counters that count up to `bound` in any interleaving: (bound + 1)^3 states, more
+/// than a small memory limit holds at 40 (270,643 stored).
+pub fn three_counters(bound: u32) -> String {
+    format!(
+        "byte a, b, c;
+active proctype P() {{
+\tdo
+\t:: a < {bound} -> a++
+\t:: b < {bound} -> b++
+\t:: c < {bound} -> c++
+\t:: else -> break
+\tod
+}}
+"
+    )
+}
