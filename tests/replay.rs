@@ -487,8 +487,9 @@ active proctype Q() { do :: x > 0 -> x-- od }
 
 #[test]
 fn a_process_whose_changed_condition_keeps_its_value_moves_as_recorded() {
-    // P's loop condition now differs where x == 2 and y == 1 only: elsewhere P's moves
-    // are taken from the record, although P sits at the dangerous location in every state.
+    // P's loop condition now differs where x == 2 and y == 1 only: elsewhere every move
+    // is as recorded, although P sits at the dangerous location in every state, and the
+    // state is walked whole.
     let old = "byte x, y;
 active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }
 active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
@@ -498,11 +499,14 @@ active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
         old,
         &old.replace("x < 3 -> x++", "x < 3 && (x != 2 || y != 1) -> x++"),
     );
-    let (replayed, executed) = groups(&got);
-    assert!(executed > 0 && replayed >= 8 * executed, "{:?}", got.stats);
-    // With four P's, in nearly every state one sits at the condition: nearly every state
-    // is executed, but in most of them none of the moves are. Auto knows that such a state
-    // costs about half an executed one, and replays.
+    let s = &got.stats;
+    assert!(
+        s.frontier_states > 0 && s.states_walked >= 8 * s.frontier_states,
+        "{s:?}"
+    );
+    // With four P's, in nearly every state one sits at the condition, but in most of them
+    // none of the moves change: those are walked (their conditions read). Auto knows what
+    // such a state costs, and replays.
     let old = "byte y;
 active [4] proctype P() { byte x; do :: x < 2 -> x++ :: x == 2 -> x = 0 od }
 active proctype Q() { do :: y < 1 -> y++ :: y == 1 -> y = 0 od }
@@ -517,7 +521,8 @@ active proctype Q() { do :: y < 1 -> y++ :: y == 1 -> y = 0 od }
     );
     assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
     assert_eq!(groups(&auto), groups(&got), "{:?}", auto.stats);
-    assert!(groups(&got).0 >= 8 * groups(&got).1, "{:?}", got.stats);
+    let s = &got.stats;
+    assert!(s.states_walked >= 2 * s.states_executed, "{s:?}");
 
     // A condition that faults (an index out of range) in one version is executed there.
     let old = "byte a[3], x;
@@ -565,7 +570,11 @@ active proctype Q() { do :: y < 3 -> y++ :: y == 3 -> y = 0 od }
         old,
         &old.replace("x < 2 -> x++", "x < 2 && y != 3 -> x++"),
     );
-    assert!(groups(&got).0 > groups(&got).1, "{:?}", got.stats);
+    let s = &got.stats;
+    assert!(
+        s.frontier_states > 0 && s.states_walked >= 8 * s.frontier_states,
+        "{s:?}"
+    );
 }
 
 #[test]
@@ -849,12 +858,20 @@ fn on_a_cyclic_model_replay_executes_a_small_part_of_what_pruning_does() {
 
     // The guard every node waits at changes its words, keeping its value: most states
     // have a node there, but none of their moves change. Auto finds the state graph
-    // unchanged: the states at the change are executed and compared, nothing is walked.
+    // unchanged: the states at the change show it by the guard's value there (as a replay
+    // would take those nodes' moves from the record), nothing is walked, and almost
+    // nothing is executed.
     let same = RING.replace("tok[i] > 0 ->", "tok[i] >= 1 ->");
     let sv = version(&same).expect("mutant parses");
     let auto = check_with(&sv, Some(&record), Algorithm::Auto, &opts);
     let full = check_with(&sv, Some(&record), Algorithm::Full, &opts);
     assert!(auto.unchanged, "{}", auto.reason);
+    assert!(
+        auto.by_conditions * 100 >= auto.stats.states_executed * 99,
+        "{} of {} states at the change shown by their conditions",
+        auto.by_conditions,
+        auto.stats.states_executed
+    );
     assert!(
         auto.reason.contains("the state graph is unchanged"),
         "{}",
@@ -947,6 +964,8 @@ fn a_change_that_leaves_the_state_graph_as_it_was_walks_nothing() {
             );
             assert_eq!(s.states_walked + s.states_executed, stored, "{name}");
             assert_eq!((s.states_reused, s.states_dropped), (stored, 0), "{name}");
+            // Not conditions: every state at the change is executed in both versions.
+            assert_eq!(got.by_conditions, 0, "{name}");
         }
     }
 

@@ -209,6 +209,8 @@ pub struct Recorder {
     /// The old set of the state just skipped.
     skipped: Option<u32>,
     canon: Vec<u8>,
+    /// A recorded state loaded to read its changed conditions (`as_recorded`).
+    state: State,
     /// A state's canonical vector in the record's layout (when the layout gained variables).
     projected: Vec<u8>,
     tags: Vec<u8>,
@@ -290,6 +292,7 @@ impl Recorder {
             prune,
             skipped: None,
             canon: Vec::new(),
+            state: State::default(),
             projected: Vec::new(),
             tags: Vec::new(),
             lookups: Lookups::default(),
@@ -405,6 +408,28 @@ impl Recorder {
     }
 }
 
+impl Recorder {
+    /// Whether the recorded state `k`, whose footprint meets the change, expands as
+    /// recorded all the same: the change is confined to conditions, which keep their value
+    /// there, so that every process's moves would come from the record
+    /// (`Replay::expands_as_recorded`). It is then walked whole, as a state the change
+    /// misses. `st`: its vector, when the search built it (else it is loaded).
+    fn as_recorded(&mut self, m: &Machine, k: u32, st: Option<&State>) -> bool {
+        let Some(r) = self.replay.as_mut().filter(|r| !r.guards.is_empty()) else {
+            return false;
+        };
+        match st {
+            Some(st) => r.expands_as_recorded(m, k, st),
+            None => {
+                let mut s = std::mem::take(&mut self.state);
+                let yes = r.load(m, k, &mut s) && r.expands_as_recorded(m, k, &s);
+                self.state = s;
+                yes
+            }
+        }
+    }
+}
+
 impl Rider for Recorder {
     fn begin(&mut self, budget: &Budget) {
         self.held_oom = budget.take(self.held).is_err();
@@ -430,7 +455,7 @@ impl Rider for Recorder {
             // A recorded state keeps its slot, vector and shape; a replayed one its events
             // and footprint too.
             let fp = r.fp_of_slot[k as usize];
-            let replayable = r.replayable(k);
+            let replayable = r.replayable(k) || self.as_recorded(m, k, st);
             self.open(id, Some(k), replayable);
             keep!(self, enter(id, fp));
             if replayable {

@@ -64,11 +64,12 @@ pub struct Replay {
     cursors: Vec<Cursor>,
     /// Per stable location id: whether it is dangerous (ids past the end are).
     danger_id: Vec<bool>,
-    /// Per (proctype, location index) of the new machine: whether a process there does
-    /// what the record says, as far as its location goes (the location is not dangerous,
-    /// and no statement there reads other processes' code: `enabled`, `pc_value`, `np_`, a
-    /// remote label), filled at the first partly replayed state.
-    holds: Vec<Vec<bool>>,
+    /// Per (proctype, location index) of the new machine: whether no statement there reads
+    /// other processes' code (`enabled`, `pc_value`, `np_`, a remote label) or may offer a
+    /// rendezvous (`quiet`), and whether a process there then does what the record says, as
+    /// far as its location goes (it is quiet and not dangerous), filled at the first partly
+    /// replayed state.
+    holds: Vec<Vec<(bool, bool)>>,
     /// Per footprint: whether a location in it is wide (computed when first asked).
     foot_wide: Vec<Option<bool>>,
     /// Dangerous locations whose change is confined to conditions (`Impact::guards`): a
@@ -367,10 +368,14 @@ impl Replay {
     /// Whether process `pid` of `st` sits where neither the change nor other processes'
     /// code can alter what it does. (Not where it may send: see `sends`.)
     fn location_holds(&mut self, m: &Machine, st: &State, pid: usize) -> bool {
+        self.location(m, st, pid).1
+    }
+
+    /// Process `pid`'s location in `st`: (quiet, holds), as `holds` keeps them.
+    fn location(&mut self, m: &Machine, st: &State, pid: usize) -> (bool, bool) {
         if self.holds.is_empty() {
             let rendezvous = self.rendezvous(m);
-            // Per (proctype, location index): neither dangerous nor reading others.
-            let holds: Vec<Vec<bool>> = m
+            let holds: Vec<Vec<(bool, bool)>> = m
                 .prog
                 .procs
                 .iter()
@@ -378,8 +383,8 @@ impl Replay {
                     let ls = &p.automaton.locations;
                     ls.iter()
                         .map(|l| {
-                            let offers = rendezvous && sends(l);
-                            !(reads_others(l) || offers || self.dangerous_id(l.id.0))
+                            let quiet = !(reads_others(l) || (rendezvous && sends(l)));
+                            (quiet, quiet && !self.dangerous_id(l.id.0))
                         })
                         .collect()
                 })
@@ -390,7 +395,7 @@ impl Replay {
             .get(st.ptype(pid))
             .and_then(|w| w.get(st.loc(pid) as usize))
             .copied()
-            .unwrap_or(false)
+            .unwrap_or((false, false))
     }
 
     /// Whether a footprint holds a location whose statements read other processes' code.
@@ -484,12 +489,56 @@ impl Replay {
         plan
     }
 
+    /// Whether the recorded state `slot` (`st`, in the new machine `m`) expands in the new
+    /// version as recorded, by the rule a partly replayed state follows (`group`): every
+    /// process's group would be replayed, or has no events and nothing it reads changed;
+    /// and the recorded first pass moved, so that neither a timeout pass nor an end-state
+    /// verdict is made anew. False means not known: the caller executes and compares. The
+    /// replay's counters and cursors are left as they were.
+    pub fn expands_as_recorded(&mut self, m: &Machine, slot: u32, st: &State) -> bool {
+        // A state is partly replayed only without priorities (the search announces no
+        // groups then), and known by slot only in the record's own layout.
+        if m.layout.uses_priority || self.project.is_some() || slot as usize >= self.graph.len() {
+            return false;
+        }
+        const PROBE: u32 = NONE - 1;
+        let counters = (self.groups_replayed, self.groups_executed);
+        self.open_mixed(PROBE, slot);
+        let (mut all, mut moved) = (true, false);
+        for pid in (0..st.nr_pr()).rev() {
+            match self.group(m, PROBE, st, pid as u8) {
+                GroupPlan::Skip => {}
+                GroupPlan::Execute => {
+                    all = false;
+                    break;
+                }
+                GroupPlan::Replay { .. } => {
+                    let Some(c) = self.cursors.last_mut() else {
+                        all = false;
+                        break;
+                    };
+                    // As the search does once it has read the group's events.
+                    let (start, end) = (c.pos, c.group_end);
+                    c.pos = end;
+                    c.group_end = 0;
+                    if !moved {
+                        let events = events_upto(&self.graph, c.part, c.end);
+                        moved = has_step(events, start, end, slot);
+                    }
+                }
+            }
+        }
+        self.close(PROBE);
+        (self.groups_replayed, self.groups_executed) = counters;
+        all && moved
+    }
+
     /// The stable location of process `pid` of `st`, when it is dangerous only by
     /// conditions (`guards`) that have the same value in the old and the new version here,
     /// and nothing else there reads other processes' code or sends. (A condition that
     /// faults in either version does not count as the same.)
-    fn guards_hold(&self, m: &Machine, st: &State, pid: usize) -> Option<u32> {
-        if self.guards.is_empty() || self.project.is_some() {
+    fn guards_hold(&mut self, m: &Machine, st: &State, pid: usize) -> Option<u32> {
+        if self.guards.is_empty() || self.project.is_some() || !self.location(m, st, pid).0 {
             return None;
         }
         let l = m
@@ -500,9 +549,6 @@ impl Replay {
             .locations
             .get(st.loc(pid) as usize)?;
         let changed = self.guards.get(&l.id.0)?;
-        if reads_others(l) || (self.rendezvous(m) && sends(l)) {
-            return None;
-        }
         let cx = crate::explore::eval::Ctx::of(pid);
         let same =
             changed.iter().all(
@@ -764,6 +810,23 @@ fn steps_only(events: &[u8], start: usize, end: usize, own: u32) -> bool {
         }
     }
     true
+}
+
+/// Whether the events of a group (`start..end` of `events`, slot `own`'s) hold a step: a
+/// move of the process, counted by the pass it belongs to.
+fn has_step(events: &[u8], start: usize, end: usize, own: u32) -> bool {
+    let (mut at, mut blocked) = (start, Vec::new());
+    let Some(b) = events.get(..end) else {
+        return false;
+    };
+    while at < end {
+        match decode_event(b, own, &mut at, &mut blocked, |_| Some(EdgeNo::default())) {
+            Some(Event::Step { .. }) => return true,
+            Some(_) => {}
+            None => return false,
+        }
+    }
+    false
 }
 
 /// The event bytes of part `part` of the graph's up to `end` (a cursor's); fewer when the

@@ -4,7 +4,9 @@
 //! steps, same flags and faults, same successors, atomic runs followed step by step), the
 //! new version's search is the old one's, state for state, so its figures are the record's
 //! and its record is the old one under the new sources. Nothing is walked: only the states
-//! at the change are executed, once in each version, and compared.
+//! at the change are looked at, each by the values of its changed conditions where the
+//! change is confined to conditions and the replay's own rule says that is enough
+//! (`Replay::expands_as_recorded`), else executed once in each version and compared.
 //!
 //! The states whose footprint misses the change need no look: their expansion holds in the
 //! new version by the argument replay itself rests on (`Replay::replayable`).
@@ -32,8 +34,11 @@ const MAX_ATOMIC_STEPS: u64 = 1 << 22;
 /// A check whose search would repeat the recorded one exactly: what it reports, and the
 /// record it writes (the old one's parts).
 pub struct Unchanged {
-    /// The recorded states executed and compared.
+    /// The recorded states the change meets, all checked; of them, those whose expansion
+    /// the values of their changed conditions showed to be the recorded one (the others
+    /// were executed in both versions and compared).
     pub checked: u64,
+    pub by_conditions: u64,
     pub stats: Stats,
     /// Per edge of the new machine: whether the search executes it; and as the record
     /// keeps them.
@@ -86,16 +91,18 @@ pub fn eligible(r: &Record, g: &Graph, opts: &Options) -> Option<Stats> {
     whole.then_some(stats)
 }
 
-/// How many recorded states were compared, when the graph holds in the new version (`new`)
-/// exactly as in the old one (`old`); None at the first difference. `meets[slot]`: whether
-/// the state's footprint meets the change. Both machines share the record's layout.
+/// How many recorded states were checked, and how many of them by the rule alone, when the
+/// graph of `rp` holds in the new version (`new`) exactly as in the old one (`old`); None
+/// at the first difference. The states whose footprint meets the change are checked: by
+/// the rule a partly replayed state follows (`Replay::expands_as_recorded`: the change is
+/// confined to conditions that keep their value there), else by executing them in both
+/// versions and comparing. Both machines share the record's layout.
 pub fn compare(
     old: &Machine,
     new: &Machine,
-    graph: &Graph,
-    meets: impl Fn(u32) -> bool,
+    rp: &mut Replay,
     opts: &Options,
-) -> Option<u64> {
+) -> Option<(u64, u64)> {
     let mut c = Comparer::default();
     let (mut so, mut sn) = (State::default(), State::default());
     // The initial states first: the search starts there.
@@ -107,23 +114,35 @@ pub fn compare(
     }
     let (mut canon, mut last, mut chain) = (Vec::new(), Vec::new(), Vec::new());
     let mut last_slot = None;
-    let mut checked = 0u64;
+    let (mut checked, mut by_rule) = (0u64, 0u64);
     // In slot order: a vector is a delta on one written shortly before it.
-    let mut slots: Vec<u32> = graph
+    let mut slots: Vec<u32> = rp
+        .graph
         .slot_of
         .iter()
         .copied()
-        .filter(|&s| meets(s))
+        .filter(|&s| !rp.replayable(s))
         .collect();
     slots.sort_unstable();
     for slot in slots {
         let known = last_slot.map(|k| (k, &last[..]));
-        if !graph.decode_vector_from(slot, known, &mut chain, &mut canon) {
+        if !rp
+            .graph
+            .decode_vector_from(slot, known, &mut chain, &mut canon)
+        {
             return None;
         }
         last.clone_from(&canon);
         last_slot = Some(slot);
-        if !old.from_canonical(&canon, &mut so) || !new.from_canonical(&canon, &mut sn) {
+        if !new.from_canonical(&canon, &mut sn) {
+            return None;
+        }
+        if rp.expands_as_recorded(new, slot, &sn) {
+            checked += 1;
+            by_rule += 1;
+            continue;
+        }
+        if !old.from_canonical(&canon, &mut so) {
             return None;
         }
         if !c.same_expansion(old, new, &so, &sn, opts) {
@@ -131,7 +150,7 @@ pub fn compare(
         }
         checked += 1;
     }
-    Some(checked)
+    Some((checked, by_rule))
 }
 
 /// What a check that takes its figures from the record holds: the record (its graph taken
@@ -164,7 +183,7 @@ pub fn carry(
     old: &Program,
     new: &Program,
     r: &Record,
-    rp: Replay,
+    mut rp: Replay,
     opts: &Options,
 ) -> Result<Unchanged, Box<Replay>> {
     let started = Instant::now();
@@ -174,12 +193,12 @@ pub fn carry(
         // pan's State-vector is the new version's: the widths of its process fields follow
         // the automata's sizes, which a change may alter without altering a state.
         stats.state_vector_bytes = pan_vector(&mn, &rp.graph)?;
-        let checked = compare(&mo, &mn, &rp.graph, |s| !rp.replayable(s), opts)?;
+        let (checked, by_conditions) = compare(&mo, &mn, &mut rp, opts)?;
         let executed = executed_edges(&mn, &r.meta.executed)?;
         let initial = mn.initial().ok()?.v;
-        Some((stats, checked, executed, initial))
+        Some((stats, checked, by_conditions, executed, initial))
     })();
-    let Some((mut stats, checked, executed, initial)) = found else {
+    let Some((mut stats, checked, by_conditions, executed, initial)) = found else {
         return Err(Box::new(rp));
     };
     let graph = rp.graph;
@@ -198,6 +217,7 @@ pub fn carry(
     stats.elapsed = started.elapsed();
     Ok(Unchanged {
         checked,
+        by_conditions,
         stats,
         executed,
         executed_stable: r.meta.executed.clone(),

@@ -52,6 +52,9 @@ pub struct Checked {
     pub executed: Vec<bool>,
     /// The change left the recorded state graph as it was (nothing searched or walked).
     pub unchanged: bool,
+    /// Then, the states at the change whose changed conditions' values showed it (the
+    /// others were executed in both versions and compared).
+    pub by_conditions: u64,
 }
 
 /// Checks a version, reusing `base` when given, with `opts`. Every trail (those of
@@ -110,7 +113,10 @@ pub fn check_tuned(
         ..
     } = plan;
     tune(&mut reuse);
-    let unchanged = matches!(reuse, check::Reuse::Unchanged(_));
+    let (unchanged, by_conditions) = match &reuse {
+        check::Reuse::Unchanged(u) => (true, u.by_conditions),
+        _ => (false, 0),
+    };
     let m = Machine::new(&program).expect("layout");
     let mut run = match thread {
         Some(t) => check::run_on(&m, reuse, base.as_ref(), opts, &mut |_| {}, t),
@@ -164,6 +170,7 @@ pub fn check_tuned(
         trails,
         executed: run.outcome.executed.clone(),
         unchanged,
+        by_conditions,
     }
 }
 
