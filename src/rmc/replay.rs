@@ -795,38 +795,45 @@ fn sends(l: &crate::program::Location) -> bool {
 /// stored states only: no state inside an atomic run (where the process could pass its
 /// location again, in another state), no fault, flag or rendezvous offer.
 fn steps_only(events: &[u8], start: usize, end: usize, own: u32) -> bool {
-    let (mut at, mut blocked) = (start, Vec::new());
-    let Some(b) = events.get(..end) else {
-        return false;
-    };
-    while at < end {
-        match decode_event(b, own, &mut at, &mut blocked, |_| Some(EdgeNo::default())) {
+    group_events(events, start, end, own).all(|e| {
+        matches!(
+            e,
             Some(Event::Step {
                 flag: None,
                 to: crate::explore::event::To::State(_),
                 ..
-            }) => {}
-            _ => return false,
-        }
-    }
-    true
+            })
+        )
+    })
 }
 
-/// Whether the events of a group (`start..end` of `events`, slot `own`'s) hold a step: a
-/// move of the process, counted by the pass it belongs to.
+/// Whether the events of a group (as `steps_only`) hold a step: a move of the process,
+/// counted by the pass it belongs to.
 fn has_step(events: &[u8], start: usize, end: usize, own: u32) -> bool {
-    let (mut at, mut blocked) = (start, Vec::new());
-    let Some(b) = events.get(..end) else {
-        return false;
-    };
-    while at < end {
-        match decode_event(b, own, &mut at, &mut blocked, |_| Some(EdgeNo::default())) {
-            Some(Event::Step { .. }) => return true,
-            Some(_) => {}
-            None => return false,
+    group_events(events, start, end, own)
+        .map_while(|e| e)
+        .any(|e| matches!(e, Event::Step { .. }))
+}
+
+/// The events of a group, `start..end` of `events` (slot `own`'s), edges unmapped; None
+/// where they do not decode (and then no more).
+fn group_events(
+    events: &[u8],
+    start: usize,
+    end: usize,
+    own: u32,
+) -> impl Iterator<Item = Option<Event>> + '_ {
+    let (mut at, mut blocked, mut broken) = (start, Vec::new(), false);
+    let b = events.get(..end);
+    std::iter::from_fn(move || {
+        if broken || at >= end {
+            return None;
         }
-    }
-    false
+        let ev = b
+            .and_then(|b| decode_event(b, own, &mut at, &mut blocked, |_| Some(EdgeNo::default())));
+        broken = ev.is_none();
+        Some(ev)
+    })
 }
 
 /// The event bytes of part `part` of the graph's up to `end` (a cursor's); fewer when the
