@@ -82,6 +82,9 @@ struct Checked {
     unchanged: bool,
     /// From the start to the search's start: record read, model loaded, plan made.
     to_search: Duration,
+    /// Auto's random walks through the new version: states met, and those the record
+    /// lacks (`probe`).
+    probe: Option<(u64, u64)>,
 }
 
 /// A check of `text` (the entry file's text), with a base record when given (a pruning
@@ -115,11 +118,15 @@ fn run(
             algorithm: Algorithm::Full,
             unchanged: false,
             to_search: Duration::ZERO,
+            probe: None,
         })
         .filter(|_| out.complete());
     }
     let plan = check::plan(program, base.as_mut(), &opts, alg);
     let algorithm = plan.algorithm;
+    let probe = plan
+        .predicted
+        .and_then(|p| Some((p.walk_states?, p.walk_new?)));
     let check::Plan {
         program,
         ids,
@@ -168,6 +175,7 @@ fn run(
         algorithm,
         unchanged,
         to_search,
+        probe,
     })
 }
 
@@ -439,7 +447,7 @@ fn main() {
             println!(
                 "    {:<34} full {:>8} st {:>6.3}s (plain {:>6.3}s) | prune ex {:>8} {:>6.3}s | \
                  replay ex {:>8} (new {:>7}, procs ex {:>3.0}%) {:>6.3}s (to walk {:>5.3}s) | auto {:<6} {:>6.3}s \
-                 x{:<5.2} (plain x{:<5.2}) | ns/tr exec {:>5.0} walk {:>5} {}",
+                 x{:<5.2} (plain x{:<5.2}, probe new {:>4}) | ns/tr exec {:>5.0} walk {:>5} {}",
                 what,
                 full.stored,
                 secs(&full),
@@ -459,6 +467,10 @@ fn main() {
                 secs(&auto),
                 ratio,
                 ratio_plain,
+                auto.probe.map_or("-".to_string(), |(met, new)| format!(
+                    "{:.0}%",
+                    100.0 * new as f64 / met.max(1) as f64
+                )),
                 exec_ns,
                 walk_ns.map_or("-".to_string(), |w| format!("{w:.0}")),
                 if agree { "" } else { "DISAGREEMENT" }
@@ -512,6 +524,10 @@ fn main() {
         )
     };
     println!("full = `--algorithm full` (records too); plain = a check that writes no record");
+    println!(
+        "probe new: the share of the states auto's random walks met that the record lacks \
+         (a full check at 90 %), beside the replay's new states"
+    );
     println!(
         "auto `same`: a replay that found the state graph unchanged and walked nothing \
          ({same_graph} of {} mutants)",
