@@ -508,6 +508,8 @@ pub fn plan(
                     predicted.prune_executed
                 )
             };
+            let mut rp = rp;
+            rp.ready();
             (Reuse::Replay(Box::new(rp)), Algorithm::Replay, reason)
         }
         other => {

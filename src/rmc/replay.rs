@@ -53,8 +53,10 @@ pub struct Replay {
     /// The record's fingerprints (sorted; the record's own list), to know a built state's
     /// slot.
     pub fingerprints: Arc<Vec<u128>>,
-    index: super::fpindex::FpIndex,
-    /// Per slot: its fingerprint.
+    /// Built when the replay is to run (`ready`): a plan that only predicts, or that runs
+    /// prune or a full check, does without them.
+    index: Option<super::fpindex::FpIndex>,
+    /// Per slot: its fingerprint (with `index`).
     pub fp_of_slot: Vec<u128>,
     /// Per footprint: whether it meets a dangerous location.
     pub foot_danger: Vec<bool>,
@@ -113,7 +115,7 @@ impl Replay {
     /// Heap bytes held beside the record's own (its graph included: the replay owns it).
     pub fn memory(&self) -> u64 {
         self.graph.memory()
-            + self.index.memory()
+            + self.index.as_ref().map_or(0, |i| i.memory())
             + self.fp_of_slot.held()
             + self.foot_danger.held()
             + self.danger_id.held()
@@ -129,12 +131,6 @@ impl Replay {
         fingerprints: Arc<Vec<u128>>,
         dangerous: impl Fn(u32) -> bool,
     ) -> Replay {
-        let mut fp_of_slot = vec![0u128; graph.len()];
-        for (i, &s) in graph.slot_of.iter().enumerate() {
-            if s != NONE {
-                fp_of_slot[s as usize] = fingerprints[i];
-            }
-        }
         let foot_danger = graph
             .foots
             .iter()
@@ -143,10 +139,10 @@ impl Replay {
         let max_id = graph.foots.iter().flatten().copied().max().unwrap_or(0);
         let danger_id = (0..=max_id).map(&dangerous).collect();
         Replay {
-            index: super::fpindex::FpIndex::new(&fingerprints),
+            index: None,
             graph,
             fingerprints,
-            fp_of_slot,
+            fp_of_slot: Vec::new(),
             foot_danger,
             edges: None,
             cursors: Vec::new(),
@@ -173,6 +169,22 @@ impl Replay {
         }
     }
 
+    /// Builds what the replay's search looks states up with: the fingerprints' index and
+    /// each slot's fingerprint.
+    pub fn ready(&mut self) {
+        if self.index.is_some() {
+            return;
+        }
+        let mut fp_of_slot = vec![0u128; self.graph.len()];
+        for (i, &s) in self.graph.slot_of.iter().enumerate() {
+            if s != NONE {
+                fp_of_slot[s as usize] = self.fingerprints[i];
+            }
+        }
+        self.fp_of_slot = fp_of_slot;
+        self.index = Some(super::fpindex::FpIndex::new(&self.fingerprints));
+    }
+
     /// The slot of the state with fingerprint `fp`, if the graph has it.
     pub fn slot(&self, fp: u128) -> Option<u32> {
         self.position_and_slot(fp).map(|x| x.1)
@@ -181,7 +193,7 @@ impl Replay {
     /// The position of fingerprint `fp` in the record's list, and its slot, if the graph
     /// has it.
     pub fn position_and_slot(&self, fp: u128) -> Option<(usize, u32)> {
-        let i = self.index.find(&self.fingerprints, fp)?;
+        let i = self.index.as_ref()?.find(&self.fingerprints, fp)?;
         let s = self.graph.slot_of[i];
         (s != NONE).then_some((i, s))
     }
