@@ -480,13 +480,14 @@ impl Session {
                 &done_run,
             )?;
             doc["full_ms"] = json!(full_ms);
-            doc["audit"] = json!(match &audit {
+            doc["audit"] = json!(match audit {
                 Audit::Agrees => "agrees with a full check".to_string(),
-                Audit::NotCompared(why) | Audit::Differs(why) => why.clone(),
+                Audit::NotCompared(why) => why,
+                Audit::Differs(why) => {
+                    audit_failure = Some(why.clone());
+                    why
+                }
             });
-            if let Audit::Differs(why) = audit {
-                audit_failure = Some(why);
-            }
         }
         stored(&verdict, doc.clone())?;
         let mut c = done(&verdict, doc, false, new);

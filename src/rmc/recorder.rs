@@ -209,8 +209,10 @@ pub struct Recorder {
     /// The old set of the state just skipped.
     skipped: Option<u32>,
     canon: Vec<u8>,
-    /// A recorded state loaded to read its changed conditions (`as_recorded`).
+    /// A recorded state loaded to read its changed conditions (`as_recorded`), and its
+    /// slot: when it is executed after all, the search's `load` takes it from here.
     state: State,
+    state_slot: Option<u32>,
     /// A state's canonical vector in the record's layout (when the layout gained variables).
     projected: Vec<u8>,
     tags: Vec<u8>,
@@ -293,6 +295,7 @@ impl Recorder {
             skipped: None,
             canon: Vec::new(),
             state: State::default(),
+            state_slot: None,
             projected: Vec::new(),
             tags: Vec::new(),
             lookups: Lookups::default(),
@@ -406,9 +409,7 @@ impl Recorder {
         self.verbatim.push(verbatim && old.is_some());
         keep!(self, open(id, old, verbatim));
     }
-}
 
-impl Recorder {
     /// Whether the recorded state `k`, whose footprint meets the change, expands as
     /// recorded all the same: the change is confined to conditions, which keep their value
     /// there, so that every process's moves would come from the record
@@ -422,7 +423,8 @@ impl Recorder {
             Some(st) => r.expands_as_recorded(m, k, st),
             None => {
                 let mut s = std::mem::take(&mut self.state);
-                let yes = r.load(m, k, &mut s) && r.expands_as_recorded(m, k, &s);
+                self.state_slot = r.load(m, k, &mut s).then_some(k);
+                let yes = self.state_slot.is_some() && r.expands_as_recorded(m, k, &s);
                 self.state = s;
                 yes
             }
@@ -626,7 +628,11 @@ impl Rider for Recorder {
         let Some(r) = self.replay.as_mut() else {
             return false;
         };
-        if !r.load(m, key, out) {
+        // A slot's state is a function of the slot: one loaded to read its conditions
+        // serves as it is.
+        if self.state_slot == Some(key) {
+            out.copy_from(&self.state);
+        } else if !r.load(m, key, out) {
             return false;
         }
         keep!(self, locations(m, out));

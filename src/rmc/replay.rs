@@ -193,6 +193,10 @@ impl Replay {
     /// The position of fingerprint `fp` in the record's list, and its slot, if the graph
     /// has it.
     pub fn position_and_slot(&self, fp: u128) -> Option<(usize, u32)> {
+        debug_assert!(
+            self.index.is_some(),
+            "a replay looks states up once `ready`"
+        );
         let i = self.index.as_ref()?.find(&self.fingerprints, fp)?;
         let s = self.graph.slot_of[i];
         (s != NONE).then_some((i, s))
