@@ -368,6 +368,12 @@ impl<'r> Lowerer<'r> {
             let is_array = v.array.is_some();
             let name = v.name.clone();
             let idx = self.res.add_local(v);
+            // The body's own scope is `_N_`; a nested block's prefix has more numbers.
+            if d.scope.matches('_').count() > 2 {
+                self.res
+                    .block_names
+                    .insert(idx, format!("{}{name}", d.scope));
+            }
             if !late {
                 continue;
             }

@@ -402,13 +402,12 @@ fn lower_proc(
         .max()
         .unwrap_or(*next_loc);
     *next_loc = max + 1;
+    let names: Vec<(String, usize)> = (0..res.locals.len())
+        .map(|i| (res.remote_name(i), i))
+        .collect();
     let locals = res.end_proc();
     if let Some(sig) = res.procs.get_mut(index) {
-        sig.locals = locals
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v.name.clone(), i))
-            .collect();
+        sig.locals = names;
         sig.labels = labels;
     }
     Proc {

@@ -37,6 +37,9 @@ pub struct Resolver {
     pub uses_xr_xs: bool,
     /// Locals of the proctype being resolved, and the scope stack over them.
     pub locals: Vec<Var>,
+    /// The names remote references give the locals declared in nested blocks (spin's
+    /// block-scope prefix and the name: `_1_2_x`), by local index.
+    pub block_names: HashMap<usize, String>,
     scopes: Vec<HashMap<String, usize>>,
     in_proc: bool,
     /// Resolving a never claim (where `pc_value` is allowed).
@@ -66,6 +69,7 @@ impl Resolver {
             uses_priority: false,
             uses_xr_xs: false,
             locals: Vec::new(),
+            block_names: HashMap::new(),
             scopes: Vec::new(),
             in_proc: false,
             in_never: false,
@@ -106,6 +110,7 @@ impl Resolver {
 
     pub fn begin_proc(&mut self) {
         self.locals.clear();
+        self.block_names.clear();
         self.scopes = vec![HashMap::new()];
         self.in_proc = true;
     }
@@ -114,6 +119,20 @@ impl Resolver {
         self.scopes.clear();
         self.in_proc = false;
         std::mem::take(&mut self.locals)
+    }
+
+    /// The name by which remote references (`P:name`) know local `idx`: spin prefixes a
+    /// local declared in a block nested in the body with the block's scope (`_1_2_x`) and
+    /// leaves the body's own locals and the parameters as written.
+    pub fn remote_name(&self, idx: usize) -> String {
+        match self.block_names.get(&idx) {
+            Some(n) => n.clone(),
+            None => self
+                .locals
+                .get(idx)
+                .map(|v| v.name.clone())
+                .unwrap_or_default(),
+        }
     }
 
     pub fn push_scope(&mut self) {

@@ -64,6 +64,11 @@ pub struct Decl {
     pub ty_span: Span,
     pub vars: Vec<VarDecl>,
     pub span: Span,
+    /// Spin's block-scope prefix where the declaration stands (`_1_2_`: the second `{` at
+    /// depth 2 inside the first at depth 1, counted over the whole model as spin's lexer
+    /// counts them). A local declared in a block nested in a proctype's body is known to
+    /// remote references by this prefix and its name (`P:_1_2_x`).
+    pub scope: String,
 }
 
 #[derive(Clone, Debug)]

@@ -26,6 +26,8 @@ pub struct Parser<'a> {
     in_ltl: bool,
     /// Guards against stack overflow on absurdly nested input.
     depth: usize,
+    /// Spin's block scopes: (first token index, prefix) at every `{` and `}`, in order.
+    scopes: Vec<(usize, String)>,
 }
 
 const MAX_DEPTH: usize = 400;
@@ -64,6 +66,68 @@ impl<'a> Parser<'a> {
             mtypes: HashSet::new(),
             in_ltl: false,
             depth: 0,
+            scopes: Vec::new(),
+        }
+        .with_scopes()
+    }
+
+    /// Numbers the block scopes as spin's lexer does: each `{` counts at its depth over the
+    /// whole model (after inline expansion, so an inline's body counts at every call), except
+    /// inside `ltl` formulas, whose braces spin reads in another mode. A depth's count is
+    /// never reset, so a name's prefix says where in the model its block stands.
+    fn with_scopes(mut self) -> Self {
+        let mut seq: Vec<u32> = Vec::new();
+        let mut level = 0usize;
+        let mut ltl: Option<usize> = None;
+        let mut after_ltl_kw = false;
+        for (i, t) in self.toks.iter().enumerate() {
+            if let Some(d) = ltl.as_mut() {
+                if t.is(P::LBrace) {
+                    *d += 1;
+                } else if t.is(P::RBrace) {
+                    *d -= 1;
+                    if *d == 0 {
+                        ltl = None;
+                    }
+                }
+                continue;
+            }
+            if t.is_kw(Kw::Ltl) {
+                after_ltl_kw = true;
+                continue;
+            }
+            if t.is(P::LBrace) {
+                if after_ltl_kw {
+                    after_ltl_kw = false;
+                    ltl = Some(1);
+                    continue;
+                }
+                if seq.len() <= level {
+                    seq.resize(level + 1, 0);
+                }
+                seq[level] += 1;
+                level += 1;
+            } else if t.is(P::RBrace) {
+                level = level.saturating_sub(1);
+            } else {
+                continue;
+            }
+            let mut prefix = String::from("_");
+            for n in &seq[..level] {
+                prefix.push_str(&n.to_string());
+                prefix.push('_');
+            }
+            self.scopes.push((i + 1, prefix));
+        }
+        self
+    }
+
+    /// Spin's block-scope prefix at token `pos`.
+    fn scope_at(&self, pos: usize) -> String {
+        let i = self.scopes.partition_point(|(at, _)| *at <= pos);
+        match i.checked_sub(1) {
+            Some(i) => self.scopes[i].1.clone(),
+            None => "_".into(),
         }
     }
 
@@ -608,6 +672,7 @@ impl<'a> Parser<'a> {
             ty_span,
             vars,
             span: self.span_from(start),
+            scope: self.scope_at(start),
         }))
     }
 
@@ -1599,6 +1664,9 @@ impl<'a> Parser<'a> {
                 return Err(err);
             }
             Tok::Name(n) if self.proctypes.contains(n) => self.remote_ref()?,
+            // spin reads an ltl formula once the whole model is read, so it may name a
+            // proctype declared further down.
+            Tok::Name(_) if self.in_ltl && self.names_remote() => self.remote_ref()?,
             Tok::Name(_) => {
                 let v = self.varref()?;
                 if (self.at(P::Quest) || self.at(P::QuestQuest))
@@ -1625,6 +1693,31 @@ impl<'a> Parser<'a> {
             kind,
             span: self.span_from(start).to(sp),
         })
+    }
+
+    /// Whether the name at hand starts a remote reference: `@` or `:` follows it, or its
+    /// index.
+    fn names_remote(&self) -> bool {
+        let mut k = 1;
+        if matches!(self.peek_tok(k), Tok::P(P::LBracket)) {
+            let mut depth = 0usize;
+            loop {
+                match self.peek_tok(k) {
+                    Tok::P(P::LBracket) => depth += 1,
+                    Tok::P(P::RBracket) => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    Tok::Eof => return false,
+                    _ => {}
+                }
+                k += 1;
+            }
+            k += 1;
+        }
+        matches!(self.peek_tok(k), Tok::P(P::At) | Tok::P(P::Colon))
     }
 
     /// `P[i]@label`, `P[i]:var`, `P@label`, `P:var`.
