@@ -63,6 +63,10 @@ pub struct CheckArgs {
     /// Also run a full check of every commit and fail where the two disagree.
     #[arg(long)]
     pub audit: bool,
+    /// Check again what a limit cut before (a cut check's result is otherwise reused while
+    /// the content and the limits stay the same).
+    #[arg(long)]
+    pub retry_incomplete: bool,
     /// A violation is new when this commit does not have it (default: the base's). Used by
     /// the pre-push hook with the remote's tip.
     #[arg(long, value_name = "COMMIT")]
@@ -74,6 +78,10 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
+    /// Text output: how much of each new violation's trail to print (cut: its first and
+    /// last steps; the JSON always has every step).
+    #[arg(long, value_enum, default_value_t = TrailArg::Cut)]
+    pub trail: TrailArg,
     /// Restrict to the models whose entry file is one of these paths (or under them); a
     /// model file the configuration does not list is checked with default options.
     #[arg(last = true, value_name = "PATHS")]
@@ -100,6 +108,7 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
     s.paths = super::relative_paths(&s.root, &cwd, &args.paths);
     s.algorithm = args.algorithm;
     s.audit = args.audit;
+    s.retry_incomplete = args.retry_incomplete;
     if s.repo.is_shallow() {
         eprintln!("note: shallow clone: commits beyond its boundary are not checked");
     }
@@ -127,18 +136,15 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
     }
     let mut bar = super::progress::Bar::new();
     let mut out_commits = Vec::new();
-    let mut newest: std::collections::BTreeMap<String, (Checked, FailOn)> = Default::default();
+    // Only the newest commit's models decide the exit status (the pushed tip, for the
+    // hook): a commit in between is reported, whatever it holds.
+    let mut tip: Vec<(Checked, FailOn)> = Vec::new();
+    let mut tip_error = None;
     let mut totals = Totals::default();
     let mut internal = Vec::new();
     let mut noted = std::collections::HashSet::new();
-    for at in &ats {
-        let models = s.models(*at)?;
-        if let Some(n) = &models.note {
-            if !super::quiet() && noted.insert(n.clone()) {
-                eprintln!("note: {n}");
-            }
-        }
-        let fail_on = args.fail_on.unwrap_or(models.config.fail_on);
+    for (i, at) in ats.iter().enumerate() {
+        let newest = i + 1 == ats.len();
         let (hex, short, subject) = match at {
             At::Commit(c) => {
                 let info = s.repo.commit(*c)?;
@@ -150,6 +156,27 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                 "(uncommitted changes)".into(),
             ),
         };
+        let models = match s.models(*at) {
+            Ok(m) => m,
+            Err(e) => {
+                // A configuration that does not load at a commit in between is reported;
+                // at the newest commit it is the command's error.
+                if newest {
+                    tip_error = Some(e);
+                } else {
+                    eprintln!("error: {short}: {e:#}");
+                    out_commits.push(json!({"commit": hex, "subject": subject, "models": [],
+                        "error": format!("{e:#}")}));
+                }
+                continue;
+            }
+        };
+        if let Some(n) = &models.note {
+            if !super::quiet() && noted.insert(n.clone()) {
+                eprintln!("note: {n}");
+            }
+        }
+        let fail_on = args.fail_on.unwrap_or(models.config.fail_on);
         let mut results = Vec::new();
         let mut lines = Vec::new();
         for model in &models.config.models {
@@ -158,11 +185,18 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
             if let Some(why) = &c.audit_failure {
                 internal.push(format!("{short} {}: {why}", model.name));
             }
-            lines.push(line(&c, models.config.models.len() > 1, fail_on));
+            lines.push(line(
+                &c,
+                models.config.models.len() > 1,
+                fail_on,
+                args.trail,
+            ));
             let mut r = c.result.clone();
             r["model"] = json!(model.name);
             results.push(r);
-            newest.insert(model.name.clone(), (c, fail_on));
+            if newest {
+                tip.push((c, fail_on));
+            }
         }
         if args.format == CheckFormat::Text && !super::quiet() {
             super::out(&format!(
@@ -172,6 +206,10 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
             ))?;
         }
         out_commits.push(json!({"commit": hex, "subject": subject, "models": results}));
+    }
+    s.print_diagnostics();
+    if let Some(e) = tip_error {
+        return Err(e);
     }
     match args.format {
         CheckFormat::Text => {
@@ -191,7 +229,7 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
         ))
         .into());
     }
-    Ok(exit_of(newest.values()))
+    Ok(exit_of(tip.iter()))
 }
 
 /// Prints the results as SARIF 2.1.0 (one result per violation; models that did not load
@@ -237,25 +275,40 @@ pub fn exit_of<'a>(newest: impl Iterator<Item = &'a (Checked, FailOn)>) -> Outco
     o
 }
 
-/// One model's line under its commit, and its violations.
-fn line(c: &Checked, named: bool, fail_on: FailOn) -> String {
+/// How much of a new violation's trail the text output shows.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
+pub enum TrailArg {
+    /// Its first and last steps, as `verify` prints them.
+    #[default]
+    Cut,
+    /// Every step.
+    Full,
+    /// None (the JSON still has them).
+    None,
+}
+
+/// One model's line under its commit, and its violations (grouped where they repeat by
+/// symmetry), each new one with its trail.
+fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
+    use crate::report::verdict::{group, verdict_words, Groupable};
+    use crate::report::verify::ViolationDoc;
     let r = &c.result;
     let st = &r["stats"];
-    let stored = st["states_stored"].as_u64().unwrap_or(0);
-    let pruned = st["states_pruned"].as_u64().unwrap_or(0);
-    let walked = st["states_walked"].as_u64().unwrap_or(0);
+    let n = |k: &str| st[k].as_u64().unwrap_or(0);
+    let (stored, pruned, walked) = (n("states_stored"), n("states_pruned"), n("states_walked"));
     let mode = r["mode"].as_str().unwrap_or("");
+    let claims: Vec<String> =
+        serde_json::from_value(r["claims_not_checked"].clone()).unwrap_or_default();
     let verdict = match c.verdict.as_str() {
-        "fail" if fail_on == FailOn::New && c.new_violations == 0 => "fail (known)",
-        "fail" => "FAIL",
-        "incomplete" => "INCOMPLETE",
-        v => v,
+        "fail" if fail_on == FailOn::New && c.new_violations == 0 => "fail (known)".to_string(),
+        v => verdict_words(v, &claims),
     };
     let name = if named {
         format!("{} ", c.model)
     } else {
         String::new()
     };
+    let short = |x: u64| super::progress::short(x as f64);
     let what = match (c.verdict.as_str(), mode) {
         ("error", _) => format!("does not load: {}", r["error"].as_str().unwrap_or("")),
         ("absent", _) => "no model at this commit".into(),
@@ -266,57 +319,125 @@ fn line(c: &Checked, named: bool, fail_on: FailOn) -> String {
             _ => "unchanged: result reused".into(),
         },
         _ if c.reused => "already checked".into(),
-        (_, m) => format!(
-            "{m}{}, {} of {} states explored{}{}, {:.2} s",
-            r["algorithm"]
-                .as_str()
-                .filter(|_| m == "incremental")
-                .map(|a| format!(" ({a})"))
-                .unwrap_or_default(),
-            super::progress::short(stored.saturating_sub(pruned + walked) as f64),
-            super::progress::short(stored as f64),
+        (_, "incremental") => {
+            let alg = r["algorithm"].as_str().unwrap_or("");
+            let explored = stored.saturating_sub(pruned + walked);
+            let mut parts = vec![format!("{} states explored", short(explored))];
             if pruned > 0 {
-                format!(" ({} pruned)", super::progress::short(pruned as f64))
-            } else {
-                String::new()
-            },
+                parts.push(format!("{} pruned", short(pruned)));
+            }
             if walked > 0 {
-                format!(" ({} replayed)", super::progress::short(walked as f64))
-            } else {
-                String::new()
-            },
+                parts.push(format!("{} replayed", short(walked)));
+            }
+            if let Some(total) = r["record_states"].as_u64() {
+                parts.push(format!("{} in the record", short(total)));
+            }
+            format!(
+                "incremental ({alg}): {}, {:.2} s",
+                parts.join(", "),
+                c.elapsed.as_secs_f64()
+            )
+        }
+        (_, m) => format!(
+            "{m}: {} states, {:.2} s",
+            short(stored),
             c.elapsed.as_secs_f64()
         ),
     };
     let mut s = format!("    {name}{verdict:<10} {what}\n");
-    for v in r["violations"].as_array().into_iter().flatten() {
-        let status = if v["new"] == true {
-            "new"
-        } else {
-            "still present"
-        };
-        // An invalid end state is told apart by where each blocked process is.
-        let at = match v["locations"].as_array() {
-            Some(ls) if !ls.is_empty() => ls
-                .iter()
-                .filter_map(|l| l.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            _ => v["location"].as_str().unwrap_or("").to_string(),
-        };
-        s.push_str(&format!(
-            "      {status}: {} [{}] at {at}\n",
-            v["message"].as_str().unwrap_or(""),
-            v["kind"].as_str().unwrap_or(""),
-        ));
+    if c.verdict == "incomplete" || r["complete"] == false && c.verdict == "fail" {
+        let why = r["limit_detail"]
+            .as_object()
+            .and_then(|_| {
+                serde_json::from_value::<crate::report::verdict::LimitDoc>(
+                    r["limit_detail"].clone(),
+                )
+                .ok()
+            })
+            .map(|d| d.sentence())
+            .or_else(|| {
+                r["limit"]
+                    .as_str()
+                    .map(|l| format!("stopped by the {l} limit"))
+            });
+        if let Some(why) = why {
+            let again = if c.reused {
+                " (result reused: --retry-incomplete checks it again)"
+            } else {
+                ""
+            };
+            s.push_str(&format!("      incomplete: {why}{again}\n"));
+        }
     }
-    for f in r["fixed"].as_array().into_iter().flatten() {
+    if let Some(full) = r["full_ms"].as_u64() {
+        if mode == "incremental" && full < c.elapsed.as_millis() as u64 {
+            s.push_str(&format!(
+                "      note: a full check of this commit took {:.2} s: this incremental check \
+                 cost more than a full one\n",
+                full as f64 / 1000.0
+            ));
+        }
+    }
+    let docs: Vec<ViolationDoc> = r["violations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| serde_json::from_value(v.clone()).ok())
+        .collect();
+    for g in group(docs.iter().map(Groupable::from)) {
+        let v = &docs[g.members[0]];
+        let new = g.members.iter().any(|&i| docs[i].new);
+        let status = if new { "new" } else { "still present" };
+        // An invalid end state is told apart by where each blocked process is.
+        let at = if v.locations.is_empty() {
+            v.location.clone()
+        } else {
+            v.locations.join(", ")
+        };
+        let note = if g.note.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", g.note)
+        };
         s.push_str(&format!(
-            "      fixed: {} [{}] (was at {})\n",
-            f["message"].as_str().unwrap_or(""),
-            f["kind"].as_str().unwrap_or(""),
-            f["location"].as_str().unwrap_or("")
+            "      {status}: {} [{}] at {at}{note}\n",
+            v.message, v.kind,
         ));
+        if new {
+            let window = match trail {
+                TrailArg::Cut => Some(crate::report::verify::TEXT_TRAIL_STEPS),
+                TrailArg::Full => None,
+                TrailArg::None => continue,
+            };
+            s.push_str(&crate::report::verify::trail_text(v, "        ", window));
+        }
+    }
+    let fixed: Vec<String> = r["fixed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            format!(
+                "{} [{}] (was at {})",
+                f["message"].as_str().unwrap_or(""),
+                f["kind"].as_str().unwrap_or(""),
+                f["location"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let mut shown: Vec<&String> = Vec::new();
+    for f in &fixed {
+        if shown.contains(&f) {
+            continue;
+        }
+        shown.push(f);
+        let n = fixed.iter().filter(|g| *g == f).count();
+        let times = if n > 1 {
+            format!(" ({n} times)")
+        } else {
+            String::new()
+        };
+        s.push_str(&format!("      fixed: {f}{times}\n"));
     }
     if let Some(a) = r["audit"].as_str() {
         s.push_str(&format!("      audit: {a}\n"));

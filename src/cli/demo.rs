@@ -60,6 +60,7 @@ pub fn cmd_demo(args: &DemoArgs) -> anyhow::Result<Outcome> {
         range: None,
         format: super::history::HistoryFormat::Text,
         output: None,
+        retry_incomplete: false,
         paths: Vec::new(),
     };
     super::history::history_in(&dir, &h)?;

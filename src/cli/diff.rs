@@ -114,25 +114,42 @@ fn diff_commits(args: &DiffArgs) -> anyhow::Result<Outcome> {
     let a = s.repo.resolve(&args.old)?;
     let b = s.repo.resolve(&args.new)?;
     let models = s.models(At::Commit(b))?;
-    let mut docs = Vec::new();
+    let mut docs: Vec<serde_json::Value> = Vec::new();
     let mut text = String::new();
+    let mut failed = 0usize;
+    let (ta, tb) = (s.repo.tree_files(a)?, s.repo.tree_files(b)?);
     for m in &models.config.models {
         let pp = crate::promela::preprocess::PpOptions {
             defines: m.defines.clone(),
             include_dirs: m.include.clone(),
         };
-        let (ta, tb) = (s.repo.tree_files(a)?, s.repo.tree_files(b)?);
-        let la = crate::load(&m.entry, &ta, &pp);
-        let lb = crate::load(&m.entry, &tb, &pp);
-        let which = if la.program.is_none() {
-            &args.old
-        } else {
-            &args.new
+        // One model that is absent or does not load at either commit is reported, and the
+        // others are compared all the same.
+        let mut why = None;
+        let mut load = |t: &crate::git::TreeFiles, at: &str| {
+            use crate::promela::source::FileProvider;
+            if t.read(&m.entry).is_err() {
+                why.get_or_insert(format!("{} is not in {at}", m.entry.display()));
+                return None;
+            }
+            let l = crate::load(&m.entry, t, &pp);
+            if l.program.is_none() {
+                eprint!(
+                    "{}",
+                    crate::report::diagnostics::render(&l.files, &l.diags, super::color())
+                );
+                why.get_or_insert(format!("the model does not load at {at}"));
+            }
+            Some(l)
         };
-        let (Some(mut pa), Some(mut pb)) = (la.program, lb.program) else {
-            crate::report::diagnostics::emit(&la.files, &la.diags, super::color());
-            crate::report::diagnostics::emit(&lb.files, &lb.diags, super::color());
-            anyhow::bail!("{}: the model does not load at {which}", m.name);
+        let la = load(&ta, &args.old).and_then(|l| Some((l.program?, l.files)));
+        let lb = load(&tb, &args.new).and_then(|l| l.program);
+        let (Some((mut pa, files_a)), Some(mut pb)) = (la, lb) else {
+            failed += 1;
+            let why = why.unwrap_or_default();
+            eprintln!("error: {}: {why}; not compared", m.name);
+            docs.push(serde_json::json!({"model": m.name, "error": why}));
+            continue;
         };
         let ids = StableIds::identity(&pa);
         ids.apply(&mut pa)?;
@@ -141,18 +158,22 @@ fn diff_commits(args: &DiffArgs) -> anyhow::Result<Outcome> {
         let doc = report::diff::document(
             &format!("{}:{}", a.short(), m.entry.display()),
             &format!("{}:{}", b.short(), m.entry.display()),
-            (&pa, &la.files),
+            (&pa, &files_a),
             &pb,
             &impact,
         );
         text.push_str(&report::diff::text(&doc));
-        docs.push(doc);
+        docs.push(serde_json::to_value(&doc)?);
     }
     match args.format {
         Format::Text => super::out(&text)?,
         Format::Json => super::out(&(serde_json::to_string_pretty(&docs)? + "\n"))?,
     }
-    Ok(Outcome::Ok)
+    Ok(if failed > 0 {
+        Outcome::ModelError
+    } else {
+        Outcome::Ok
+    })
 }
 
 /// A record that only carries stable ids (a model file as the old version).

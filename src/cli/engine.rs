@@ -26,6 +26,8 @@ pub struct Job<'a> {
     pub short_trails: bool,
     /// Text output: describe at most this many steps of a trail.
     pub window: Option<usize>,
+    /// Where the limits came from, to say which one cut an incomplete search.
+    pub limits: crate::report::verdict::LimitSources,
 }
 
 /// A finished check.
@@ -35,6 +37,9 @@ pub struct Done {
     pub verdict: Verdict,
     /// Whether a violation is new (not in the base).
     pub any_new: bool,
+    /// The violations by kind and stable location, as records name them (one per document
+    /// violation, in order), complete search or not.
+    pub keys: Vec<crate::rmc::record::RecViolation>,
 }
 
 pub fn run(mut job: Job, progress: &mut dyn FnMut(&Stats)) -> anyhow::Result<Done> {
@@ -118,6 +123,17 @@ fn finish(
     }
     let trails = super::verify::replayed_trails(m, out, &job.opts, job.window)?;
     let mut doc = crate::report::verify::document(&job.name, m, job.files, out, &trails);
+    doc.limit_detail = out.limit.and_then(|l| {
+        let o = &job.opts;
+        let value = match l {
+            explore::Limit::Depth => o.max_depth,
+            explore::Limit::States => o.max_states,
+            explore::Limit::Errors => o.max_errors,
+            explore::Limit::Memory => o.memory_limit,
+            explore::Limit::Internal => None,
+        };
+        job.limits.detail(l.as_str(), value)
+    });
     let current: Vec<_> = out
         .violations
         .iter()
@@ -132,6 +148,7 @@ fn finish(
         any_new: new.iter().any(|&n| n),
         doc,
         record,
+        keys: current,
     })
 }
 

@@ -48,6 +48,10 @@ pub struct HistoryArgs {
     /// Write the report to FILE instead of the standard output.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Check again what a limit cut before (its result is otherwise reused while the
+    /// content and the limits stay the same).
+    #[arg(long)]
+    pub retry_incomplete: bool,
     /// Only the models whose entry file is one of these paths.
     #[arg(last = true, value_name = "PATHS")]
     pub paths: Vec<PathBuf>,
@@ -61,6 +65,7 @@ pub fn cmd_history(args: &HistoryArgs) -> anyhow::Result<Outcome> {
 pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
     let mut s = Session::open(cwd)?;
     s.paths = super::relative_paths(&s.root, cwd, &args.paths);
+    s.retry_incomplete = args.retry_incomplete;
     let commits = match &args.range {
         Some(r) => s.repo.range(r)?,
         None => s.repo.all()?,
@@ -74,11 +79,27 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
     let mut full_ms: Vec<(usize, String, f64, f64, f64)> = Vec::new();
     // Per row, per cell: the work of a full check of that version (pan's transitions and
     // atomic steps, which a replay's or a full check's figures give exactly).
-    let mut works: Vec<Vec<(Option<f64>, f64)>> = Vec::new();
+    let mut works: Vec<Vec<(Option<f64>, Option<f64>)>> = Vec::new();
     let mut noted = std::collections::HashSet::new();
     for c in &commits {
         let info = s.repo.commit(*c)?;
-        let models = s.models(At::Commit(*c))?;
+        let models = match s.models(At::Commit(*c)) {
+            Ok(m) => m,
+            Err(e) => {
+                // A configuration that does not load at one commit is reported; the
+                // report goes on with the others.
+                eprintln!("error: {}: {e:#}", c.short());
+                rows.push(CommitRow {
+                    commit: c.hex(),
+                    short: c.short(),
+                    subject: info.subject,
+                    time: info.time,
+                    models: Vec::new(),
+                });
+                works.push(Vec::new());
+                continue;
+            }
+        };
         if let Some(n) = &models.note {
             if !super::quiet() && noted.insert(n.clone()) {
                 eprintln!("note: {n}");
@@ -137,16 +158,18 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
                     .and_then(|r| r.get(k))
                     .copied()
                     .unwrap_or_default();
-                let ms = match own {
-                    _ if j == i => ms,
-                    Some(x) if w > 0.0 => ms * x / w,
-                    _ if stored > 0.0 && states > 0.0 => ms * states / stored,
-                    _ => ms,
+                // Without the version's work or its states, nothing is estimated.
+                let ms = match (own, states) {
+                    _ if j == i => Some(ms),
+                    (Some(x), _) if w > 0.0 => Some(ms * x / w),
+                    (_, Some(n)) if stored > 0.0 && n > 0.0 => Some(ms * n / stored),
+                    _ => None,
                 };
-                cell.speedup = Some(ms / (cell.elapsed_ms.max(1) as f64));
+                cell.speedup = ms.map(|ms| ms / (cell.elapsed_ms.max(1) as f64));
             }
         }
     }
+    s.print_diagnostics();
     let doc = HistoryDoc {
         repository: s
             .root
@@ -186,13 +209,19 @@ fn full_work(r: &Value) -> Option<f64> {
     (w > 0).then_some(w as f64)
 }
 
-/// The states of a version's whole state space as a run knows them: those it stored, less
-/// those it did not expand, plus the recorded states below them that it carried over.
-fn full_states(r: &Value) -> f64 {
+/// The states of a version's whole state space, where the run knows them: all it stored for
+/// a full check or a replay, the record it wrote for a pruning run (which holds every
+/// reachable state, pruned ones' included); unknown otherwise, and then no speed-up is
+/// estimated from it.
+fn full_states(r: &Value) -> Option<f64> {
     let st = &r["stats"];
-    let n = |k: &str| st[k].as_u64().unwrap_or(0);
-    (n("states_stored") + n("states_reused"))
-        .saturating_sub(n("states_pruned") + n("states_walked")) as f64
+    if r["complete"] == false {
+        return None;
+    }
+    if st["states_pruned"].as_u64().unwrap_or(0) == 0 {
+        return st["states_stored"].as_u64().map(|n| n as f64);
+    }
+    r["record_states"].as_u64().map(|n| n as f64)
 }
 
 fn cell(model: &str, verdict: &str, r: &Value) -> ModelCell {
@@ -230,6 +259,22 @@ fn cell(model: &str, verdict: &str, r: &Value) -> ModelCell {
             })
             .collect(),
         error: r["error"].as_str().map(str::to_string),
+        claims_not_checked: serde_json::from_value(r["claims_not_checked"].clone())
+            .unwrap_or_default(),
+        limit: (verdict == "incomplete" || r["complete"] == false && verdict == "fail")
+            .then(|| {
+                serde_json::from_value::<crate::report::verdict::LimitDoc>(
+                    r["limit_detail"].clone(),
+                )
+                .map(|d| d.sentence())
+                .ok()
+                .or_else(|| {
+                    r["limit"]
+                        .as_str()
+                        .map(|l| format!("stopped by the {l} limit"))
+                })
+            })
+            .flatten(),
         mode,
     }
 }
@@ -275,7 +320,11 @@ fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &Value) {
                 .unwrap_or("")
                 .to_string(),
         };
+        let locations: Vec<String> = v
+            .and_then(|v| serde_json::from_value(v["locations"].clone()).ok())
+            .unwrap_or_default();
         lives.push(ViolationLife {
+            locations,
             model: model.to_string(),
             kind: k.kind.clone(),
             location,

@@ -14,9 +14,10 @@ pub const HOOK: &str = include_str!("../../hooks/pre-push");
 
 /// Set up git rmc in this repository: .rmc.toml, the cache's exclude line, the hook
 ///
-/// Writes a commented .rmc.toml listing the Promela model files found (*.pml, *.prom, *.pr;
-/// files other models #include are listed once, through their entry file), keeping an
-/// existing one; adds .rmc/ (the cache) to git's exclude file; with --hook, installs the
+/// Writes a commented .rmc.toml listing the Promela models found (*.pml, *.prom, *.pr files
+/// with a process to run, an active proctype or init; files other models #include are
+/// listed once, through their entry file, and files of declarations or inlines only are
+/// left out, each named with the reason), keeping an existing one; adds .rmc/ (the cache) to git's exclude file; with --hook, installs the
 /// pre-push hook that checks what is pushed.
 ///
 ///   git rmc init
@@ -40,7 +41,7 @@ pub fn cmd_init(args: &InitArgs) -> anyhow::Result<Outcome> {
     if cfg.exists() {
         say(&format!("kept the existing {}", config::FILE_NAME));
     } else {
-        let entries = s.entries(At::WorkTree)?;
+        let (entries, left_out) = s.entries(At::WorkTree)?;
         crate::cache::write_atomic(&cfg, Config::template(&entries).as_bytes())?;
         say(&format!(
             "wrote {} with {} model{}{}",
@@ -60,6 +61,9 @@ pub fn cmd_init(args: &InitArgs) -> anyhow::Result<Outcome> {
                 )
             }
         ));
+        for (f, why) in &left_out {
+            say(&format!("left out {}: {why}", f.display()));
+        }
     }
     exclude(&s.repo.exclude_file())?;
     if args.hook {

@@ -18,10 +18,7 @@ pub fn resolve(limit: MemoryLimit) -> Result<(Option<u64>, String), String> {
                 return Ok((Some(n), "GIT_RMC_MEMORY_LIMIT".into()));
             }
             let avail = available();
-            Ok((
-                avail.map(|a| a / 5 * 4),
-                "auto (80% of available memory)".into(),
-            ))
+            Ok((avail.map(|a| a / 5 * 4), "auto: 80% of available".into()))
         }
     }
 }

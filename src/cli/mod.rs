@@ -42,6 +42,11 @@ pub struct Cli {
     /// Say more about what is reused and why.
     #[arg(long, short, global = true)]
     pub verbose: bool,
+    /// When to show the progress of long checks: auto (a live line on a terminal, a plain
+    /// line on standard error every ten seconds elsewhere, as in CI logs), always (also
+    /// with --quiet), never.
+    #[arg(long, global = true, value_enum, default_value_t = progress::ProgressChoice::Auto)]
+    pub progress: progress::ProgressChoice,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -195,6 +200,7 @@ pub fn run(cli: Cli) -> i32 {
     COLOR.store(c, std::sync::atomic::Ordering::Relaxed);
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
+    progress::set_choice(cli.progress);
     match cli.command {
         Command::Show(args) => error::exit_code(show::cmd_show(&args)),
         Command::Verify(args) => error::exit_code(verify::cmd_verify(&args)),

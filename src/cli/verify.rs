@@ -99,8 +99,19 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     };
     let color = std::io::stderr().is_terminal();
     report::diagnostics::emit(&loaded.files, &program.pan_refusals(), color);
-    let (memory_limit, _) =
+    let (memory_limit, memory_origin) =
         super::memory::resolve(args.memory_limit).map_err(anyhow::Error::msg)?;
+    use crate::report::verdict::{LimitSource, LimitSources};
+    let limits = LimitSources {
+        depth: LimitSource::new("--max-depth", "to go further, give a larger --max-depth"),
+        states: LimitSource::new("--max-states", "to go further, give a larger --max-states"),
+        errors: LimitSource::new("--max-errors", "to go further, give a larger --max-errors"),
+        memory: LimitSource::new(
+            memory_origin,
+            "to go further, give a larger --memory-limit SIZE (or GIT_RMC_MEMORY_LIMIT=SIZE) \
+             on a machine that has it",
+        ),
+    };
     let eopts = Options {
         end_states: !args.no_end_states,
         assertions: !args.no_assertions,
@@ -129,6 +140,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         base,
         short_trails: args.short_trails,
         window: (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS),
+        limits,
     };
     let mut bar = super::progress::Bar::new();
     let mut done = super::engine::run(job, &mut |s| bar.update(s))?;

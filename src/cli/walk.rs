@@ -18,6 +18,7 @@ use crate::config::{self, Config, ModelConfig};
 use crate::git::{CommitId, Repo};
 use crate::promela::preprocess::PpOptions;
 use crate::promela::source::FileProvider;
+use crate::report::verdict::{LimitSource, LimitSources};
 use crate::rmc::check::{self, Algorithm, Base};
 use crate::rmc::record::{RecViolation, Record};
 
@@ -46,6 +47,11 @@ pub struct Session {
     pub algorithm: Option<config::Algorithm>,
     /// Also run a full check of every commit and compare.
     pub audit: bool,
+    /// Run again the checks a limit cut, instead of reusing their results.
+    pub retry_incomplete: bool,
+    /// Diagnostics of models that do not load, each once, with the commits it applies to
+    /// (printed by `print_diagnostics` when the walk is done).
+    diagnostics: std::cell::RefCell<Vec<(String, Vec<String>)>>,
 }
 
 /// The configuration that applies at a commit, and a note when it was not its own file.
@@ -95,6 +101,8 @@ impl Session {
             paths: Vec::new(),
             algorithm: None,
             audit: false,
+            retry_incomplete: false,
+            diagnostics: Default::default(),
         })
     }
 
@@ -140,7 +148,7 @@ impl Session {
                     Some(format!("{name} read from the work tree")),
                 ),
                 Err(_) => {
-                    let found = self.entries(at)?;
+                    let (found, _) = self.entries(at)?;
                     match (found.as_slice(), self.paths.is_empty()) {
                         (_, false) => (Config::default(), "the command line".into(), None),
                         ([one], true) => (
@@ -208,15 +216,38 @@ impl Session {
         })
     }
 
-    /// The model files at `at` that no other model file includes: the entry files.
-    pub fn entries(&self, at: At) -> anyhow::Result<Vec<PathBuf>> {
+    /// The model files at `at` that no other model file includes and that have a process
+    /// to run: the entry files. The others are returned with the reason they are not.
+    pub fn entries(&self, at: At) -> anyhow::Result<(Vec<PathBuf>, Vec<(PathBuf, String)>)> {
         let models: Vec<PathBuf> = self
             .files(at)?
             .into_iter()
             .filter(|p| is_model_file(p))
             .collect();
         let provider = self.provider(at)?;
-        Ok(entry_files(&models, &provider))
+        let mut left_out = Vec::new();
+        let entries = entry_files(&models, &provider);
+        for m in &models {
+            if !entries.contains(m) {
+                left_out.push((m.clone(), "included by another model file".to_string()));
+            }
+        }
+        let mut runnable = Vec::new();
+        for e in entries {
+            match crate::promela::has_process(&e, &provider, &PpOptions::default()) {
+                Ok(true) => runnable.push(e),
+                Ok(false) => left_out.push((
+                    e,
+                    "no process to run (no active proctype or init): declarations or inlines \
+                     that models include"
+                        .to_string(),
+                )),
+                // Listed all the same: a check will show the error where it is.
+                Err(_) => runnable.push(e),
+            }
+        }
+        left_out.sort();
+        Ok((runnable, left_out))
     }
 
     /// The cache key of a model: its name (so a renamed entry file keeps its records).
@@ -240,16 +271,36 @@ impl Session {
         None
     }
 
+    /// Whether a stored result of the content at hand serves this check: a complete one
+    /// always; one a limit cut while the same limits are in force, unless the command asks
+    /// for incomplete checks to run again.
+    fn reusable(&self, r: &Value, limits: &str) -> bool {
+        r["complete"] == true || (!self.retry_incomplete && r["limits"] == limits)
+    }
+
     /// The nearest first-parent ancestor of `at` (HEAD and its ancestors for the work tree)
-    /// whose complete result is of content `hash`: (commit, its stored result).
-    fn seen_before(&self, at: At, key: &str, hash: &str) -> Option<(CommitId, Value)> {
+    /// whose result is of content `hash` and reusable (see `reusable`): (commit, its stored
+    /// result). A complete one counts only when its record is in the cache, for the next
+    /// check to build on.
+    fn seen_before(
+        &self,
+        at: At,
+        key: &str,
+        hash: &str,
+        limits: &str,
+    ) -> Option<(CommitId, Value)> {
         let mut c = match at {
             At::Commit(c) => *self.repo.commit(c).ok()?.parents.first()?,
             At::WorkTree => self.repo.head().ok()??,
         };
         for _ in 0..MAX_ANCESTORS {
             if let Ok(Some(r)) = self.cache.get_result(&c.hex(), key) {
-                if r["complete"] == true && r["hash"] == hash && r["keys"].is_array() {
+                let recorded = r["complete"] != true || self.cache.has_record(key, hash);
+                if r["hash"] == hash
+                    && r["keys"].is_array()
+                    && self.reusable(&r, limits)
+                    && recorded
+                {
                     return Some((c, r));
                 }
             }
@@ -285,6 +336,42 @@ impl Session {
             Err(why) => {
                 eprintln!("warning: the cached record of {key} ({hash}) is not reused ({why}); checking in full");
                 None
+            }
+        }
+    }
+
+    fn note_diagnostic(&self, text: String, at: At) {
+        let where_ = match at {
+            At::Commit(c) => c.short(),
+            At::WorkTree => "the work tree".into(),
+        };
+        let mut seen = self.diagnostics.borrow_mut();
+        match seen.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, ats)) => {
+                if !ats.contains(&where_) {
+                    ats.push(where_)
+                }
+            }
+            None => seen.push((text, vec![where_])),
+        }
+    }
+
+    /// Prints the diagnostics of the models that did not load, each once, with the commits
+    /// it applies to.
+    pub fn print_diagnostics(&self) {
+        for (text, ats) in self.diagnostics.borrow_mut().drain(..) {
+            eprint!("{text}");
+            let n = ats.len();
+            let list = if n > 12 {
+                format!("{}, … ({n} in all)", ats[..10].join(", "))
+            } else {
+                ats.join(", ")
+            };
+            let word = if n == 1 { "commit" } else { "commits" };
+            if ats.iter().any(|a| a == "the work tree") && n == 1 {
+                eprintln!("  = in the work tree\n");
+            } else {
+                eprintln!("  = at {word} {list}\n");
             }
         }
     }
@@ -330,7 +417,9 @@ impl Session {
         }
         let loaded = crate::load(&model.entry, &provider, &pp);
         let Some(program) = loaded.program else {
-            crate::report::diagnostics::emit(&loaded.files, &loaded.diags, super::color());
+            let text =
+                crate::report::diagnostics::render(&loaded.files, &loaded.diags, super::color());
+            self.note_diagnostic(text, at);
             let first = loaded
                 .diags
                 .iter()
@@ -341,27 +430,28 @@ impl Session {
             stored("error", r.clone())?;
             return Ok(done("error", r, false, 0));
         };
-        let (memory, _) =
+        let (memory, memory_origin) =
             super::memory::resolve(model.limits.memory).map_err(anyhow::Error::msg)?;
+        let limits = limit_sources(model, memory_origin);
         let opts = model.search_options(memory);
         let checks = check::checks_of(&opts);
         let sources = check::sources_of(&model.entry, &loaded.files, &pp);
         let hash = sources.content_hash(&checks);
         let compare_keys = compare.map(|c| self.keys_at(c, &key));
-        let count_new = |keys: &[RecViolation], base_keys: &[RecViolation]| {
-            keys.iter()
-                .filter(|k| !base_keys.iter().any(|b| same(k, b)))
-                .count()
+        // What is returned (and printed) is new against the commit compared with, when
+        // there is one; what is stored is new against the base.
+        let versus_compare = |mut r: Value| -> (Value, Option<usize>) {
+            let n = compare_keys.as_ref().map(|b| mark_new(&mut r, b));
+            (r, n)
         };
-        // Already checked at this commit, with the same content.
+        let limits_key = limits_key(model);
+        // Already checked at this commit, with the same content (and, for a check a limit
+        // cut, the same limits).
         if let At::Commit(c) = at {
             if let Ok(Some(r)) = self.cache.get_result(&c.hex(), &key) {
-                if r["hash"] == hash.as_str() && r["complete"] == true && !self.audit {
-                    let keys = keys_of(&r);
-                    let new = match &compare_keys {
-                        Some(b) => count_new(&keys, b),
-                        None => r["new_violations"].as_u64().unwrap_or(0) as usize,
-                    };
+                if r["hash"] == hash.as_str() && self.reusable(&r, &limits_key) && !self.audit {
+                    let (r, n) = versus_compare(r);
+                    let new = n.unwrap_or(r["new_violations"].as_u64().unwrap_or(0) as usize);
                     let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
                     return Ok(done(&verdict, r, true, new));
                 }
@@ -375,17 +465,14 @@ impl Session {
                 r["mode"] = json!("reused");
                 r["reused_from"] = json!(bc.hex());
                 r["base_commit"] = json!(bc.hex());
+                // Nothing changed since the base: nothing is new, nothing was fixed.
                 let keys = keys_of(&r);
-                let new = match &compare_keys {
-                    Some(b) => count_new(&keys, b),
-                    None => 0,
-                };
-                r["new_violations"] = json!(new);
-                // Nothing changed since the base: nothing was fixed.
+                mark_new(&mut r, &keys);
                 r["fixed"] = json!([]);
                 let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
                 stored(&verdict, r.clone())?;
-                return Ok(done(&verdict, r, true, new));
+                let (r, n) = versus_compare(r);
+                return Ok(done(&verdict, r, true, n.unwrap_or(0)));
             }
         }
         // The same content was checked further back (a revert, a fix that restores a
@@ -393,14 +480,9 @@ impl Session {
         // new or fixed against the base as a check against the base tells them, by kind and
         // stable location. (Its record is in the cache under the content hash, for the next
         // check to build on.)
-        if !self.audit && self.cache.has_record(&key, &hash) {
-            if let Some((xc, x)) = self.seen_before(at, &key, &hash) {
+        if !self.audit {
+            if let Some((xc, x)) = self.seen_before(at, &key, &hash, &limits_key) {
                 let mut r = against(x, base.as_ref().map(|(_, r)| r));
-                // As for a check that runs: the count of new violations is against the
-                // commit compared with, when there is one.
-                if let Some(b) = &compare_keys {
-                    r["new_violations"] = json!(count_new(&keys_of(&r), b));
-                }
                 r["mode"] = json!("reused");
                 r["reused_from"] = json!(xc.hex());
                 match &base {
@@ -411,9 +493,11 @@ impl Session {
                         }
                     }
                 }
-                let new = r["new_violations"].as_u64().unwrap_or(0) as usize;
                 let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
                 stored(&verdict, r.clone())?;
+                // As for a check that runs: new against the commit compared with, if any.
+                let (r, n) = versus_compare(r);
+                let new = n.unwrap_or(r["new_violations"].as_u64().unwrap_or(0) as usize);
                 return Ok(done(&verdict, r, true, new));
             }
         }
@@ -436,6 +520,7 @@ impl Session {
             base: base_rec,
             short_trails: false,
             window: None,
+            limits: limits.clone(),
         };
         bar.prefix = match at {
             At::Commit(c) => format!("{} {}: ", c.short(), model.name),
@@ -444,24 +529,20 @@ impl Session {
         let done_run = engine::run(job, &mut |s| bar.update(s))?;
         bar.finish();
         let mut doc = serde_json::to_value(&done_run.doc)?;
-        let keys: Vec<RecViolation> = match &done_run.record {
-            Some(r) => r.violations.clone(),
-            None => Vec::new(),
-        };
+        let keys: Vec<RecViolation> = done_run.keys.clone();
         let complete = done_run.doc.complete;
         if let Some(rec) = &done_run.record {
+            doc["record_states"] = json!(rec.fingerprints.len());
             // Beside its base in the cache: the graph is written on it (`Record::write_beside`).
             let target = self.cache.record_path(&key, &hash);
             self.cache
                 .put_record_with(&key, &hash, |w| rec.write_beside(&target, w))?;
         }
-        let new = match &compare_keys {
-            Some(b) => count_new(&keys, b),
-            None => done_run.doc.violations.iter().filter(|v| v.new).count(),
-        };
+        let new = done_run.doc.violations.iter().filter(|v| v.new).count();
         let verdict = done_run.verdict.as_str().to_string();
         doc["hash"] = json!(hash);
         doc["complete"] = json!(complete);
+        doc["limits"] = json!(limits_key);
         doc["keys"] = serde_json::to_value(&keys)?;
         doc["new_violations"] = json!(new);
         doc["elapsed_ms"] = json!(started.elapsed().as_millis() as u64);
@@ -490,7 +571,8 @@ impl Session {
             });
         }
         stored(&verdict, doc.clone())?;
-        let mut c = done(&verdict, doc, false, new);
+        let (doc, n) = versus_compare(doc);
+        let mut c = done(&verdict, doc, false, n.unwrap_or(new));
         c.audit_failure = audit_failure;
         Ok(c)
     }
@@ -525,6 +607,7 @@ impl Session {
                 base: base_rec,
                 short_trails: false,
                 window: None,
+                limits: Default::default(),
             },
             &mut |_| {},
         )?;
@@ -593,21 +676,7 @@ impl Session {
 /// `violations` one for one, in order.
 fn against(mut r: Value, base: Option<&Value>) -> Value {
     let keys = keys_of(&r);
-    let versus = base.map(keys_of);
-    let is_new = |k: &RecViolation| {
-        versus
-            .as_ref()
-            .is_none_or(|v| !v.iter().any(|b| same(k, b)))
-    };
-    let mut new = 0;
-    if let Some(docs) = r["violations"].as_array_mut() {
-        for (d, k) in docs.iter_mut().zip(&keys) {
-            let n = is_new(k);
-            new += usize::from(n);
-            d["new"] = json!(n);
-        }
-    }
-    r["new_violations"] = json!(new);
+    mark_new(&mut r, &base.map(keys_of).unwrap_or_default());
     let mut fixed = Vec::new();
     if let Some(base) = base {
         let base_keys = keys_of(base);
@@ -642,6 +711,23 @@ fn against(mut r: Value, base: Option<&Value>) -> Value {
     }
     r["fixed"] = json!(fixed);
     r
+}
+
+/// Marks each violation of a result new unless `versus` has it (by kind and stable
+/// location), and sets and returns their count. A result's `keys` name its `violations` one
+/// for one, in order.
+fn mark_new(r: &mut Value, versus: &[RecViolation]) -> usize {
+    let keys = keys_of(r);
+    let mut new = 0;
+    if let Some(docs) = r["violations"].as_array_mut() {
+        for (d, k) in docs.iter_mut().zip(&keys) {
+            let n = !versus.iter().any(|b| same(k, b));
+            new += usize::from(n);
+            d["new"] = json!(n);
+        }
+    }
+    r["new_violations"] = json!(new);
+    new
 }
 
 /// The violations of a stored result, as the record names them.
@@ -696,6 +782,60 @@ fn audit_cut(ran: &engine::Done, full: &engine::Done) -> Audit {
          finds too)",
         cut(part)
     ))
+}
+
+/// The limits in force for a model, as settings (`memory=auto`, not the bytes it resolved
+/// to, which move with the machine's load): a result a limit cut is reused while they stay.
+fn limits_key(model: &ModelConfig) -> String {
+    let l = &model.limits;
+    let memory = match l.memory {
+        config::MemoryLimit::Auto => match std::env::var("GIT_RMC_MEMORY_LIMIT") {
+            Ok(v) => format!("env:{v}"),
+            Err(_) => "auto".into(),
+        },
+        config::MemoryLimit::Bytes(n) => n.to_string(),
+    };
+    let opt = |v: Option<u64>| v.map_or("none".to_string(), |n| n.to_string());
+    format!(
+        "max_depth={} max_states={} max_errors={} memory={memory}",
+        opt(l.max_depth),
+        opt(l.max_states),
+        opt(l.max_errors)
+    )
+}
+
+/// Where a model's limits came from (its `[model.limits]` in `.rmc.toml`, else the defaults)
+/// and how to raise each, for the text of a check a limit cut.
+fn limit_sources(model: &ModelConfig, memory_origin: String) -> LimitSources {
+    let file = config::FILE_NAME;
+    let key = |k: &str| {
+        LimitSource::new(
+            file,
+            format!("to go further, raise {k} under [model.limits] in {file} (or remove it)"),
+        )
+    };
+    let memory = match model.limits.memory {
+        config::MemoryLimit::Bytes(_) => LimitSource::new(
+            file,
+            format!(
+                "to go further, raise memory under [model.limits] in {file}, on a machine \
+                 that has it"
+            ),
+        ),
+        config::MemoryLimit::Auto => LimitSource::new(
+            memory_origin,
+            format!(
+                "to go further, set memory = \"SIZE\" under [model.limits] in {file} (or \
+                 GIT_RMC_MEMORY_LIMIT=SIZE) on a machine with more memory"
+            ),
+        ),
+    };
+    LimitSources {
+        depth: key("max_depth"),
+        states: key("max_states"),
+        errors: key("max_errors"),
+        memory,
+    }
 }
 
 fn same(a: &RecViolation, b: &RecViolation) -> bool {

@@ -87,6 +87,25 @@ pub fn parse_file(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) ->
     }
 }
 
+/// Whether `main` has a process to run once preprocessed (an `active` proctype or `init`):
+/// what makes a file a model rather than declarations and inlines that models include.
+/// `Err` holds the first preprocessor error when the file cannot be read that far.
+pub fn has_process(
+    main: &Path,
+    provider: &dyn FileProvider,
+    opts: &PpOptions,
+) -> Result<bool, String> {
+    let mut files = SourceFiles::default();
+    let (pp, diags) = preprocess::preprocess(main, provider, opts, &mut files);
+    if let Some(d) = diags.iter().find(|d| d.is_error()) {
+        return Err(d.short(&files));
+    }
+    let (raw, _) = lexer::lex(&pp.text);
+    Ok(raw
+        .iter()
+        .any(|t| t.is_kw(token::Kw::Active) || t.is_kw(token::Kw::Init)))
+}
+
 /// Where spin's line numbers fall behind the text because of `ltl` formulas. Spin sets an
 /// `ltl` formula aside to parse it last: it copies the text from the keyword to the `}` that
 /// closes the formula without counting its line breaks. Every line after it is numbered that

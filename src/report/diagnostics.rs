@@ -32,6 +32,34 @@ fn convert(d: &Diagnostic) -> CsDiag<usize> {
         .with_notes(d.notes.clone())
 }
 
+/// The diagnostics as text (with ANSI colours when `color`), for callers that print the same
+/// diagnostic once for many commits.
+pub fn render(files: &SourceFiles, diags: &[Diagnostic], color: bool) -> String {
+    use codespan_reporting::term::termcolor::Buffer;
+    let mut simple = SimpleFiles::new();
+    for f in &files.files {
+        simple.add(f.name.clone(), f.text.clone());
+    }
+    if simple.get(0).is_err() {
+        simple.add("<input>".to_string(), String::new());
+    }
+    let mut buf = if color {
+        Buffer::ansi()
+    } else {
+        Buffer::no_color()
+    };
+    let config = term::Config::default();
+    let mut out = String::new();
+    for d in diags {
+        let cs = convert(d);
+        if term::emit(&mut buf, &config, &simple, &cs).is_err() {
+            out.push_str(&d.short(files));
+            out.push('\n');
+        }
+    }
+    String::from_utf8_lossy(buf.as_slice()).into_owned() + &out
+}
+
 /// Writes diagnostics to standard error.
 pub fn emit(files: &SourceFiles, diags: &[Diagnostic], color: bool) {
     let mut simple = SimpleFiles::new();

@@ -8,4 +8,5 @@ pub mod diff;
 pub mod history;
 pub mod sarif;
 pub mod show;
+pub mod verdict;
 pub mod verify;

@@ -38,6 +38,27 @@ pub fn sarif(runs: &[(String, Vec<CheckDoc>)], tool_version: &str) -> Value {
         }
     }
 
+    // What the results do not show: a pass that did not check the model's claims, and a
+    // search a limit cut (its results are a part of the violations).
+    let mut notes = Vec::new();
+    for (commit, docs) in runs {
+        for doc in docs {
+            let short = &commit[..commit.len().min(7)];
+            let words = match (doc.verdict.as_str(), &doc.limit_detail) {
+                ("pass", _) if !doc.claims_not_checked.is_empty() => {
+                    super::verdict::verdict_words("pass", &doc.claims_not_checked)
+                }
+                (_, Some(l)) if !doc.complete => format!("incomplete: {}", l.sentence()),
+                _ => continue,
+            };
+            notes.push(json!({
+                "level": "warning",
+                "message": { "text": format!("{} at {short}: {words}", doc.model) },
+                "properties": { "commit": commit, "model": doc.model },
+            }));
+        }
+    }
+
     json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -49,6 +70,10 @@ pub fn sarif(runs: &[(String, Vec<CheckDoc>)], tool_version: &str) -> Value {
                     "rules": rules,
                 }
             },
+            "invocations": [{
+                "executionSuccessful": true,
+                "toolExecutionNotifications": notes,
+            }],
             // Our columns count characters, as `SourceFiles::location` gives them, not the
             // UTF-16 code units that SARIF assumes by default.
             "columnKind": "unicodeCodePoints",

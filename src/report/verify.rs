@@ -23,6 +23,9 @@ pub struct CheckDoc {
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
+    /// The limit that cut the search: its value, where it came from, how to raise it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_detail: Option<super::verdict::LimitDoc>,
     /// The fatal error that ended the whole search (as pan ends it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_by: Option<String>,
@@ -193,6 +196,7 @@ pub fn document(
         verdict: verdict.to_string(),
         complete: out.complete(),
         limit: out.limit.map(|l| l.as_str().to_string()),
+        limit_detail: None,
         stopped_by: out.stopped_by.map(|k| k.as_str().to_string()),
         stats: out.stats.clone(),
         dangerous_locations: 0,
@@ -212,6 +216,56 @@ pub fn document(
         unreached,
         record: None,
     }
+}
+
+/// A violation's trail as text, each line starting with `indent`. A trail longer than
+/// `window` steps shows its first and last `window / 2` (the JSON keeps every step); a
+/// trail already cut when it was replayed says how many steps it left out.
+pub fn trail_text(v: &ViolationDoc, indent: &str, window: Option<usize>) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let Some(trail) = &v.trail else {
+        let _ = writeln!(
+            o,
+            "{indent}(no trail: only the first trails of each kind are kept; see max_trails)"
+        );
+        return o;
+    };
+    let total = trail.len() + v.elided;
+    let _ = writeln!(o, "{indent}trail ({total} steps):");
+    let half = window.map_or(usize::MAX, |w| w.div_ceil(2).max(1));
+    let shown =
+        |k: usize| trail.len() <= half.saturating_mul(2) || k < half || k >= trail.len() - half;
+    let mut next = 1;
+    for (k, s) in trail.iter().enumerate() {
+        if !shown(k) {
+            continue;
+        }
+        if s.step > next {
+            let _ = writeln!(
+                o,
+                "{indent}... {} steps not shown (--format json gives the whole trail) ...",
+                s.step - next
+            );
+        }
+        next = s.step + 1;
+        let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = write!(
+            o,
+            "{indent}{:>5}  {}({}) {}  {}",
+            s.step, s.proc, s.pid, s.location, s.statement
+        );
+        if !changed.is_empty() {
+            let _ = write!(o, "   [{}]", changed.join(", "));
+        }
+        let _ = writeln!(o);
+        if let Some(out) = &s.output {
+            for line in out.lines() {
+                let _ = writeln!(o, "{indent}       | {line}");
+            }
+        }
+    }
+    o
 }
 
 /// SPIN-style text of a check.
@@ -253,16 +307,23 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
              pan.c is compiled with -DVECTORSZ=N, N > {n} (git rmc has no such limit)"
         );
     }
-    for (i, v) in doc.violations.iter().enumerate() {
+    let groups = super::verdict::group(doc.violations.iter().map(Into::into));
+    for (i, g) in groups.iter().enumerate() {
+        let v = &doc.violations[g.members[0]];
         let _ = writeln!(o);
         let since = match (&doc.base, v.new) {
             (None, _) => "",
             (Some(_), true) => " (new)",
             (Some(_), false) => " (also in the base)",
         };
+        let note = if g.note.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", g.note)
+        };
         let _ = writeln!(
             o,
-            "violation {}: {} [{}] at {}{since}",
+            "violation {}: {} [{}] at {}{since}{note}",
             i + 1,
             v.message,
             v.kind,
@@ -271,40 +332,7 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
         for l in &v.locations {
             let _ = writeln!(o, "  blocked: {l}");
         }
-        let Some(trail) = &v.trail else {
-            let _ = writeln!(
-                o,
-                "  (no trail: only the first trails of each kind are kept; see --max-trails)"
-            );
-            continue;
-        };
-        let _ = writeln!(o, "  trail ({} steps):", trail.len() + v.elided);
-        let mut next = 1;
-        for s in trail {
-            if s.step > next {
-                let _ = writeln!(
-                    o,
-                    "  ... {} steps not shown (--format json gives the whole trail) ...",
-                    s.step - next
-                );
-            }
-            next = s.step + 1;
-            let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let _ = write!(
-                o,
-                "  {:>5}  {}({}) {}  {}",
-                s.step, s.proc, s.pid, s.location, s.statement
-            );
-            if !changed.is_empty() {
-                let _ = write!(o, "   [{}]", changed.join(", "));
-            }
-            let _ = writeln!(o);
-            if let Some(out) = &s.output {
-                for line in out.lines() {
-                    let _ = writeln!(o, "         | {line}");
-                }
-            }
-        }
+        o.push_str(&trail_text(v, "  ", None));
     }
     for f in &doc.fixed {
         let _ = writeln!(
@@ -385,9 +413,17 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
             "the search was ended by a fatal error ({k}), as pan ends it: the figures are those at that point"
         );
     }
+    let why = |l: Option<&str>| match &doc.limit_detail {
+        Some(d) => d.sentence(),
+        None => format!("the {} limit cut the search", l.unwrap_or("a")),
+    };
     match (doc.verdict.as_str(), doc.limit.as_deref()) {
         ("pass", _) => {
-            let _ = writeln!(o, "verdict: pass");
+            let _ = writeln!(
+                o,
+                "verdict: {}",
+                super::verdict::verdict_words("pass", &doc.claims_not_checked)
+            );
         }
         ("fail", None) => {
             let _ = writeln!(o, "verdict: FAIL ({} violations)", doc.violations.len());
@@ -395,16 +431,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
         ("fail", Some(l)) => {
             let _ = writeln!(
                 o,
-                "verdict: FAIL ({} violations; incomplete: the {l} limit cut the search)",
-                doc.violations.len()
+                "verdict: FAIL ({} violations; incomplete: {})",
+                doc.violations.len(),
+                why(Some(l))
             );
         }
         (_, l) => {
-            let _ = writeln!(
-                o,
-                "verdict: INCOMPLETE (the {} limit cut the search; this is not a pass)",
-                l.unwrap_or("a")
-            );
+            let _ = writeln!(o, "verdict: INCOMPLETE ({}; this is not a pass)", why(l));
         }
     }
     o

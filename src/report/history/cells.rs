@@ -14,6 +14,46 @@ pub fn verdict_label(verdict: &str) -> &str {
     }
 }
 
+/// The verdict a cell shows: as `verdict_label`, and a pass that did not check the model's
+/// claims says so (`pass (safety only: ltl p not checked)`; with many, how many).
+pub fn verdict_text(c: &ModelCell) -> String {
+    if c.verdict == "pass" && !c.claims_not_checked.is_empty() {
+        let words = crate::report::verdict::verdict_words("pass", &c.claims_not_checked);
+        if words.chars().count() <= 44 {
+            return words;
+        }
+        return format!(
+            "pass (safety only: {} claims not checked)",
+            c.claims_not_checked.len()
+        );
+    }
+    verdict_label(&c.verdict).to_string()
+}
+
+/// The violations of a history as people would count them: those of one model, introduced
+/// and fixed at the same commits, that repeat by symmetry (see `report::verdict::group`)
+/// are one, with a note (`6 orderings of Passenger`).
+pub fn grouped_lives(d: &super::HistoryDoc) -> Vec<crate::report::verdict::Group> {
+    let keys: Vec<String> = d
+        .violations
+        .iter()
+        .map(|v| {
+            format!(
+                "{}\u{0}{}\u{0}{:?}\u{0}{}",
+                v.model, v.first_seen, v.fixed_in, v.message
+            )
+        })
+        .collect();
+    crate::report::verdict::group(d.violations.iter().zip(&keys).map(|(v, k)| {
+        crate::report::verdict::Groupable {
+            kind: &v.kind,
+            message: k,
+            location: &v.location,
+            locations: &v.locations,
+        }
+    }))
+}
+
 /// The mode, with the algorithm when it says more (`incremental (prune)`).
 pub fn mode(c: &ModelCell) -> String {
     if c.algorithm.is_empty() || c.algorithm == c.mode {
@@ -75,9 +115,18 @@ pub fn duration(ms: u64) -> String {
     }
 }
 
-/// A speed-up factor (`4.0x`, `120x`); nothing when it is unknown or not a number.
+/// A speed-up factor (`4.0x`, `120x`); a check slower than a full one says so (`2.5x
+/// slower`); nothing when it is unknown or not a number.
 pub fn speedup(s: Option<f64>) -> String {
     match s {
+        Some(f) if f.is_finite() && f > 0.0 && f < 0.95 => {
+            let slower = 1.0 / f;
+            if slower < 99.95 {
+                format!("{slower:.1}x slower")
+            } else {
+                format!("{slower:.0}x slower")
+            }
+        }
         Some(f) if f.is_finite() && f >= 0.0 => {
             if f < 99.95 {
                 format!("{f:.1}x")

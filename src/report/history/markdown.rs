@@ -4,7 +4,10 @@
 
 use std::fmt::Write;
 
-use super::cells::{duration, fate, grouped, mode, one_line, plural, ran, speedup, verdict_label};
+use super::cells::{
+    duration, fate, grouped, grouped_lives, mode, one_line, plural, ran, speedup, verdict_label,
+    verdict_text,
+};
 use super::{HistoryDoc, ModelCell};
 
 pub fn markdown(d: &HistoryDoc) -> String {
@@ -69,15 +72,21 @@ pub fn markdown(d: &HistoryDoc) -> String {
     head.extend(["kind", "location", "message", "first seen", "fixed"]);
     row(&mut o, head.iter().map(|s| s.to_string()));
     row(&mut o, head.iter().map(|_| ":--".to_string()));
-    for v in &d.violations {
+    for g in grouped_lives(d) {
+        let v = &d.violations[g.members[0]];
         let mut cells = vec![];
         if several {
             cells.push(md(&v.model));
         }
+        let message = if g.note.is_empty() {
+            md(&v.message)
+        } else {
+            format!("{} ({})", md(&v.message), md(&g.note))
+        };
         cells.extend([
             md(&v.kind),
             md(&v.location),
-            md(&v.message),
+            message,
             hash(&v.first_seen),
             match &v.fixed_in {
                 Some(c) => format!("fixed in {}", hash(c)),
@@ -94,11 +103,12 @@ pub fn markdown(d: &HistoryDoc) -> String {
 fn figures(m: &ModelCell) -> Vec<String> {
     let verdict = match m.verdict.as_str() {
         "fail" | "incomplete" | "error" => format!("**{}**", verdict_label(&m.verdict)),
-        v => md(v),
+        _ => md(&verdict_text(m)),
     };
-    let notes = match &m.error {
-        Some(e) => md(e),
-        None => notes(m),
+    let notes = match (&m.error, &m.limit) {
+        (Some(e), _) => md(e),
+        (None, Some(l)) => format!("incomplete: {}; {}", md(l), notes(m)),
+        (None, None) => notes(m),
     };
     if !ran(m) {
         let mut cells = vec![String::new(); 8];

@@ -69,6 +69,12 @@ pub struct ModelCell {
     pub violations: Vec<ViolationRef>,
     /// Verdict "error": the first diagnostic, on one line.
     pub error: Option<String>,
+    /// The model's claims (never claims, ltl formulas) this check did not check.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims_not_checked: Vec<String>,
+    /// A search a limit cut: which limit, its value and origin, and how to raise it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }
 
 #[derive(Serialize, Debug)]
@@ -90,6 +96,9 @@ pub struct ViolationLife {
     pub first_seen: String,
     /// The short commit where it disappeared, if it did.
     pub fixed_in: Option<String>,
+    /// An invalid end state's blocked processes (`Name(pid) at file:line:col`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<String>,
     /// The trail from the commit that introduced it.
     pub trail: Option<Vec<StepDoc>>,
     /// What identifies it from commit to commit (kind and stable locations); not shown.

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::cells::{
-    compact, duration, fate, one_line, plural, ran, speedup, truncate, verdict_label,
+    compact, duration, fate, grouped_lives, one_line, plural, ran, speedup, truncate, verdict_text,
 };
 use super::{HistoryDoc, ModelCell};
 
@@ -25,7 +25,8 @@ struct Row {
     cells: Vec<String>,
     /// The cell's verdict, to colour its column.
     verdict: String,
-    /// A model that does not load: its diagnostic, printed under the row.
+    /// A model that does not load: its diagnostic, printed under the row; a search a limit
+    /// cut: which limit, printed there too.
     error: Option<String>,
 }
 
@@ -78,7 +79,15 @@ pub fn text(d: &HistoryDoc, color: bool) -> String {
             rows.push(Row {
                 cells,
                 verdict: m.verdict.clone(),
-                error: m.error.as_deref().map(one_line),
+                error: m
+                    .error
+                    .as_deref()
+                    .map(|e| format!("error: {}", one_line(e)))
+                    .or_else(|| {
+                        m.limit
+                            .as_deref()
+                            .map(|l| format!("incomplete: {}", one_line(l)))
+                    }),
             });
         }
     }
@@ -114,7 +123,7 @@ pub fn text(d: &HistoryDoc, color: bool) -> String {
         let paint = (color && !r.verdict.is_empty()).then_some((verdict_col, r.verdict.as_str()));
         line(&mut o, &r.cells, &columns, &widths, paint);
         if let Some(e) = &r.error {
-            let _ = writeln!(o, "{}error: {e}", " ".repeat(widths[0] + GAP.len()));
+            let _ = writeln!(o, "{}{e}", " ".repeat(widths[0] + GAP.len()));
         }
     }
 
@@ -124,10 +133,16 @@ pub fn text(d: &HistoryDoc, color: bool) -> String {
         return o;
     }
     let _ = writeln!(o, "violations:");
-    for v in &d.violations {
+    for g in grouped_lives(d) {
+        let v = &d.violations[g.members[0]];
+        let note = if g.note.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", g.note)
+        };
         let _ = writeln!(
             o,
-            "  {} [{}] at {}",
+            "  {} [{}] at {}{note}",
             one_line(&v.message),
             one_line(&v.kind),
             one_line(&v.location)
@@ -150,7 +165,7 @@ pub fn text(d: &HistoryDoc, color: bool) -> String {
 /// The verdict, mode and figures of one cell. A model that was not searched shows its verdict
 /// alone: its zeros are not figures.
 fn figures(m: &ModelCell) -> [String; 7] {
-    let verdict = verdict_label(&m.verdict).to_string();
+    let verdict = verdict_text(m);
     if !ran(m) {
         let mut cells: [String; 7] = Default::default();
         cells[0] = verdict;
