@@ -999,3 +999,313 @@ fn a_record_written_on_its_base_keeps_it_through_gc_and_without_it_costs_a_full_
         (Some("full"), Some("fail"))
     );
 }
+
+// ----- What a new user meets first (issue 36) -----
+
+/// Three identical processes that each stop at one of two labels: 8 invalid end states,
+/// which are 4 as a person counts them (the same locations as a multiset).
+const SYMMETRIC: &str = "active [3] proctype P() {
+	if
+	:: true -> a: false
+	:: true -> b: false
+	fi
+}
+";
+
+/// A model with an ltl formula that passes its safety check.
+const WITH_LTL: &str = "byte x;
+ltl small { [] (x <= 2) }
+active proctype P() { x = 1; x = 2 }
+";
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn init_leaves_out_files_with_no_process_to_run_and_says_why() {
+    let mut r = Repo::new();
+    r.write(
+        "models/mutex.pml",
+        "#include \"common.pml\"\nactive proctype P() { bump(x) }\n",
+    );
+    r.write("models/common.pml", "byte x;\n");
+    // Declarations and inlines that models include with -I, not through a path init sees.
+    r.write(
+        "models/lib.pml",
+        "typedef T { byte f };\ninline bump(v) { v++ }\n",
+    );
+    r.write("models/solo.pml", "init { skip }\n");
+    r.commit("models");
+    let out = r.rmc(&["init"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let cfg = std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config");
+    assert!(cfg.contains("entry = \"models/mutex.pml\""), "{cfg}");
+    assert!(cfg.contains("entry = \"models/solo.pml\""), "{cfg}");
+    assert!(!cfg.contains("lib.pml"), "{cfg}");
+    assert!(!cfg.contains("common.pml"), "{cfg}");
+    let err = stderr(&out);
+    assert!(
+        err.contains("left out models/lib.pml: no process to run"),
+        "{err}"
+    );
+    assert!(
+        err.contains("left out models/common.pml: included by another model file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_pass_that_did_not_check_the_claims_says_so_everywhere() {
+    let mut r = Repo::new();
+    r.write("model.pml", WITH_LTL);
+    let base = r.commit("first");
+    r.rmc(&["init", "--hook"]);
+    r.write("model.pml", &WITH_LTL.replace("x = 2", "x = 2; x = 1"));
+    let tip = r.commit("second");
+    let words = "pass (safety only: ltl small not checked)";
+    let out = r.rmc(&["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(words), "{}", stdout(&out));
+    let (_, res, _) = r.check(&[]);
+    assert_eq!(res[0]["claims_not_checked"][0], "ltl small", "{}", res[0]);
+    let out = r.rmc(&["check", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).expect("sarif");
+    let note = &log["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert!(
+        note["message"]["text"]
+            .as_str()
+            .is_some_and(|t| t.ends_with(words)),
+        "{log}"
+    );
+    for f in ["text", "markdown", "html"] {
+        let out = r.rmc(&["history", "--format", f]);
+        assert!(stdout(&out).contains(words), "{f}: {}", stdout(&out));
+    }
+    let (code, err) = run_hook(
+        &r,
+        &format!("refs/heads/main {tip} refs/heads/main {base}\n"),
+        true,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains(words), "{err}");
+}
+
+#[test]
+fn an_incomplete_check_says_why_and_is_not_run_again_until_asked() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.write(
+        ".rmc.toml",
+        "[[model]]\nentry = \"model.pml\"\n[model.limits]\nmax_states = 20\n",
+    );
+    r.commit("first");
+    let out = r.rmc(&["check"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("INCOMPLETE full: 20 states"), "{text}");
+    assert!(
+        text.contains("the max_states 20 (.rmc.toml) cut the search")
+            && text.contains("raise max_states under [model.limits] in .rmc.toml"),
+        "{text}"
+    );
+    let (code, res, _) = r.check(&[]);
+    assert_eq!(code, Some(3));
+    assert_eq!(res[0]["limit_detail"]["value"], "20", "{}", res[0]);
+    assert_eq!(res[0]["limit_detail"]["origin"], ".rmc.toml", "{}", res[0]);
+    // The second check reuses the cut result: the text says how to run it again.
+    let out = r.rmc(&["check"]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = stdout(&out);
+    assert!(
+        text.contains("already checked") && text.contains("--retry-incomplete"),
+        "{text}"
+    );
+    // A commit that changes no file of the model reuses it too.
+    r.write("README", "docs\n");
+    r.commit("docs");
+    let (code, res, _) = r.check(&[]);
+    assert_eq!(code, Some(3));
+    assert_eq!(res[0]["mode"], "reused", "{}", res[0]);
+    assert_eq!(res[0]["stats"]["states_stored"], 20);
+    // Asked to, it runs again.
+    let (code, res, _) = r.check(&["--retry-incomplete"]);
+    assert_eq!(code, Some(3));
+    assert_eq!(res[0]["mode"], "full", "{}", res[0]);
+    // Other limits: it runs again, and completes.
+    r.write(
+        ".rmc.toml",
+        "[[model]]\nentry = \"model.pml\"\n[model.limits]\nmax_states = 100000\n",
+    );
+    r.commit("raise the limit");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res[0]["complete"], true, "{}", res[0]);
+    assert_ne!(res[0]["mode"], "reused", "{}", res[0]);
+}
+
+#[test]
+fn a_pruning_run_prints_what_it_explored_pruned_and_recorded() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    r.write("model.pml", &broken());
+    r.commit("break Q");
+    let (code, res, err) = r.check(&["--all", "--algorithm", "prune"]);
+    assert_eq!(code, Some(1), "{err}");
+    let st = &res[1]["stats"];
+    let (stored, pruned) = (
+        st["states_stored"].as_u64().unwrap_or(0),
+        st["states_pruned"].as_u64().unwrap_or(0),
+    );
+    let total = res[1]["record_states"].as_u64().unwrap_or(0);
+    assert!(pruned > 0 && total > stored, "{}", res[1]);
+    // The line of a pruning run, at a new commit.
+    r.write("model.pml", &broken().replace("y = 1; ", "y = 1; y = 1; "));
+    r.commit("again");
+    let out = r.rmc(&["check", "--algorithm", "prune"]);
+    let text = stdout(&out);
+    let (_, res, _) = r.check(&[]);
+    let st = &res[0]["stats"];
+    let n = |k: &str| st[k].as_u64().unwrap_or(0);
+    let explored = n("states_stored") - n("states_pruned");
+    let line = format!(
+        "incremental (prune): {explored} states explored, {} pruned, {} in the record",
+        n("states_pruned"),
+        res[0]["record_states"]
+    );
+    assert!(text.contains(&line), "{line}\n{text}");
+}
+
+#[test]
+fn symmetric_violations_are_grouped_and_new_ones_show_their_trails() {
+    let mut r = Repo::new();
+    r.write("model.pml", SYMMETRIC);
+    r.commit("first");
+    let (code, res, _) = r.check(&[]);
+    assert_eq!(code, Some(1));
+    // The JSON keeps one entry per blocked tuple.
+    assert_eq!(res[0]["violations"].as_array().map(|v| v.len()), Some(8));
+    let out = r.rmc(&["check"]);
+    let text = stdout(&out);
+    assert_eq!(text.matches("new: invalid end state").count(), 4, "{text}");
+    assert_eq!(text.matches("(3 orderings of P)").count(), 2, "{text}");
+    // Each new one with its trail (its steps, as verify prints them).
+    assert_eq!(text.matches("trail (").count(), 4, "{text}");
+    assert!(text.contains("P(2) model.pml:3:"), "{text}");
+    let out = r.rmc(&["check", "--trail", "none"]);
+    assert!(!stdout(&out).contains("trail ("));
+    let out = r.rmc(&["history"]);
+    let text = stdout(&out);
+    assert_eq!(text.matches("(3 orderings of P)").count(), 2, "{text}");
+}
+
+#[test]
+fn the_hook_judges_the_tips_and_reports_the_commits_between() {
+    let mut r = Repo::new();
+    r.write("a.pml", MODEL);
+    r.write("b.pml", MODEL);
+    r.write(
+        ".rmc.toml",
+        "[[model]]\nentry = \"a.pml\"\n[[model]]\nentry = \"b.pml\"\n",
+    );
+    let base = r.commit("two models");
+    r.rmc(&["init", "--hook"]);
+    r.write("b.pml", "active proctype Q() { x = }\n");
+    r.commit("break b");
+    // The newest commit drops the broken model from the configuration.
+    r.write(".rmc.toml", "[[model]]\nentry = \"a.pml\"\n");
+    let tip = r.commit("drop b");
+    let out = r.rmc(&["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (code, err) = run_hook(
+        &r,
+        &format!("refs/heads/main {tip} refs/heads/main {base}\n"),
+        true,
+    );
+    assert_eq!(code, Some(0), "the tip passes: {err}");
+    assert!(err.contains("does not load"), "{err}");
+    // The range's exit status is the tip's too.
+    let out = r.rmc(&["check", &format!("{base}..{tip}")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn one_model_that_does_not_load_leaves_the_others_checked_and_diffed() {
+    let mut r = Repo::new();
+    r.write("a.pml", MODEL);
+    r.write("b.pml", "active proctype Q() { x = }\n");
+    r.write(
+        ".rmc.toml",
+        "[[model]]\nentry = \"a.pml\"\n[[model]]\nentry = \"b.pml\"\n",
+    );
+    r.commit("b broken");
+    r.write("README", "one\n");
+    r.commit("docs");
+    r.write("README", "two\n");
+    r.commit("docs again");
+    r.write("a.pml", &broken());
+    r.write("b.pml", MODEL);
+    r.commit("fix b, break a");
+    let out = r.rmc(&["diff", "HEAD~1", "HEAD"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("+ assert(y == 3)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("b: the model does not load at HEAD~1"),
+        "{}",
+        stderr(&out)
+    );
+    // The same diagnostic at three commits is printed once, with the three.
+    let out = r.rmc(&["check", "--all"]);
+    let err = stderr(&out);
+    assert_eq!(err.matches("┌─ b.pml:1:27").count(), 1, "{err}");
+    let shorts: Vec<String> = ["HEAD~3", "HEAD~2", "HEAD~1"]
+        .iter()
+        .map(|c| r.git(&["rev-parse", "--short=7", c]).trim().to_string())
+        .collect();
+    assert!(
+        err.contains(&format!("at commits {}", shorts.join(", "))),
+        "{err}"
+    );
+}
+
+#[test]
+fn progress_is_printed_as_plain_lines_without_a_terminal() {
+    let mut r = Repo::new();
+    r.write(
+        "model.pml",
+        "byte a, b, c;\nactive proctype P() { do :: a < 100 -> a++ :: b < 100 -> b++ :: c < 30 -> c++ od }\n",
+    );
+    r.commit("first");
+    let run = |args: &[&str]| {
+        Command::new(assert_cmd::cargo::cargo_bin("git-rmc"))
+            .args(args)
+            .current_dir(r.path())
+            .env_remove("GIT_RMC_CACHE_DIR")
+            .env("GIT_RMC_MEMORY_LIMIT", "2G")
+            .env("GIT_RMC_PROGRESS_EVERY_MS", "0")
+            .output()
+            .expect("runs")
+    };
+    let out = run(&["check", "--algorithm", "full"]);
+    let err = stderr(&out);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("git rmc: ") && l.contains("states/s") && l.contains("model:")),
+        "{err}"
+    );
+    let out = run(&["verify", "--progress", "never", "model.pml"]);
+    assert!(!stderr(&out).contains("states/s"), "{}", stderr(&out));
+    let out = run(&["verify", "-q", "model.pml"]);
+    assert!(!stderr(&out).contains("states/s"), "{}", stderr(&out));
+    let out = run(&["verify", "-q", "--progress", "always", "model.pml"]);
+    assert!(stderr(&out).contains("states/s"), "{}", stderr(&out));
+}

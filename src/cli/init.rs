@@ -14,11 +14,12 @@ pub const HOOK: &str = include_str!("../../hooks/pre-push");
 
 /// Set up git rmc in this repository: .rmc.toml, the cache's exclude line, the hook
 ///
-/// Writes a commented .rmc.toml listing the Promela models found (*.pml, *.prom, *.pr files
-/// with a process to run, an active proctype or init; files other models #include are
-/// listed once, through their entry file, and files of declarations or inlines only are
-/// left out, each named with the reason), keeping an existing one; adds .rmc/ (the cache) to git's exclude file; with --hook, installs the
-/// pre-push hook that checks what is pushed.
+/// Writes a commented .rmc.toml listing the Promela models found: *.pml, *.prom and *.pr
+/// files with a process to run (an active proctype or init). Files other models #include
+/// are listed once, through their entry file; files of declarations or inlines only are
+/// left out, each named with the reason. An existing .rmc.toml is kept. Adds .rmc/ (the
+/// cache) to git's exclude file; with --hook, installs the pre-push hook that checks what
+/// is pushed.
 ///
 ///   git rmc init
 ///   git rmc init --hook

@@ -36,6 +36,10 @@ pub fn set_choice(c: ProgressChoice) {
 
 /// How often a plain progress line is printed where there is no terminal.
 const PLAIN_EVERY: Duration = Duration::from_secs(10);
+/// How long a check runs before any progress is shown.
+const QUIET_START: Duration = Duration::from_secs(1);
+/// Replaces both, in milliseconds (for tests, which cannot wait ten seconds).
+const ENV_EVERY: &str = "GIT_RMC_PROGRESS_EVERY_MS";
 
 pub struct Bar {
     bar: Option<indicatif::ProgressBar>,
@@ -44,6 +48,9 @@ pub struct Bar {
     on: bool,
     /// When the last plain line was printed (the search's elapsed time).
     last_plain: Duration,
+    /// Nothing before this; then plain lines this far apart.
+    start: Duration,
+    every: Duration,
     /// Shown before the figures (a commit and model, say).
     pub prefix: String,
 }
@@ -61,21 +68,27 @@ impl Bar {
             2 => false,
             _ => !super::quiet(),
         };
+        let custom = std::env::var(ENV_EVERY)
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(Duration::from_millis);
         Bar {
             bar: None,
             tty: std::io::stderr().is_terminal(),
             on,
             last_plain: Duration::ZERO,
+            start: custom.unwrap_or(QUIET_START),
+            every: custom.unwrap_or(PLAIN_EVERY),
             prefix: String::new(),
         }
     }
 
     pub fn update(&mut self, s: &Stats) {
-        if !self.on || s.elapsed < Duration::from_secs(1) {
+        if !self.on || s.elapsed < self.start {
             return;
         }
         if !self.tty {
-            if s.elapsed >= self.last_plain + PLAIN_EVERY {
+            if s.elapsed >= self.last_plain + self.every {
                 self.last_plain = s.elapsed;
                 eprintln!("git rmc: {}", self.figures(s));
             }

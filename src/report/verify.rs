@@ -68,7 +68,7 @@ pub struct ViolationDoc {
     pub location: String,
     pub message: String,
     pub new: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<String>,
     /// Absent beyond the first `--max-trails` violations of a kind.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::cells::{date, duration, fate, grouped, mode, plural, ran, speedup, verdict_label};
+use super::cells::{date, duration, fate, grouped, mode, plural, ran, speedup, verdict_text};
 use super::{chart, CommitRow, HistoryDoc, ModelCell, ViolationLife};
 use crate::report::verify::StepDoc;
 
@@ -194,7 +194,7 @@ fn cell(o: &mut String, m: &ModelCell) {
     let _ = write!(
         o,
         "<td class=\"nowrap\"><span class=\"v v-{class}\">{}</span></td>",
-        esc(verdict_label(&m.verdict))
+        esc(&verdict_text(m))
     );
     if ran(m) {
         let _ = write!(o, "<td class=\"nowrap\">{}</td>", esc(&mode(m)));
