@@ -18,7 +18,15 @@ fn help_keeps_each_example_on_its_own_line_and_each_summary_short() {
     let top = bin().arg("--help").output().expect("runs");
     let top = String::from_utf8_lossy(&top.stdout).to_string();
     let commands = [
-        "show", "verify", "diff", "check", "history", "init", "cache", "demo",
+        "show",
+        "verify",
+        "diff",
+        "check",
+        "history",
+        "init",
+        "cache",
+        "demo",
+        "install-man",
     ];
     for c in commands {
         let line = top
@@ -761,4 +769,163 @@ fn a_comment_line_moves_a_reported_violation_to_its_new_line() {
     assert_eq!(v["new"], false);
     // Reported again from the record, with a trail that replays to it.
     assert!(v["trail"].as_array().is_some_and(|t| !t.is_empty()), "{v}");
+}
+
+/// `git rmc install-man`'s pages in `dir`, by file name.
+fn man_pages(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn install_man_writes_a_page_per_command_that_man_can_format() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("share/man/man1");
+    let out = bin()
+        .args(["install-man", "--dir"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(&format!("to {}", dir.display())),
+        "it says where: {said}"
+    );
+    let names = man_pages(&dir);
+    for page in [
+        "git-rmc.1",
+        "git-rmc-check.1",
+        "git-rmc-history.1",
+        "git-rmc-verify.1",
+        "git-rmc-cache.1",
+        "git-rmc-cache-gc.1",
+        "git-rmc-install-man.1",
+    ] {
+        assert!(names.iter().any(|n| n == page), "{page} in {names:?}");
+    }
+    assert!(!names.iter().any(|n| n.contains("help")), "{names:?}");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    // The pages hold the commands' options and their help, as roff.
+    let check = read("git-rmc-check.1");
+    assert!(check.starts_with(".ie \\n(.g .ds Aq"), "{check:.200}");
+    assert!(check.contains(".TH git-rmc-check 1"), "{check:.400}");
+    for option in ["\\-\\-audit", "\\-\\-worktree", "\\-\\-all"] {
+        assert!(check.contains(option), "{option} in git-rmc-check.1");
+    }
+    let top = read("git-rmc.1");
+    assert!(top.contains("git\\-rmc\\-history(1)"), "{top}");
+    assert!(top.contains("\\-\\-color"), "{top}");
+
+    // man formats a page from its file, whatever the machine's man setup (where there is a
+    // man at all).
+    let formatted = std::process::Command::new("man")
+        .arg("-l")
+        .arg(dir.join("git-rmc-check.1"))
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat")
+        .env("MANWIDTH", "100")
+        .env("LC_ALL", "C")
+        .output();
+    let Ok(m) = formatted else {
+        eprintln!("no man on PATH: the pages were not formatted");
+        return;
+    };
+    let text = String::from_utf8_lossy(&m.stdout);
+    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+    assert!(text.contains("git rmc check"), "{text}");
+    assert!(text.contains("--audit"), "{text}");
+
+    // And git finds the page: `git rmc --help` is `man git-rmc` to git.
+    let exe = assert_cmd::cargo::cargo_bin("git-rmc");
+    let mut path = vec![exe.parent().map(|p| p.to_path_buf()).unwrap_or_default()];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let help = std::process::Command::new("git")
+        .args(["rmc", "--help"])
+        .env("PATH", std::env::join_paths(path).expect("PATH"))
+        .env("HOME", tmp.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("MANPATH", tmp.path().join("share/man"))
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat")
+        .env("LC_ALL", "C")
+        .output();
+    let Ok(help) = help else {
+        eprintln!("no git on PATH: git rmc --help was not tried");
+        return;
+    };
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.status.success(),
+        "{}",
+        String::from_utf8_lossy(&help.stderr)
+    );
+    assert!(
+        text.contains("git-rmc - Regression model checking"),
+        "{text}"
+    );
+}
+
+#[test]
+fn install_man_writes_to_the_users_own_pages_by_default() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let out = bin()
+        .arg("install-man")
+        .env("HOME", &home)
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let dir = home.join(".local/share/man/man1");
+    assert!(man_pages(&dir).iter().any(|n| n == "git-rmc.1"));
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(said.contains(&dir.display().to_string()), "{said}");
+
+    let xdg = tmp.path().join("data");
+    let out = bin()
+        .args(["--quiet", "install-man"])
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", &xdg)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "--quiet says nothing");
+    assert!(man_pages(&xdg.join("man/man1"))
+        .iter()
+        .any(|n| n == "git-rmc-install-man.1"));
+
+    // Where man is told to search the folder (MANPATH), the command says so; `-h` and
+    // `help` print help as before, with the new command listed.
+    let out = bin()
+        .arg("install-man")
+        .env("HOME", &home)
+        .env_remove("XDG_DATA_HOME")
+        .env("MANPATH", home.join(".local/share/man"))
+        .output()
+        .expect("runs");
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    if said.contains("could not ask `manpath`") {
+        eprintln!("no manpath on PATH: {said}");
+    } else {
+        assert!(said.contains("man searches"), "{said}");
+    }
+    for args in [&["-h"][..], &["help"], &["help", "install-man"]] {
+        let out = bin().args(args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("install-man"),
+            "{args:?}"
+        );
+    }
 }

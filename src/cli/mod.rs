@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod history;
 pub mod init;
+pub mod man;
 pub mod memory;
 pub mod progress;
 pub mod show;
@@ -112,6 +113,7 @@ pub enum Command {
     Init(init::InitArgs),
     Cache(cache::CacheArgs),
     Demo(demo::DemoArgs),
+    InstallMan(man::InstallManArgs),
 }
 
 /// The model a command reads, with the preprocessor options spin passes to cpp.
@@ -210,5 +212,6 @@ pub fn run(cli: Cli) -> i32 {
         Command::Init(args) => error::exit_code(init::cmd_init(&args)),
         Command::Demo(args) => error::exit_code(demo::cmd_demo(&args)),
         Command::Cache(args) => error::exit_code(cache::cmd_cache(&args)),
+        Command::InstallMan(args) => error::exit_code(man::cmd_install_man(&args)),
     }
 }

@@ -320,6 +320,7 @@ mod tests {
             .into(),
             complete: true,
             limit: None,
+            limit_detail: None,
             stopped_by: None,
             stats: Stats::default(),
             dangerous_locations: 0,

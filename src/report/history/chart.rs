@@ -1,30 +1,61 @@
 //! The HTML page's chart as inline SVG: per commit, oldest on the left, a bar of the states
 //! explored (left axis) and a point of the time taken (right axis, joined by a line), labelled
-//! with the short hash; commits where a model fails have a red bar and label. Each commit's
-//! group has a tooltip (`<title>`) with its figures, so the chart needs no script.
+//! with the short hash. A bar and its label take the colour of the commit's worst verdict
+//! (a model fails, a check is incomplete, a model does not load, all pass), and a legend names
+//! the colours. Each commit's group has a tooltip (`<title>`) with its figures, so the chart
+//! needs no script. The chart fits a window 1280 pixels wide up to about 70 commits (their
+//! labels stand on end when they are closer than a hash is wide); a longer history scrolls
+//! within its box, never the page.
 
 use std::fmt::Write;
 
 use super::cells::{compact, duration, one_line, ran};
-use super::html::esc;
+use super::html::{esc, verdict_class};
 use super::HistoryDoc;
 
-/// Horizontal room per commit: a 7-character hash in 11-pixel monospace and some air.
+/// Horizontal room per commit when there is room: a 7-character hash in 11-pixel monospace
+/// and some air.
 const STEP: f64 = 64.0;
-/// The plot's least width, so that a history of one or two commits is not a sliver.
-const MIN_PLOT: f64 = 360.0;
+/// The least room per commit: a label on end and a bar beside its neighbours.
+const MIN_STEP: f64 = 16.0;
+/// The widest plot that keeps the chart inside a 1280-pixel window (with the axes' labels,
+/// the page's margins and a scroll bar).
+const MAX_PLOT: f64 = 1060.0;
+/// The plot's least width, so that a history of one or two commits is not a sliver and the
+/// legend has room.
+const MIN_PLOT: f64 = 480.0;
+/// The widest bar, so that a short history's bars are not slabs.
+const MAX_BAR: f64 = 36.0;
 const PLOT_H: f64 = 200.0;
 const LEFT: f64 = 64.0;
 const RIGHT: f64 = 72.0;
-const TOP: f64 = 36.0;
+/// Room above the plot: the legend and the axes' names.
+const TOP: f64 = 52.0;
+/// Room below the plot for labels written across, and for labels on end.
 const BOTTOM: f64 = 36.0;
+const BOTTOM_ON_END: f64 = 64.0;
 
 /// What the chart shows of one commit: the sums over its models that were searched.
 struct Point {
     explored: u64,
     /// None when no model was searched there (absent, or does not load): a gap in the line.
     ms: Option<u64>,
-    fails: bool,
+    /// The class of the commit's worst verdict: "fail", "incomplete", "error", "absent"
+    /// (no model there), or "" when every model present passes.
+    status: &'static str,
+}
+
+/// The worst of a commit's verdicts, as a class.
+fn status(verdicts: &[&str]) -> &'static str {
+    for worst in ["fail", "incomplete", "error"] {
+        if verdicts.contains(&worst) {
+            return worst;
+        }
+    }
+    if verdicts.iter().all(|v| *v == "absent") {
+        return "absent";
+    }
+    ""
 }
 
 pub fn svg(d: &HistoryDoc) -> String {
@@ -33,6 +64,7 @@ pub fn svg(d: &HistoryDoc) -> String {
         .iter()
         .map(|c| {
             let searched: Vec<_> = c.models.iter().filter(|m| ran(m)).collect();
+            let verdicts: Vec<&str> = c.models.iter().map(|m| verdict_class(&m.verdict)).collect();
             Point {
                 explored: searched
                     .iter()
@@ -42,15 +74,18 @@ pub fn svg(d: &HistoryDoc) -> String {
                         .iter()
                         .fold(0u64, |a, m| a.saturating_add(m.elapsed_ms))
                 }),
-                fails: c.models.iter().any(|m| m.verdict == "fail"),
+                status: status(&verdicts),
             }
         })
         .collect();
     let n = points.len().max(1) as f64;
-    let plot_w = (n * STEP).max(MIN_PLOT);
+    let step = (MAX_PLOT / n).clamp(MIN_STEP, STEP);
+    let plot_w = (n * step).max(MIN_PLOT);
     let step = plot_w / n;
+    // A hash is about 46 pixels wide: closer than that, the labels stand on end.
+    let on_end = step < 56.0;
     let width = LEFT + plot_w + RIGHT;
-    let height = TOP + PLOT_H + BOTTOM;
+    let height = TOP + PLOT_H + if on_end { BOTTOM_ON_END } else { BOTTOM };
     let states_axis = Axis::new(points.iter().map(|p| p.explored).max().unwrap_or(0));
     let time_axis = Axis::new(points.iter().filter_map(|p| p.ms).max().unwrap_or(0));
     let x = |i: usize| LEFT + step * (i as f64 + 0.5);
@@ -63,63 +98,33 @@ pub fn svg(d: &HistoryDoc) -> String {
          height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" role=\"img\" \
          aria-label=\"states explored and time per commit, oldest first\">"
     );
+    legend(&mut o);
 
-    // The legend along the top: a swatch and its words per series, and the failing colour.
-    o.push_str("<g class=\"legend\">");
-    let swatch = |o: &mut String, class: &str, x: f64| {
-        let (x, y) = (num(x), num(TOP - 26.0));
-        element(
-            o,
-            "rect",
-            &[
-                ("class", class),
-                ("x", &x),
-                ("y", &y),
-                ("width", "12"),
-                ("height", "12"),
-            ],
-            None,
-        );
-    };
-    let words = |o: &mut String, x: f64, text: &str| {
-        element(
-            o,
-            "text",
-            &[("x", &num(x)), ("y", &num(TOP - 16.0))],
-            Some(text),
-        );
-    };
-    swatch(&mut o, "bar", LEFT);
-    words(&mut o, LEFT + 18.0, "states explored");
-    let y = num(TOP - 20.0);
-    let (x1, x2) = (num(LEFT + 130.0), num(LEFT + 154.0));
+    // The axes' names, over their labels.
+    let right = LEFT + plot_w;
+    let caption = num(TOP - 10.0);
     element(
         &mut o,
-        "line",
+        "text",
         &[
-            ("class", "time"),
-            ("x1", &x1),
-            ("y1", &y),
-            ("x2", &x2),
-            ("y2", &y),
+            ("class", "label"),
+            ("x", &num(LEFT - 6.0)),
+            ("y", &caption),
+            ("text-anchor", "end"),
         ],
-        None,
+        Some("states"),
     );
-    let cx = num(LEFT + 142.0);
+    let xe = num(right + 6.0);
     element(
         &mut o,
-        "circle",
-        &[("class", "point"), ("cx", &cx), ("cy", &y), ("r", "3.5")],
-        None,
+        "text",
+        &[("class", "label"), ("x", &xe), ("y", &caption)],
+        Some("time"),
     );
-    words(&mut o, LEFT + 160.0, "time");
-    swatch(&mut o, "bar fail", LEFT + 210.0);
-    words(&mut o, LEFT + 228.0, "a model fails");
-    o.push_str("</g>\n");
+    o.push('\n');
 
     // Both axes have the same ticks, so one grid serves both: states on the left, time on
     // the right.
-    let right = LEFT + plot_w;
     for k in 0..=TICKS {
         let y = bottom - PLOT_H * k as f64 / TICKS as f64;
         let class = if k == 0 { "axis" } else { "grid" };
@@ -161,7 +166,11 @@ pub fn svg(d: &HistoryDoc) -> String {
     }
 
     for (i, (c, p)) in d.commits.iter().zip(&points).enumerate() {
-        let fail = if p.fails { " fail" } else { "" };
+        let status = if p.status.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", p.status)
+        };
         let verdicts: Vec<String> = c
             .models
             .iter()
@@ -177,12 +186,13 @@ pub fn svg(d: &HistoryDoc) -> String {
         if let Some(ms) = p.ms {
             let _ = write!(tip, ", {}", duration(ms));
         }
-        let _ = write!(o, "<g class=\"commit{fail}\">");
+        let _ = write!(o, "<g class=\"commit{status}\">");
         element(&mut o, "title", &[], Some(&tip));
         let h = states_axis.h(p.explored);
-        let (bx, by) = (num(x(i) - step * 0.25), num(bottom - h));
-        let (bw, bh) = (num(step * 0.5), num(h));
-        let class = format!("bar{fail}");
+        let bar_w = (step * 0.6).min(MAX_BAR);
+        let (bx, by) = (num(x(i) - bar_w / 2.0), num(bottom - h));
+        let (bw, bh) = (num(bar_w), num(h));
+        let class = format!("bar{status}");
         element(
             &mut o,
             "rect",
@@ -200,19 +210,34 @@ pub fn svg(d: &HistoryDoc) -> String {
             element(
                 &mut o,
                 "circle",
-                &[("class", "point"), ("cx", &cx), ("cy", &cy), ("r", "3.5")],
+                &[("class", "point"), ("cx", &cx), ("cy", &cy), ("r", "3")],
                 None,
             );
         }
-        let class = format!("hash{fail}");
-        let (tx, ty) = (num(x(i)), num(bottom + 16.0));
-        let attrs = [
-            ("class", class.as_str()),
-            ("x", &tx),
-            ("y", &ty),
-            ("text-anchor", "middle"),
-        ];
-        element(&mut o, "text", &attrs, Some(&one_line(&c.short)));
+        let class = format!("hash{status}");
+        let label = one_line(&c.short);
+        if on_end {
+            // Read upwards, ending under the commit's bar.
+            let (tx, ty) = (x(i) + 4.0, bottom + 8.0);
+            let turn = format!("rotate(-90 {} {})", num(tx), num(ty));
+            let attrs = [
+                ("class", class.as_str()),
+                ("x", &num(tx)),
+                ("y", &num(ty)),
+                ("text-anchor", "end"),
+                ("transform", &turn),
+            ];
+            element(&mut o, "text", &attrs, Some(&label));
+        } else {
+            let (tx, ty) = (num(x(i)), num(bottom + 16.0));
+            let attrs = [
+                ("class", class.as_str()),
+                ("x", &tx),
+                ("y", &ty),
+                ("text-anchor", "middle"),
+            ];
+            element(&mut o, "text", &attrs, Some(&label));
+        }
         o.push_str("</g>\n");
     }
 
@@ -237,6 +262,68 @@ pub fn svg(d: &HistoryDoc) -> String {
 
     o.push_str("</svg>\n");
     o
+}
+
+/// The legend along the top: a swatch per colour a bar can have, and the time line.
+fn legend(o: &mut String) {
+    o.push_str("<g class=\"legend\">");
+    let y = TOP - 44.0;
+    let mut x = 8.0;
+    for (class, words) in [
+        ("bar", "all pass"),
+        ("bar fail", "a model fails"),
+        ("bar incomplete", "a check is incomplete"),
+        ("bar error", "a model does not load"),
+    ] {
+        let (sx, sy) = (num(x), num(y));
+        element(
+            o,
+            "rect",
+            &[
+                ("class", class),
+                ("x", &sx),
+                ("y", &sy),
+                ("width", "12"),
+                ("height", "12"),
+            ],
+            None,
+        );
+        element(
+            o,
+            "text",
+            &[("x", &num(x + 17.0)), ("y", &num(y + 10.0))],
+            Some(words),
+        );
+        // About 6 pixels a character at 11 pixels, and some air.
+        x += 17.0 + 6.0 * words.len() as f64 + 16.0;
+    }
+    let ly = num(y + 6.0);
+    let (x1, x2, cx) = (num(x), num(x + 24.0), num(x + 12.0));
+    element(
+        o,
+        "line",
+        &[
+            ("class", "time"),
+            ("x1", &x1),
+            ("y1", &ly),
+            ("x2", &x2),
+            ("y2", &ly),
+        ],
+        None,
+    );
+    element(
+        o,
+        "circle",
+        &[("class", "point"), ("cx", &cx), ("cy", &ly), ("r", "3")],
+        None,
+    );
+    element(
+        o,
+        "text",
+        &[("x", &num(x + 30.0)), ("y", &num(y + 10.0))],
+        Some("time"),
+    );
+    o.push_str("</g>\n");
 }
 
 /// `<name a="v"…/>`, or the element around `text`; values and text escaped.

@@ -3,43 +3,59 @@
 //! `<details>` element. No script, font, image or style sheet is fetched, so the page can be
 //! mailed, attached to a CI run or opened from disk. The markup is also well-formed XML (every
 //! tag closed, attributes quoted, text escaped), so tools can read it as such.
+//!
+//! The page is made for a browser to open at once: trails are cut as the text output cuts
+//! them (the JSON keeps every step), so that a history whose trails run to 100,000 steps
+//! weighs hundreds of kilobytes rather than tens of megabytes, and it fits a window 1280
+//! pixels wide (cells wrap, notes go under their row).
 
 use std::fmt::Write;
 
-use super::cells::{date, duration, fate, grouped, mode, plural, ran, speedup, verdict_text};
+use super::cells::{
+    date, duration, fate, grouped, grouped_lives, mode, plural, ran, speedup, verdict_text,
+};
 use super::{chart, CommitRow, HistoryDoc, ModelCell, ViolationLife};
-use crate::report::verify::StepDoc;
+use crate::report::verify::{StepDoc, TEXT_TRAIL_STEPS};
 
-/// The page's style: light and dark, the table's figures aligned on their digits. It holds no
-/// `<` or `&`, so it is also valid as XML character data.
+/// The page's style: light and dark, the table's figures aligned on their digits, and every
+/// column able to give way so that the page fits a window 1280 pixels wide (long words in
+/// subjects, notes and trails break anywhere; notes go under their row). It holds no `<` or
+/// `&`, so it is also valid as XML character data.
 const STYLE: &str = r#"
 :root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0;
-  --head: #f6f8fa; --fail: #cf222e; --pass: #1a7f37; --warn: #9a6700; --error: #8250df;
-  --bar: #54aeff; --time: #bc4c00; --bg: #ffffff; }
+  --head: #f6f8fa; --fail: #cf222e; --pass: #1a7f37; --incomplete: #9a6700; --error: #8250df;
+  --fail-bg: #ffebe9; --incomplete-bg: #fff8c5; --error-bg: #fbefff;
+  --bar: #54aeff; --bar-incomplete: #d4a72c; --time: #1f2328; --bg: #ffffff; }
 @media (prefers-color-scheme: dark) {
   :root { --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --head: #151b23;
-    --fail: #ff7b72; --pass: #3fb950; --warn: #d29922; --error: #bc8cff;
-    --bar: #1f6feb; --time: #f0883e; --bg: #0d1117; } }
+    --fail: #ff7b72; --pass: #3fb950; --incomplete: #d29922; --error: #bc8cff;
+    --fail-bg: #3c1618; --incomplete-bg: #3a2d0b; --error-bg: #2c1a42;
+    --bar: #1f6feb; --bar-incomplete: #bb8009; --time: #e6edf3; --bg: #0d1117; } }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
   color: var(--fg); background: var(--bg); margin: 2em auto; max-width: 100em; padding: 0 1em; }
 h1 { font-size: 1.5em; margin-bottom: 0.2em; }
 h2 { font-size: 1.15em; margin-top: 2em; border-bottom: 1px solid var(--line); }
-code, pre, .hash { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: 0.92em; }
-.summary, .note, footer { color: var(--muted); }
+code, pre, .hash, table.trail td { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas,
+  monospace; font-size: 0.92em; }
+.summary, .note, footer, .date { color: var(--muted); }
+h1, .summary, summary, td.subject, td.notes, table.trail td, pre { overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: 0.5em 0; }
-th, td { border: 1px solid var(--line); padding: 0.25em 0.6em; vertical-align: top;
+th, td { border: 1px solid var(--line); padding: 0.25em 0.5em; vertical-align: top;
   text-align: left; }
-th { background: var(--head); white-space: nowrap; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.subject { min-width: 16em; max-width: 36em; }
-td.nowrap { white-space: nowrap; }
-td.notes { min-width: 20em; }
-.v { font-weight: 600; }
+th { background: var(--head); }
+th.n, td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.subject { min-width: 12em; }
+td.model { overflow-wrap: break-word; }
+.date { font-size: 0.85em; white-space: nowrap; }
+tr.notes td { border-top-style: dotted; padding-left: 1.5em; }
+.v { font-weight: 600; white-space: nowrap; }
+td.fail { background: var(--fail-bg); }
+td.incomplete { background: var(--incomplete-bg); }
+td.error { background: var(--error-bg); }
 .v-fail, .still, .new { color: var(--fail); }
 .v-pass, .fixed { color: var(--pass); }
-.v-incomplete { color: var(--warn); }
+.v-incomplete { color: var(--incomplete); }
 .v-error { color: var(--error); }
 .v-absent { color: var(--muted); font-weight: normal; }
 details.violation { border: 1px solid var(--line); border-radius: 6px; margin: 0.6em 0;
@@ -47,16 +63,22 @@ details.violation { border: 1px solid var(--line); border-radius: 6px; margin: 0
 details.violation summary { cursor: pointer; }
 .kind { font-weight: 600; }
 .life { color: var(--muted); }
+table.trail td:first-child { text-align: right; font-variant-numeric: tabular-nums; }
+table.trail td.gap { font-family: inherit; text-align: center; color: var(--muted); }
 pre.output { margin: 0.3em 0 0; white-space: pre-wrap; }
 svg text { fill: var(--fg); font-size: 11px; }
 svg .axis, svg .grid { stroke: var(--line); }
 svg .bar { fill: var(--bar); }
 svg .bar.fail { fill: var(--fail); }
-svg .time { stroke: var(--time); fill: none; stroke-width: 2; }
+svg .bar.incomplete { fill: var(--bar-incomplete); }
+svg .bar.error { fill: var(--error); }
+svg .time { stroke: var(--time); fill: none; stroke-width: 1.5; pointer-events: none; }
 svg .point { fill: var(--time); stroke: var(--bg); stroke-width: 1.5; }
-svg .time { pointer-events: none; }
+svg text.hash { font-size: 11px; }
 svg text.hash.fail { fill: var(--fail); font-weight: 600; }
-svg text.label { fill: var(--muted); }
+svg text.hash.incomplete { fill: var(--incomplete); font-weight: 600; }
+svg text.hash.error { fill: var(--error); font-weight: 600; }
+svg text.label, svg text.hash.absent { fill: var(--muted); }
 "#;
 
 pub fn html(d: &HistoryDoc) -> String {
@@ -87,8 +109,8 @@ pub fn html(d: &HistoryDoc) -> String {
     if d.violations.is_empty() {
         o.push_str("<p class=\"note\">No violations.</p>\n");
     }
-    for v in &d.violations {
-        violation(&mut o, d, v);
+    for g in grouped_lives(d) {
+        violation(&mut o, d, &d.violations[g.members[0]], &g.note);
     }
     o.push_str("</section>\n");
     o.push_str("<footer><p>Written by git rmc.</p></footer>\n</body>\n</html>\n");
@@ -126,15 +148,11 @@ fn summary(d: &HistoryDoc) -> String {
 
 fn commits(o: &mut String, d: &HistoryDoc) {
     let several = d.models.len() > 1;
-    o.push_str("<table class=\"commits\">\n<thead><tr>");
-    let mut head = vec!["commit", "date (UTC)", "subject"];
+    o.push_str("<table class=\"commits\">\n<thead><tr><th>commit, date (UTC)</th><th>subject</th>");
     if several {
-        head.push("model");
+        o.push_str("<th>model</th>");
     }
-    head.extend(["verdict", "mode"]);
-    for h in head {
-        let _ = write!(o, "<th>{h}</th>");
-    }
+    o.push_str("<th>verdict</th><th>mode</th>");
     for h in [
         "explored",
         "stored",
@@ -145,59 +163,66 @@ fn commits(o: &mut String, d: &HistoryDoc) {
     ] {
         let _ = write!(o, "<th class=\"n\">{h}</th>");
     }
-    o.push_str("<th>notes</th></tr></thead>\n<tbody>\n");
+    o.push_str("</tr></thead>\n<tbody>\n");
+    // The columns a model's row has after the commit's own two.
+    let columns = if several { 9 } else { 8 };
     for c in &d.commits {
-        let span = c.models.len().max(1);
+        let notes: Vec<String> = c.models.iter().map(notes).collect();
+        let rows = c.models.len().max(1) + notes.iter().filter(|n| !n.is_empty()).count();
         let _ = write!(o, "<tr id=\"{}\">", anchor(c));
-        // The commit's own cells span its models' rows.
-        let rowspan = if span > 1 {
-            format!(" rowspan=\"{span}\"")
+        // The commit's own cells span its models' rows and their notes.
+        let rowspan = if rows > 1 {
+            format!(" rowspan=\"{rows}\"")
         } else {
             String::new()
         };
         let _ = write!(
             o,
-            "<td{rowspan}><code class=\"hash\" title=\"{}\">{}</code></td>\
-             <td{rowspan} class=\"nowrap\">{}</td><td{rowspan} class=\"subject\">{}</td>",
+            "<td{rowspan}><code class=\"hash\" title=\"{}\">{}</code>\
+             <div class=\"date\">{}</div></td><td{rowspan} class=\"subject\">{}</td>",
             esc(&c.commit),
             esc(&c.short),
             esc(&date(c.time)),
             esc(&c.subject)
         );
         if c.models.is_empty() {
-            let columns = if several { 10 } else { 9 };
             let _ = writeln!(
                 o,
                 "<td colspan=\"{columns}\" class=\"note\">not checked</td></tr>"
             );
         }
-        for (i, m) in c.models.iter().enumerate() {
+        for (i, (m, notes)) in c.models.iter().zip(&notes).enumerate() {
             if i > 0 {
                 o.push_str("<tr>");
             }
             if several {
-                let _ = write!(o, "<td>{}</td>", esc(&m.model));
+                let _ = write!(o, "<td class=\"model\">{}</td>", path(&m.model));
             }
             cell(o, m);
             o.push_str("</tr>\n");
+            // Notes (a diagnostic, the violations found) go under the row, across its
+            // columns, so that a long one widens nothing.
+            if !notes.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "<tr class=\"notes\"><td colspan=\"{columns}\" class=\"notes\">{notes}</td></tr>"
+                );
+            }
         }
     }
     o.push_str("</tbody>\n</table>\n");
 }
 
-/// The verdict, mode, figures and notes of one model at one commit.
+/// The verdict, mode and figures of one model at one commit.
 fn cell(o: &mut String, m: &ModelCell) {
-    let class = match m.verdict.as_str() {
-        v @ ("pass" | "fail" | "incomplete" | "error" | "absent") => v,
-        _ => "other",
-    };
+    let class = verdict_class(&m.verdict);
     let _ = write!(
         o,
-        "<td class=\"nowrap\"><span class=\"v v-{class}\">{}</span></td>",
+        "<td class=\"verdict {class}\"><span class=\"v v-{class}\">{}</span></td>",
         esc(&verdict_text(m))
     );
     if ran(m) {
-        let _ = write!(o, "<td class=\"nowrap\">{}</td>", esc(&mode(m)));
+        let _ = write!(o, "<td>{}</td>", esc(&mode(m)));
         let full = m.full_states.map(grouped).unwrap_or_default();
         for n in [
             grouped(m.states_explored),
@@ -216,27 +241,60 @@ fn cell(o: &mut String, m: &ModelCell) {
             o.push_str("<td class=\"n\"></td>");
         }
     }
-    o.push_str("<td class=\"notes\">");
-    if let Some(e) = &m.error {
-        let _ = write!(o, "<span class=\"v-error\">{}</span>", esc(e));
+}
+
+/// The class of a verdict in the table and the chart; one the page does not know is
+/// "other", so that nothing a document holds becomes a class name.
+pub(super) fn verdict_class(verdict: &str) -> &str {
+    match verdict {
+        v @ ("pass" | "fail" | "incomplete" | "error" | "absent") => v,
+        _ => "other",
     }
-    let still = m.violations.iter().filter(|v| v.status != "new").count();
+}
+
+/// What the table says under a model's row: the diagnostic of a model that does not load,
+/// the violations found new there, and how many are still present; empty when none.
+fn notes(m: &ModelCell) -> String {
+    let mut o = String::new();
+    if let Some(e) = &m.error {
+        let _ = write!(o, "<div class=\"v-error\">{}</div>", esc(e));
+    }
+    if let Some(l) = &m.limit {
+        let _ = write!(
+            o,
+            "<div class=\"v-incomplete\">incomplete: {}</div>",
+            esc(l)
+        );
+    }
     for v in m.violations.iter().filter(|v| v.status == "new") {
         let _ = write!(
             o,
             "<div><span class=\"new\">new</span> {} at <code>{}</code>: {}</div>",
             esc(&v.kind),
-            esc(&v.location),
+            path(&v.location),
             esc(&v.message)
         );
     }
+    let still = m.violations.iter().filter(|v| v.status != "new").count();
     if still > 0 {
         let _ = write!(o, "<div>{still} still present</div>");
     }
-    o.push_str("</td>");
+    o
 }
 
-fn violation(o: &mut String, d: &HistoryDoc, v: &ViolationLife) {
+/// A path, escaped, with a line-break opportunity after each `/`, so that a long one wraps
+/// between its folders rather than anywhere.
+fn path(p: &str) -> String {
+    esc(p).replace('/', "/<wbr/>")
+}
+
+/// One violation with its trail; `note` says how many it stands for (`3 orderings of P`).
+fn violation(o: &mut String, d: &HistoryDoc, v: &ViolationLife, note: &str) {
+    let note = if note.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", esc(note))
+    };
     let model = if d.models.len() > 1 {
         format!("{}: ", esc(&v.model))
     } else {
@@ -249,7 +307,7 @@ fn violation(o: &mut String, d: &HistoryDoc, v: &ViolationLife) {
     let _ = writeln!(
         o,
         "<details class=\"violation\">\n<summary><span class=\"kind\">{}</span> {} at \
-         <code>{}</code> <span class=\"life\">({model}first seen in {}, \
+         <code>{}</code>{note} <span class=\"life\">({model}first seen in {}, \
          <span class=\"{fate_class}\">{fate_text}</span>)</span></summary>",
         esc(&v.kind),
         esc(&v.message),
@@ -265,33 +323,56 @@ fn violation(o: &mut String, d: &HistoryDoc, v: &ViolationLife) {
     o.push_str("</details>\n");
 }
 
+/// A trail, cut as the text output cuts it: a trail longer than `TEXT_TRAIL_STEPS` shows its
+/// first and last halves of that, and says how many steps are left out between them and
+/// where the whole trail is (the JSON keeps every step). A trail of 100,000 steps in full
+/// would weigh tens of megabytes, more than a browser opens in comfort.
 fn trail(o: &mut String, first_seen: &str, steps: &[StepDoc]) {
-    let _ = writeln!(
+    let total = steps.last().map_or(0, |s| s.step);
+    let head = TEXT_TRAIL_STEPS / 2;
+    let tail = TEXT_TRAIL_STEPS - head;
+    let shown: Vec<&StepDoc> = if steps.len() > TEXT_TRAIL_STEPS {
+        steps[..head]
+            .iter()
+            .chain(&steps[steps.len() - tail..])
+            .collect()
+    } else {
+        steps.iter().collect()
+    };
+    let _ = write!(
         o,
-        "<p class=\"note\">Trail at {}: {} steps.</p>",
+        "<p class=\"note\">Trail at {}: {}.",
         esc(first_seen),
-        steps.last().map_or(0, |s| s.step)
+        plural_steps(total)
     );
+    if shown.len() < steps.len() {
+        let _ = write!(
+            o,
+            " Its first {head} and last {tail} are shown here; <code>{JSON}</code> gives them all."
+        );
+    }
+    o.push_str("</p>\n");
     o.push_str(
         "<table class=\"trail\">\n<thead><tr><th class=\"n\">step</th><th>process</th>\
          <th>location</th><th>statement</th><th>changed</th></tr></thead>\n<tbody>\n",
     );
     let mut next = 1;
-    for s in steps {
-        // A trail replayed with a window leaves out its middle: say how much.
+    for s in shown {
+        // Steps left out (here, or by a window the trail was replayed with): say how many.
         if s.step > next {
             let _ = writeln!(
                 o,
-                "<tr><td colspan=\"5\" class=\"note\">… {} steps not shown \
-                 (the JSON has them all) …</td></tr>",
-                s.step - next
+                "<tr><td colspan=\"5\" class=\"gap\">… {} left out \
+                 (<code>{JSON}</code> gives the whole trail) …</td></tr>",
+                plural_steps(s.step - next)
             );
         }
         next = s.step + 1;
         let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // Plain cells (the style sets the columns' fonts): a trail has hundreds of rows.
         let _ = write!(
             o,
-            "<tr><td class=\"n\">{}</td><td>{}({})</td><td><code>{}</code></td><td><code>{}</code>",
+            "<tr><td>{}</td><td>{}({})</td><td>{}</td><td>{}",
             s.step,
             esc(&s.proc),
             s.pid,
@@ -301,13 +382,22 @@ fn trail(o: &mut String, first_seen: &str, steps: &[StepDoc]) {
         if let Some(out) = &s.output {
             let _ = write!(o, "<pre class=\"output\">{}</pre>", esc(out));
         }
-        let _ = writeln!(
-            o,
-            "</td><td><code>{}</code></td></tr>",
-            esc(&changed.join(", "))
-        );
+        let _ = writeln!(o, "</td><td>{}</td></tr>", esc(&changed.join(", ")));
     }
     o.push_str("</tbody>\n</table>\n");
+}
+
+/// The command whose output holds every step of every trail.
+const JSON: &str = "git rmc history --format json";
+
+/// `1 step`, `123,051 steps`.
+fn plural_steps(n: usize) -> String {
+    let count = grouped(n as u64);
+    if n == 1 {
+        format!("{count} step")
+    } else {
+        format!("{count} steps")
+    }
 }
 
 /// The id of a commit's first row, for links from the violations.

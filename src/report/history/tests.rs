@@ -7,6 +7,7 @@ use quick_xml::Reader;
 
 use super::cells::{compact, date, duration, speedup};
 use super::*;
+use crate::report::verify::TEXT_TRAIL_STEPS;
 
 fn cell(verdict: &str, mode: &str, algorithm: &str, figures: [u64; 4]) -> ModelCell {
     let [stored, explored, pruned, ms] = figures;
@@ -23,6 +24,8 @@ fn cell(verdict: &str, mode: &str, algorithm: &str, figures: [u64; 4]) -> ModelC
         speedup: None,
         violations: Vec::new(),
         error: None,
+        claims_not_checked: Vec::new(),
+        limit: None,
     }
 }
 
@@ -110,6 +113,7 @@ fn one_model() -> HistoryDoc {
             first_seen: "bbbbbbb".to_string(),
             fixed_in: Some("ccccccc".to_string()),
             trail: Some(vec![first, second]),
+            locations: Vec::new(),
             key: None,
         }],
     }
@@ -162,6 +166,7 @@ fn two_models() -> HistoryDoc {
             first_seen: "ddddddd".to_string(),
             fixed_in: None,
             trail: None,
+            locations: Vec::new(),
             key: None,
         }],
     }
@@ -437,7 +442,8 @@ fn the_html_page_is_well_formed_xml_with_chart_table_and_trail() {
         .into_iter()
         .find(|t| t.has_class("commits"))
         .unwrap_or_else(|| panic!("no commits table"));
-    let rows: Vec<&Node> = table.find("tbody")[0].find("tr");
+    let all: Vec<&Node> = table.find("tbody")[0].find("tr");
+    let (notes, rows): (Vec<&Node>, Vec<&Node>) = all.iter().partition(|r| r.has_class("notes"));
     assert_eq!(rows.len(), 3);
     assert_eq!(
         rows[0].attr("id"),
@@ -447,8 +453,7 @@ fn the_html_page_is_well_formed_xml_with_chart_table_and_trail() {
     assert_eq!(
         cells,
         [
-            "bbbbbbb",
-            "2023-11-14 22:23",
+            "bbbbbbb2023-11-14 22:23",
             "Let the door open while moving",
             "FAIL",
             "incremental (prune)",
@@ -458,12 +463,21 @@ fn the_html_page_is_well_formed_xml_with_chart_table_and_trail() {
             "1,300",
             "5 ms",
             "2.6x",
-            "new assertion at models/elevator.pml:42:5: assertion violated (door == closed)"
         ]
     );
+    // The failing commit's cells span its row and the notes under it, which name the
+    // violation it found.
+    assert_eq!(rows[1].find("td")[0].attr("rowspan"), Some("2"));
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].find("td")[0].attr("colspan"), Some("8"));
+    assert_eq!(
+        notes[0].text,
+        "new assertion at models/elevator.pml:42:5: assertion violated (door == closed)"
+    );
+    assert!(all[2].has_class("notes"), "the notes follow their row");
     // The subject's markup is text, read back as written.
     assert_eq!(
-        rows[2].find("td")[2].text,
+        rows[2].find("td")[1].text,
         "Close the door first <script>&\""
     );
 
@@ -526,22 +540,28 @@ fn the_html_page_survives_hostile_text_and_missing_figures() {
         .into_iter()
         .find(|t| t.has_class("commits"));
     let rows = table.map(|t| t.find("tr")).unwrap_or_default();
-    assert_eq!(rows.len(), 5, "a header and four rows");
-    assert_eq!(rows[1].find("td")[0].attr("rowspan"), Some("2"));
     assert_eq!(
-        rows[1].find("td")[2].text,
+        rows.len(),
+        8,
+        "a header, four rows and the notes under three of them"
+    );
+    assert_eq!(rows[1].find("td")[0].attr("rowspan"), Some("4"));
+    assert_eq!(
+        rows[1].find("td")[1].text,
         "\u{FFFD}</td></tr><script>alert(1)</script>\"'"
     );
-    let error = rows[2].find("td");
+    let error = rows[3].find("td");
     assert_eq!(error[0].text, "b.pml");
     assert_eq!(error[1].text, "error");
+    assert!(error[1].has_class("error"));
     assert_eq!(
         error[2].text, "",
         "no figures for a model that does not load"
     );
-    assert!(error
-        .last()
-        .is_some_and(|c| c.text.starts_with("b.pml:3:1: syntax error")));
+    assert!(rows[4].has_class("notes"));
+    assert!(rows[4].text.starts_with("b.pml:3:1: syntax error"));
+    assert_eq!(rows[6].text, "1 still present");
+    assert_eq!(rows[7].find("td")[1].text, "absent");
 
     let details = root.find("details");
     assert!(details[0].text.contains("x < y && z > \"w\""));
@@ -614,4 +634,214 @@ fn an_empty_history_renders_everywhere() {
         .find("g")
         .iter()
         .all(|g| !g.has_class("commit")));
+}
+
+/// The rows of the first trail's table, as their cells' text.
+fn trail_rows(root: &Node) -> Vec<Vec<String>> {
+    root.find("table")
+        .into_iter()
+        .find(|t| t.has_class("trail"))
+        .map(|t| {
+            t.find("tbody")[0]
+                .find("tr")
+                .iter()
+                .map(|r| r.find("td").iter().map(|c| c.text.clone()).collect())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_long_trail_is_cut_to_its_ends_as_the_text_output_cuts_it() {
+    let mut d = one_model();
+    let long: Vec<StepDoc> = (1..=1000)
+        .map(|i| step(i, "Car", 0, "models/elevator.pml:30:1", "floor++"))
+        .collect();
+    d.violations[0].trail = Some(long);
+    let root = parse_xml(&html(&d));
+    let rows = trail_rows(&root);
+    assert_eq!(
+        rows.len(),
+        201,
+        "the first 100 steps, the gap, the last 100"
+    );
+    let numbers: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(numbers[..2], ["1", "2"]);
+    assert_eq!(numbers[99], "100");
+    assert_eq!(
+        numbers[100],
+        "… 800 steps left out (git rmc history --format json gives the whole trail) …"
+    );
+    assert_eq!(numbers[101], "901");
+    assert_eq!(numbers[200], "1000");
+    let note = &root.find("details")[0].find("p")[0].text;
+    assert_eq!(
+        note,
+        "Trail at bbbbbbb: 1,000 steps. Its first 100 and last 100 are shown here; \
+         git rmc history --format json gives them all."
+    );
+
+    // A trail of the cut's length is shown whole.
+    let whole: Vec<StepDoc> = (1..=TEXT_TRAIL_STEPS)
+        .map(|i| step(i, "Car", 0, "models/elevator.pml:30:1", "floor++"))
+        .collect();
+    d.violations[0].trail = Some(whole);
+    let root = parse_xml(&html(&d));
+    assert_eq!(trail_rows(&root).len(), TEXT_TRAIL_STEPS);
+    assert_eq!(
+        root.find("details")[0].find("p")[0].text,
+        "Trail at bbbbbbb: 200 steps."
+    );
+}
+
+/// The colour the page's style gives `property` of `selector` (one of a rule's selectors),
+/// through the light scheme's custom properties.
+fn colour(style: &str, selector: &str, property: &str) -> String {
+    let rule = style
+        .split('}')
+        .find_map(|r| {
+            let (sel, body) = r.split_once('{')?;
+            sel.split(',')
+                .any(|s| s.trim() == selector)
+                .then(|| body.to_string())
+        })
+        .unwrap_or_else(|| panic!("no rule for {selector}"));
+    let value = rule
+        .split(';')
+        .find_map(|d| d.trim().strip_prefix(&format!("{property}:")))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("{selector} sets no {property}"));
+    match value.strip_prefix("var(").and_then(|v| v.strip_suffix(')')) {
+        Some(var) => style
+            .split([';', '{'])
+            .find_map(|d| d.trim().strip_prefix(&format!("{var}:")))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_else(|| panic!("{var} is not defined")),
+        None => value.to_string(),
+    }
+}
+
+#[test]
+fn an_incomplete_check_has_its_own_colour_in_the_table_and_the_chart() {
+    let mut d = one_model();
+    d.commits[2].models[0].verdict = "incomplete".to_string();
+    let page = html(&d);
+    let root = parse_xml(&page);
+    let svg = &root.find("svg")[0];
+    let groups: Vec<&Node> = svg
+        .find("g")
+        .into_iter()
+        .filter(|g| g.has_class("commit"))
+        .collect();
+    let classes: Vec<Option<&str>> = groups.iter().map(|g| g.attr("class")).collect();
+    assert_eq!(
+        classes,
+        [
+            Some("commit"),
+            Some("commit fail"),
+            Some("commit incomplete")
+        ]
+    );
+    assert!(groups[2].find("rect")[0].has_class("incomplete"));
+    assert!(groups[2].find("text")[0].has_class("incomplete"));
+
+    // The legend names each colour a bar can take.
+    let legend = svg
+        .find("g")
+        .into_iter()
+        .find(|g| g.has_class("legend"))
+        .unwrap_or_else(|| panic!("no legend"));
+    let swatches: Vec<&str> = legend
+        .find("rect")
+        .iter()
+        .filter_map(|r| r.attr("class"))
+        .collect();
+    assert_eq!(swatches, ["bar", "bar fail", "bar incomplete", "bar error"]);
+    assert!(
+        legend.text.contains("a check is incomplete"),
+        "{}",
+        legend.text
+    );
+    assert!(legend.text.contains("time"));
+
+    // The verdict's cell in the table is marked, and every colour is its own.
+    let verdicts: Vec<&Node> = root
+        .find("td")
+        .into_iter()
+        .filter(|c| c.has_class("verdict"))
+        .collect();
+    assert!(verdicts[2].has_class("incomplete"));
+    assert_eq!(verdicts[2].text, "INCOMPLETE");
+    let style = &root.find("style")[0].text;
+    let bars: Vec<String> = [
+        "svg .bar",
+        "svg .bar.fail",
+        "svg .bar.incomplete",
+        "svg .bar.error",
+    ]
+    .iter()
+    .map(|s| colour(style, s, "fill"))
+    .collect();
+    let words: Vec<String> = [
+        ".v-pass",
+        ".v-fail",
+        ".v-incomplete",
+        ".v-error",
+        ".v-absent",
+    ]
+    .iter()
+    .map(|s| colour(style, s, "color"))
+    .chain([colour(style, "td.incomplete", "background")])
+    .collect();
+    for set in [&bars, &words] {
+        for (i, c) in set.iter().enumerate() {
+            assert!(!set[i + 1..].contains(c), "{set:?}");
+        }
+    }
+}
+
+#[test]
+fn the_chart_of_a_long_history_fits_a_1280_pixel_window() {
+    let width = |d: &HistoryDoc| -> (f64, Vec<bool>) {
+        let root = parse_xml(&html(d));
+        let svg = &root.find("svg")[0];
+        let on_end = svg
+            .find("g")
+            .into_iter()
+            .filter(|g| g.has_class("commit"))
+            .map(|g| g.find("text")[0].attr("transform").is_some())
+            .collect();
+        let w = svg
+            .attr("width")
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(0.0);
+        (w, on_end)
+    };
+    let mut d = one_model();
+    let (w, on_end) = width(&d);
+    assert_eq!(w, 616.0, "a short history has room");
+    assert_eq!(on_end, [false; 3], "its labels are written across");
+
+    let template = d.commits.pop().unwrap_or_else(|| panic!("a commit"));
+    let grown = |n: usize| {
+        let mut commits = Vec::new();
+        for i in 0..n {
+            let mut c = commit(0, &template.subject, template.time, Vec::new());
+            c.short = format!("{i:07x}");
+            c.commit = format!("{i:040x}");
+            c.models = vec![cell("pass", "incremental", "replay", [100, 50, 50, 5])];
+            commits.push(c);
+        }
+        HistoryDoc {
+            commits,
+            ..one_model()
+        }
+    };
+    // The playground's 65 commits: inside the window, labels on end.
+    let (w, on_end) = width(&grown(65));
+    assert!(w <= 1200.0, "{w}");
+    assert!(on_end.iter().all(|&e| e));
+    // Beyond about 70 commits the chart keeps 16 pixels a commit and scrolls in its box.
+    let (w, _) = width(&grown(200));
+    assert_eq!(w, 64.0 + 16.0 * 200.0 + 72.0);
 }
