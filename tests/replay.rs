@@ -1041,7 +1041,7 @@ fn random_walks_count_the_states_a_search_would_store() {
     let sample = |text: &str, recorded: bool| {
         let v = version(text).expect("parses");
         let m = git_rmc::explore::machine::Machine::new(&v.program).expect("machine");
-        git_rmc::rmc::probe::sample(&m, 2, 100, |_| recorded).expect("initial state")
+        git_rmc::rmc::run::probe::sample(&m, 2, 100, |_| recorded).expect("initial state")
     };
     let steps =
         "byte x;\nactive proctype P() {\n\tatomic { x = 1; x = 2 };\n\tx = 3;\n\tx = 4\n}\n";
@@ -1360,8 +1360,9 @@ fn event_kinds(r: &Record) -> std::collections::BTreeMap<&'static str, usize> {
         let b = g.events_of(slot);
         let mut at = 0;
         while at < b.len() {
-            let ev = git_rmc::rmc::graph::decode_event(b, slot, &mut at, &mut blocked, Some)
-                .expect("events decode");
+            let ev =
+                git_rmc::rmc::record::graph::decode_event(b, slot, &mut at, &mut blocked, Some)
+                    .expect("events decode");
             let kind = match ev {
                 Event::Offer => "offer",
                 Event::Step { flag: Some(_), .. } => "flagged step",
@@ -1544,7 +1545,7 @@ fn records_stay_exact_when_most_states_die_and_come_back() {
 /// layout and that embedding the projection again, with the state itself as the parent,
 /// gives the vector back (by `embed`, and by a plan made for its shape).
 struct RoundTrip<'a> {
-    ext: &'a git_rmc::rmc::extension::Extension,
+    ext: &'a git_rmc::rmc::diff::extension::Extension,
     canon: Vec<u8>,
     old: Vec<u8>,
     back: Vec<u8>,
@@ -1600,7 +1601,8 @@ fn a_state_is_the_embedding_of_its_projection() {
                 continue;
             };
             let Some(nv) = version(&m) else { continue };
-            let Some(ext) = git_rmc::rmc::extension::layout_extension(&v.program, &nv.program)
+            let Some(ext) =
+                git_rmc::rmc::diff::extension::layout_extension(&v.program, &nv.program)
             else {
                 continue;
             };

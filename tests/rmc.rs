@@ -13,7 +13,7 @@ use common::rmc::{
     resize_channel, seed_models, sweep_seed, version, Checked, Rng,
 };
 use git_rmc::rmc::check::Algorithm;
-use git_rmc::rmc::elements::Element;
+use git_rmc::rmc::record::elements::Element;
 use git_rmc::rmc::Record;
 
 /// A record's sets by fingerprint, as sets of elements.

@@ -16,10 +16,10 @@ use crate::explore::layout::{Layout, VarLayout};
 use crate::program::expr::{LExpr, LStmt};
 use crate::program::{LocId, Location, Proc, Program};
 
-use super::chan_alias::ChanAlias;
-use super::extension::{layout_extension, Extension};
-use super::ids::StableIds;
-use super::label::{Canon, Names, Parts};
+use crate::rmc::diff::chan_alias::ChanAlias;
+use crate::rmc::diff::extension::{layout_extension, Extension};
+use crate::rmc::diff::ids::StableIds;
+use crate::rmc::diff::label::{Canon, Names, Parts};
 
 /// Why an old location is dangerous.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use super::extension::Extension;
-use super::graph::{Graph, NONE};
+use crate::rmc::diff::extension::Extension;
+use crate::rmc::record::graph::{Graph, NONE};
 
 /// Distinct extras whose states met are marked in a bitset over the old graph's slots (at
 /// most this many such bitsets; the others' in a hash set).
@@ -98,7 +98,9 @@ impl Carry {
             let b = g.events_of(s);
             let mut at = 0;
             while at < b.len() {
-                let Some(ev) = super::graph::decode_event(b, s, &mut at, &mut blocked, Some) else {
+                let Some(ev) =
+                    crate::rmc::record::graph::decode_event(b, s, &mut at, &mut blocked, Some)
+                else {
                     ok = false;
                     break;
                 };
@@ -117,7 +119,8 @@ impl Carry {
         let (mut chain, mut old, mut last, mut new) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut last_slot = NONE;
-        let mut plans: HashMap<(u32, u32), Option<super::extension::EmbedPlan>> = HashMap::new();
+        let mut plans: HashMap<(u32, u32), Option<crate::rmc::diff::extension::EmbedPlan>> =
+            HashMap::new();
         for &(s, e) in &below {
             if s != last_slot {
                 let known = (last_slot != NONE).then_some((last_slot, last.as_slice()));

@@ -16,12 +16,12 @@ use crate::program::{LocId, Program};
 use crate::promela::preprocess::PpOptions;
 use crate::promela::source::{MemoryProvider, SourceFiles};
 
-use super::elements::Element;
-use super::ids::StableIds;
-use super::impact::{analyze, Impact};
-use super::record::{Checks, Meta, RecViolation, Record, Sources, SEMANTICS};
-use super::recorder::{Known, Prunable, Prune, Recorder};
-use super::replay::Replay;
+use crate::rmc::diff::ids::StableIds;
+use crate::rmc::diff::impact::{analyze, Impact};
+use crate::rmc::record::elements::Element;
+use crate::rmc::record::{Checks, Meta, RecViolation, Record, Sources, SEMANTICS};
+use crate::rmc::run::recorder::{Known, Prunable, Prune, Recorder};
+use crate::rmc::run::replay::Replay;
 
 /// Which algorithm a check uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +118,7 @@ pub enum Reuse {
     Prune(Box<Prune>),
     Replay(Box<Replay>),
     /// The change leaves the recorded graph as it was: the check is the record's.
-    Unchanged(Box<super::unchanged::Unchanged>),
+    Unchanged(Box<crate::rmc::run::unchanged::Unchanged>),
 }
 
 /// The version a check builds on: its record, its program (with stable ids) and the
@@ -134,7 +134,7 @@ pub enum BaseError {
     #[error("the record's model no longer loads with this git rmc ({0})")]
     Reload(String),
     #[error(transparent)]
-    Ids(#[from] super::ids::MissingId),
+    Ids(#[from] crate::rmc::diff::ids::MissingId),
 }
 
 impl Base {
@@ -425,7 +425,7 @@ pub fn plan(
     // only for auto and replay.)
     let replay = match replay {
         Ok(rp) if extension.is_none() && impact.notes.is_empty() => {
-            match super::unchanged::carry(&base.program, &program, r, rp, opts) {
+            match crate::rmc::run::unchanged::carry(&base.program, &program, r, rp, opts) {
                 Ok(mut u) => {
                     u.adopt(&mut base.record);
                     let reason = format!(
@@ -464,7 +464,7 @@ pub fn plan(
     if want == Algorithm::Auto && extension.is_none() && states >= PROBE_MIN_RECORDED {
         let fps = &r.fingerprints;
         let walked = Machine::new(&program).ok().and_then(|m| {
-            super::probe::sample(&m, PROBE_WALKS, PROBE_STEPS, |fp| {
+            crate::rmc::run::probe::sample(&m, PROBE_WALKS, PROBE_STEPS, |fp| {
                 fps.binary_search(&fp).is_ok()
             })
         });
@@ -588,7 +588,7 @@ pub fn plan(
                 graph,
                 across,
                 project: extension.map(|e| (e, old_hash)),
-                give_up_after: super::recorder::GIVE_UP_AFTER,
+                give_up_after: crate::rmc::run::recorder::GIVE_UP_AFTER,
             };
             (Reuse::Prune(Box::new(prune)), Algorithm::Prune, reason)
         }
@@ -629,12 +629,12 @@ pub struct Run {
     /// hidden).
     pub fell_back: Option<String>,
     /// The change left the recorded graph as it was: the record's parts, for the next one.
-    pub unchanged: Option<Box<super::unchanged::Unchanged>>,
+    pub unchanged: Option<Box<crate::rmc::run::unchanged::Unchanged>>,
 }
 
 impl Run {
     /// The run of a version whose state graph is the record's: its figures, no search.
-    fn unchanged(mut u: super::unchanged::Unchanged) -> Run {
+    fn unchanged(mut u: crate::rmc::run::unchanged::Unchanged) -> Run {
         let outcome = Outcome {
             stats: u.stats.clone(),
             violations: Vec::new(),
@@ -783,7 +783,7 @@ fn search_recording(
         return (search(m, opts, recorder, progress), true);
     }
     let book = std::mem::take(&mut recorder.book);
-    let (mut outcome, kept) = super::book_pipe::beside(m, book, |pipe| {
+    let (mut outcome, kept) = crate::rmc::run::book_pipe::beside(m, book, |pipe| {
         recorder.pipe = Some(pipe);
         let outcome = search(m, opts, recorder, progress);
         (outcome, recorder.pipe.take())
@@ -967,7 +967,9 @@ pub fn record(
             let b = g.events_of(s);
             let mut at = 0;
             while at < b.len() {
-                let Some(ev) = super::graph::decode_event(b, s, &mut at, &mut blocked, Some) else {
+                let Some(ev) =
+                    crate::rmc::record::graph::decode_event(b, s, &mut at, &mut blocked, Some)
+                else {
                     builder.broken = true;
                     break;
                 };
@@ -987,7 +989,7 @@ pub fn record(
         // lists are sorted by fingerprint: one merge, no lookups.
         let r = &base.record;
         // Per old set: its id here (NONE until met).
-        let mut translated = vec![super::graph::NONE; r.sets.len()];
+        let mut translated = vec![crate::rmc::record::graph::NONE; r.sets.len()];
         let mut kept = Vec::new();
         let mut i = 0;
         for (k, &fp) in r.fingerprints.iter().enumerate() {
@@ -1001,12 +1003,12 @@ pub fn record(
             let slot = match old_graph {
                 Some(g) => {
                     let o = g.slot_of[k];
-                    if o == super::graph::NONE || !builder.is_live(o) {
+                    if o == crate::rmc::record::graph::NONE || !builder.is_live(o) {
                         continue;
                     }
                     o
                 }
-                None => super::graph::NONE,
+                None => crate::rmc::record::graph::NONE,
             };
             let Some(known) = table.adopt(r, old, &mut translated) else {
                 continue;
@@ -1021,13 +1023,13 @@ pub fn record(
     if let (Some(base), Some(prune), Some(c)) = (base, rec.prune(), rec.carry.as_ref()) {
         if let (Some((ext, _)), Some(g)) = (&prune.project, &prune.across) {
             let r = &base.record;
-            let mut position = vec![super::graph::NONE; g.len()];
+            let mut position = vec![crate::rmc::record::graph::NONE; g.len()];
             for (k, &slot) in g.slot_of.iter().enumerate() {
                 if let Some(p) = position.get_mut(slot as usize) {
                     *p = k as u32;
                 }
             }
-            let mut translated = vec![super::graph::NONE; r.sets.len()];
+            let mut translated = vec![crate::rmc::record::graph::NONE; r.sets.len()];
             let mut kept = Vec::new();
             let complete = c.states(ext, g, m.layout.hash, |fp, slot| {
                 let k = position[slot as usize] as usize;
@@ -1036,7 +1038,7 @@ pub fn record(
                     .get(k)
                     .and_then(|&old| table.adopt(r, old, &mut translated))
                 {
-                    kept.push((fp, set, super::graph::NONE));
+                    kept.push((fp, set, crate::rmc::record::graph::NONE));
                     if let Some(w) = met.as_mut().and_then(|b| b.get_mut(k / 64)) {
                         *w |= 1 << (k % 64);
                     }
@@ -1192,7 +1194,7 @@ impl Table {
     /// here: NONE until adopted). None: `r` has no such set.
     fn adopt(&mut self, r: &Record, old: u32, translated: &mut [u32]) -> Option<u32> {
         let known = translated.get_mut(old as usize)?;
-        if *known == super::graph::NONE {
+        if *known == crate::rmc::record::graph::NONE {
             let mut s: Vec<u32> = r
                 .sets
                 .get(old as usize)?

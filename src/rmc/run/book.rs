@@ -23,10 +23,10 @@ use crate::explore::state::State;
 use crate::explore::trail::TrailStep;
 use crate::explore::ViolationKind;
 
-use super::elements::{Element, ElementTable, SetTable};
-use super::graph::NONE;
-use super::graph_build::GraphBuilder;
-use super::recorder::Known;
+use crate::rmc::record::elements::{Element, ElementTable, SetTable};
+use crate::rmc::record::graph::NONE;
+use crate::rmc::record::graph_build::GraphBuilder;
+use crate::rmc::run::recorder::Known;
 
 /// What the recorder tells the book, in the search's order: the same calls on the book here
 /// (`Book`) or queued for it on a worker (`BookPipe`).

@@ -20,9 +20,9 @@ use crate::explore::state::State;
 use crate::explore::trail::TrailStep;
 use crate::explore::ViolationKind;
 
-use super::book::{Book, Keep};
-use super::graph::NONE;
-use super::pipe::{self, Batch, Rx, Tx};
+use crate::rmc::record::graph::NONE;
+use crate::rmc::run::book::{Book, Keep};
+use crate::rmc::run::pipe::{self, Batch, Rx, Tx};
 
 /// One call on the book. A state's vector lies next in the batch's bytes (`len` bytes),
 /// blocked processes next in the batch's list.

@@ -16,12 +16,12 @@ use crate::explore::state::State;
 use crate::explore::trail::TrailStep;
 use crate::explore::ViolationKind;
 
-use super::book::{Book, Keep};
-use super::book_pipe::BookPipe;
-use super::elements::Element;
-use super::graph::Graph;
-use super::graph_build::GraphBuilder;
-use super::replay::Replay;
+use crate::rmc::record::elements::Element;
+use crate::rmc::record::graph::Graph;
+use crate::rmc::record::graph_build::GraphBuilder;
+use crate::rmc::run::book::{Book, Keep};
+use crate::rmc::run::book_pipe::BookPipe;
+use crate::rmc::run::replay::Replay;
 
 /// What a pruning run knows of the old version.
 pub struct Prune {
@@ -36,7 +36,7 @@ pub struct Prune {
     /// When the new layout only adds variables: how a state projects onto the record's
     /// layout, and that layout's hash (states are looked up by the projection's
     /// fingerprint).
-    pub project: Option<(super::extension::Extension, u64)>,
+    pub project: Option<(crate::rmc::diff::extension::Extension, u64)>,
     /// Across such a layout change: the old state graph (its vectors are the old layout's,
     /// so the new graph cannot borrow them), read when the record is written to carry the
     /// pruned states' recorded parts of the state space into the new layout.
@@ -66,7 +66,7 @@ impl Prune {
 /// record's list.
 pub struct Prunable {
     fingerprints: Vec<u128>,
-    index: super::fpindex::FpIndex,
+    index: crate::rmc::record::fpindex::FpIndex,
     at: Vec<u32>,
 }
 
@@ -80,7 +80,7 @@ impl Prunable {
             }
         }
         Prunable {
-            index: super::fpindex::FpIndex::new(&fingerprints),
+            index: crate::rmc::record::fpindex::FpIndex::new(&fingerprints),
             fingerprints,
             at,
         }
@@ -115,7 +115,7 @@ const PROBE_EVERY: u32 = 64;
 pub struct Known {
     /// Sorted (the record's own list).
     pub fingerprints: Arc<Vec<u128>>,
-    index: super::fpindex::FpIndex,
+    index: crate::rmc::record::fpindex::FpIndex,
     /// Per position: its set (an index into the record's sets).
     pub set_of: Vec<u32>,
     /// Per position: its slot in the old graph (NONE: none, or no graph).
@@ -126,10 +126,10 @@ impl Known {
     pub fn new(fingerprints: Arc<Vec<u128>>, set_of: Vec<u32>, graph: Option<&Graph>) -> Known {
         let slot_of = match graph {
             Some(g) => g.slot_of.clone(),
-            None => vec![super::graph::NONE; fingerprints.len()],
+            None => vec![crate::rmc::record::graph::NONE; fingerprints.len()],
         };
         Known {
-            index: super::fpindex::FpIndex::new(&fingerprints),
+            index: crate::rmc::record::fpindex::FpIndex::new(&fingerprints),
             fingerprints,
             set_of,
             slot_of,
@@ -151,7 +151,7 @@ impl Known {
         self.slot_of
             .get(at)
             .copied()
-            .filter(|&s| s != super::graph::NONE)
+            .filter(|&s| s != crate::rmc::record::graph::NONE)
     }
 }
 
@@ -232,7 +232,7 @@ pub struct Recorder {
     missed: Option<u128>,
     /// Across a layout change, with the old graph: the states pruned, to carry what lies
     /// below them into the record.
-    pub carry: Option<super::carry::Carry>,
+    pub carry: Option<crate::rmc::run::carry::Carry>,
     /// Bytes held beside the search for its sake (the base record, what was made of it),
     /// taken from the search's memory budget when it begins.
     pub held: u64,
@@ -283,7 +283,7 @@ impl Recorder {
         let carry = prune
             .as_ref()
             .filter(|p| p.project.is_some() && p.across.is_some())
-            .map(|_| super::carry::Carry::default());
+            .map(|_| crate::rmc::run::carry::Carry::default());
         Recorder {
             book,
             pipe: None,
@@ -599,7 +599,7 @@ impl Rider for Recorder {
                 foot,
                 rv,
                 ..
-            } if foot != super::graph::NONE => {
+            } if foot != crate::rmc::record::graph::NONE => {
                 // A group taken from the record: its footprint is the recorded one, and its
                 // locations are the state's too. A graph written afresh has footprints of
                 // its own: the group's is made again from its locations.

@@ -11,9 +11,9 @@ use std::path::Path;
 
 use bytes::Bytes;
 
-use super::blob::Blob;
-use super::graph::{get_varint, put_varint, Graph, Origin};
-use super::record::{checked, mapped, section, Part, RecordError, MAGIC, MAX_BASES, R, W};
+use crate::rmc::record::blob::Blob;
+use crate::rmc::record::graph::{get_varint, put_varint, Graph, Origin};
+use crate::rmc::record::{checked, mapped, section, Part, RecordError, MAGIC, MAX_BASES, R, W};
 
 /// The layout of the `GRPH` and `GOVL` sections. A record whose graph has another layout is
 /// still used, without its graph (pruning only).

@@ -26,11 +26,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::explore::ViolationKind;
 
-use super::blob::Blob;
-use super::elements::Element;
-use super::graph::Graph;
-use super::graph_file;
-use super::ids::StableIds;
+use crate::rmc::diff::ids::StableIds;
+use crate::rmc::record::blob::Blob;
+use crate::rmc::record::elements::Element;
+use crate::rmc::record::graph::Graph;
+use crate::rmc::record::graph_file;
 
 pub(super) const MAGIC: &[u8; 8] = b"GITRMCR\n";
 /// The file format. Bumped when the layout of a section changes.
@@ -322,7 +322,7 @@ impl Record {
     fn write_on(
         &self,
         out: &mut dyn std::io::Write,
-        on: Option<&super::graph::Origin>,
+        on: Option<&crate::rmc::record::graph::Origin>,
     ) -> std::io::Result<u64> {
         let mut sections: Vec<([u8; 4], Vec<Part>)> = Vec::new();
         let meta = serde_json::to_vec(&self.meta).unwrap_or_default();

@@ -9,13 +9,13 @@
 //! keeps the vectors of dropped slots until it renumbers the graph, so that every base stays. Events name edges through a table of (stable location, edge index there), so that
 //! renumbered code keeps them, and states by slot.
 
-use super::blob::Blob;
 use crate::explore::budget::Held;
 use crate::explore::event::{End, Event, To};
 use crate::explore::exec::Flag;
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::trail::TrailStep;
 use crate::explore::ViolationKind;
+use crate::rmc::record::blob::Blob;
 
 /// No slot, no edge.
 pub const NONE: u32 = u32::MAX;

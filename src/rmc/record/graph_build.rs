@@ -13,8 +13,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::explore::budget::Held;
 use crate::explore::event::Event;
 
-use super::blob::Blob;
-use super::graph::{
+use crate::rmc::record::blob::Blob;
+use crate::rmc::record::graph::{
     apply_delta, decode_chain, encode_events, encode_vector, for_each_event, EdgeTable, Graph,
     Origin, StableNames, CHAIN, NONE,
 };
@@ -556,7 +556,7 @@ impl GraphBuilder {
                 continue;
             }
             let mut at = 0;
-            let back = super::graph::get_varint(rec, &mut at)?;
+            let back = crate::rmc::record::graph::get_varint(rec, &mut at)?;
             let base = u32::try_from(back).ok().and_then(|b| s.checked_sub(b));
             let next_of_cur = back != 0 && base.is_some() && base == cur_slot;
             let ok = if next_of_cur {

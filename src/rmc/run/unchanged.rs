@@ -22,10 +22,10 @@ use crate::explore::succ::{Cursor, FaultAt, Next, Succ};
 use crate::explore::{Options, Stats};
 use crate::program::Program;
 
-use super::elements::Element;
-use super::graph::{Graph, NONE};
-use super::record::Record;
-use super::replay::Replay;
+use crate::rmc::record::elements::Element;
+use crate::rmc::record::graph::{Graph, NONE};
+use crate::rmc::record::Record;
+use crate::rmc::run::replay::Replay;
 
 /// Steps followed inside atomic runs from one state before the comparison gives up (a
 /// record never holds a run that repeats a state: that is a violation).

@@ -12,7 +12,7 @@ use crate::explore::search::{Build, GroupPlan};
 use crate::explore::state::State;
 use crate::program::expr::{LExpr, LStmt};
 
-use super::graph::{decode_event, edge_map, group_header, Graph, NONE};
+use crate::rmc::record::graph::{decode_event, edge_map, group_header, Graph, NONE};
 
 /// How many executed states `Replay::predict` reads the groups of, at most.
 const PREDICT_SAMPLE: usize = 1 << 14;
@@ -55,7 +55,7 @@ pub struct Replay {
     pub fingerprints: Arc<Vec<u128>>,
     /// Built when the replay is to run (`ready`): a plan that only predicts, or that runs
     /// prune or a full check, does without them.
-    index: Option<super::fpindex::FpIndex>,
+    index: Option<crate::rmc::record::fpindex::FpIndex>,
     /// Per slot: its fingerprint (with `index`).
     pub fp_of_slot: Vec<u128>,
     /// Per footprint: whether it meets a dangerous location.
@@ -77,7 +77,7 @@ pub struct Replay {
     /// Dangerous locations whose change is confined to conditions (`Impact::guards`): a
     /// process there whose changed conditions keep their value moves as recorded. Empty
     /// across a layout change.
-    pub guards: std::collections::BTreeMap<u32, Vec<crate::rmc::impact::GuardChange>>,
+    pub guards: std::collections::BTreeMap<u32, Vec<crate::rmc::diff::impact::GuardChange>>,
     /// Per footprint: its only dangerous location, if it has exactly one (computed when
     /// first asked; NONE: none or several).
     foot_single: Vec<Option<u32>>,
@@ -89,7 +89,7 @@ pub struct Replay {
     /// for every state that projects to it): the search stores them, a built state finds
     /// its slot through its projection, and a replayed successor is built from its recorded
     /// vector and the added variables of the state replayed (`build`).
-    pub project: Option<(super::extension::Extension, u64)>,
+    pub project: Option<(crate::rmc::diff::extension::Extension, u64)>,
     /// The new canonical vectors of the replayed states on the stack (with `project`).
     canons: Vec<u8>,
     embedded: Vec<u8>,
@@ -182,7 +182,9 @@ impl Replay {
             }
         }
         self.fp_of_slot = fp_of_slot;
-        self.index = Some(super::fpindex::FpIndex::new(&self.fingerprints));
+        self.index = Some(crate::rmc::record::fpindex::FpIndex::new(
+            &self.fingerprints,
+        ));
     }
 
     /// The slot of the state with fingerprint `fp`, if the graph has it.

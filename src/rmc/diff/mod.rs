@@ -1,0 +1,13 @@
+//! The diff between two versions of a model (DESIGN.md 5.3, 5.6): each location's label
+//! (`label`), the stable ids carried from the old version to the new (`ids`), the impact
+//! analysis that marks the dangerous locations (`impact`), how a new state layout extends
+//! an old one (`extension`) and which channel operations may reach a changed global
+//! channel (`chan_alias`).
+//!
+//! **Invariant:** reads two `Program`s and a record's ids; never searches.
+
+pub mod chan_alias;
+pub mod extension;
+pub mod ids;
+pub mod impact;
+pub mod label;

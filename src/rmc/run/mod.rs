@@ -1,0 +1,19 @@
+//! What rides along the one search of a check that reuses or writes a record (DESIGN.md
+//! 5.2, 5.4): the rider that answers the search (`recorder`: prune a state, hand it a
+//! recorded expansion), the bookkeeping beside it (`book`: reachable sets and the state
+//! graph), kept on a second thread through `book_pipe` and `pipe`; which recorded states and
+//! moves a replay takes from the record (`replay`); the recorded states a pruning run
+//! carries across a layout change (`carry`); whether a change left the recorded graph as it
+//! was (`unchanged`); and auto's random walks through the new version (`probe`).
+//!
+//! **Invariant:** no second search loop: everything here plugs into `explore::search`
+//! through its `Rider`, or walks a record without searching.
+
+pub mod book;
+pub mod book_pipe;
+pub mod carry;
+pub mod pipe;
+pub mod probe;
+pub mod recorder;
+pub mod replay;
+pub mod unchanged;
