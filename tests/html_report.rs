@@ -36,7 +36,7 @@ fn trail(n: usize, location: &str) -> Vec<StepDoc> {
             StepDoc {
                 step,
                 proc: ["Car", "Door", "Controller"][pid].to_string(),
-                pid,
+                pid: pid as git_rmc::explore::Pid,
                 location: if step == n {
                     location.to_string()
                 } else {

@@ -137,7 +137,7 @@ fn replayed_step(what: &str, record: &Record, next: &str, _steps: usize) -> Opti
 fn same_states_and_sets(name: &str, got: &Record, full: &Record) {
     assert_eq!(got.fingerprints, full.fingerprints, "{name}: states");
     // Element ids are numbered as met: compare the locations as sets.
-    let set = |r: &Record, fp: u128| {
+    let set = |r: &Record, fp: git_rmc::explore::Fingerprint| {
         git_rmc::rmc::check::set_locations(r, fp).map(|mut v| {
             v.sort_unstable_by_key(|l| l.0);
             v

@@ -17,7 +17,9 @@ use git_rmc::rmc::record::elements::Element;
 use git_rmc::rmc::Record;
 
 /// A record's sets by fingerprint, as sets of elements.
-fn sets_by_fingerprint(r: &Record) -> std::collections::HashMap<u128, BTreeSet<Element>> {
+fn sets_by_fingerprint(
+    r: &Record,
+) -> std::collections::HashMap<git_rmc::explore::Fingerprint, BTreeSet<Element>> {
     r.fingerprints
         .iter()
         .zip(&r.set_of)

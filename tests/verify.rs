@@ -313,7 +313,7 @@ fn every_kind_of_violation_is_found_with_a_replayable_trail() {
 }
 
 /// The initial state's canonical encoding and fingerprint of a model given as text.
-fn initial_fingerprint(src: &str) -> (Vec<u8>, u128) {
+fn initial_fingerprint(src: &str) -> (Vec<u8>, git_rmc::explore::Fingerprint) {
     let program = program_of(src);
     let m = Machine::new(&program).expect("layout");
     let st = m.initial().expect("initial state");

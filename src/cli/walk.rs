@@ -54,6 +54,9 @@ pub struct Session {
     diagnostics: std::cell::RefCell<Vec<(String, Vec<String>)>>,
 }
 
+/// A model file `entries` leaves out, with the reason.
+pub type LeftOut = (PathBuf, String);
+
 /// The configuration that applies at a commit, and a note when it was not its own file.
 pub struct Models {
     pub config: Config,
@@ -218,7 +221,7 @@ impl Session {
 
     /// The model files at `at` that no other model file includes and that have a process
     /// to run: the entry files. The others are returned with the reason they are not.
-    pub fn entries(&self, at: At) -> anyhow::Result<(Vec<PathBuf>, Vec<(PathBuf, String)>)> {
+    pub fn entries(&self, at: At) -> anyhow::Result<(Vec<PathBuf>, Vec<LeftOut>)> {
         let models: Vec<PathBuf> = self
             .files(at)?
             .into_iter()

@@ -2,6 +2,7 @@
 //! short-circuit `&&`/`||`, C division, places of variables (array bounds checked), channel
 //! queries and remote references. Pure: nothing here changes a state.
 
+use crate::explore::Pid;
 use crate::program::expr::{LExpr, LRecvArg, LVar, Slot};
 use crate::promela::ast::{BinOp, ChanProbe, UnOp};
 
@@ -67,14 +68,14 @@ pub enum Located<'s> {
 /// The evaluation context: whose step it is and whether `timeout` holds.
 #[derive(Clone, Copy, Debug)]
 pub struct Ctx {
-    pub pid: usize,
+    pub pid: Pid,
     pub timeout: bool,
     /// How many `enabled()` evaluations enclose this one.
     pub nest: u8,
 }
 
 impl Ctx {
-    pub fn of(pid: usize) -> Ctx {
+    pub fn of(pid: Pid) -> Ctx {
         Ctx {
             pid,
             timeout: false,
@@ -278,18 +279,14 @@ impl Machine<'_> {
                 i32::from(
                     pid >= 0
                         && (pid as usize) < st.nr_pr()
-                        && self.can_move(st, pid as usize, false, cx.nest + 1)?,
+                        && self.can_move(st, pid as Pid, false, cx.nest + 1)?,
                 )
             }
             LExpr::GetPriority(p) => {
                 let pid = self.eval(st, cx, p)?;
                 if pid >= 0 && (pid as usize) < st.nr_pr() {
-                    let t = st.ptype(pid as usize);
-                    st.priority(
-                        &self.layout,
-                        pid as usize,
-                        self.prog.procs[t].priority as i32,
-                    )
+                    let t = st.ptype(pid as Pid);
+                    st.priority(&self.layout, pid as Pid, self.prog.procs[t].priority as i32)
                 } else {
                     0
                 }
@@ -297,8 +294,9 @@ impl Machine<'_> {
             LExpr::PcValue(_) => return Err(Fault::Unsupported("pc_value")),
             LExpr::Timeout => i32::from(cx.timeout),
             LExpr::Np => {
-                let any_progress =
-                    (0..st.nr_pr()).any(|pid| self.location(st, pid).is_some_and(|l| l.progress));
+                let any_progress = st
+                    .pids()
+                    .any(|pid| self.location(st, pid).is_some_and(|l| l.progress));
                 i32::from(!any_progress)
             }
             LExpr::RemoteLabel {
@@ -330,7 +328,8 @@ impl Machine<'_> {
                 let Some(l) = self.layout.procs[*proc].locals.get(*local) else {
                     return Ok(0);
                 };
-                let base = st.procs[pid] as usize + self.layout.procs[*proc].header as usize;
+                let base =
+                    st.procs[usize::from(pid)] as usize + self.layout.procs[*proc].header as usize;
                 let lv = LVar {
                     slot: Slot::Underscore,
                     name: var.clone(),
@@ -353,13 +352,13 @@ impl Machine<'_> {
         cx: Ctx,
         proc: usize,
         index: Option<&LExpr>,
-    ) -> Result<Option<usize>, Fault> {
+    ) -> Result<Option<Pid>, Fault> {
         Ok(match index {
             Some(i) => {
                 let pid = self.eval(st, cx, i)?;
-                (pid >= 0 && (pid as usize) < st.nr_pr()).then_some(pid as usize)
+                (pid >= 0 && (pid as usize) < st.nr_pr()).then_some(pid as Pid)
             }
-            None => (0..st.nr_pr()).find(|&p| st.ptype(p) == proc),
+            None => st.pids().find(|&p| st.ptype(p) == proc),
         })
     }
 

@@ -9,6 +9,7 @@ use super::exec::Flag;
 use super::machine::EdgeNo;
 use super::outcome::ViolationKind;
 use super::trail::TrailStep;
+use crate::explore::Pid;
 
 /// One thing that happened while a state was expanded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +38,7 @@ pub enum Event {
     /// record while it executes another's. `at`: the stable location the process starts
     /// from (its group's footprint has it; NONE when not known).
     Group {
-        pid: Option<u8>,
+        pid: Option<Pid>,
         foot: u32,
         rv: bool,
         at: u32,

@@ -3,6 +3,7 @@
 //! channel operations (`! !! ? ?? ?<>`), `d_step` bodies and variable initialisation live here;
 //! rendezvous pairing lives with successor generation.
 
+use crate::explore::Pid;
 use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar};
 use crate::program::types::{Var, VarInit};
 use crate::program::{Automaton, Edge};
@@ -114,7 +115,7 @@ impl Machine<'_> {
                     if !(1..=255).contains(&v) {
                         return Err(Fault::Priority(v));
                     }
-                    st.set_priority(&self.layout, pid as usize, v);
+                    st.set_priority(&self.layout, pid as Pid, v);
                 }
                 Ok(Step::Done)
             }
@@ -127,7 +128,7 @@ impl Machine<'_> {
                 Ok(Step::Done)
             }
             LStmt::End => {
-                if cx.pid + 1 == st.nr_pr() {
+                if usize::from(cx.pid) + 1 == st.nr_pr() {
                     st.remove_last_proc(cx.pid);
                     Ok(Step::Done)
                 } else {
@@ -464,7 +465,7 @@ impl Machine<'_> {
         st.v.resize(at + pl.record_size(), 0);
         st.v[at] = proc as u8;
         st.procs.push(at as u32);
-        let pid = st.nr_pr() - 1;
+        let pid = (st.nr_pr() - 1) as Pid;
         st.set_loc(pid, self.index_of(pr.automaton.initial));
         let cx = Ctx::of(pid);
         let base = at + pl.header as usize;

@@ -2,6 +2,7 @@
 //! location ids to locations and edges. Everything that executes a model (evaluation,
 //! statements, successors) is a method on it, so the search itself stays small.
 
+use crate::explore::Pid;
 use crate::program::{Edge, Location, ProcKind, Program};
 
 use super::eval::{Ctx, Fault};
@@ -10,6 +11,12 @@ use super::state::State;
 
 /// A reference to one edge of the model: a dense number for coverage and trails.
 pub type EdgeNo = u32;
+
+/// A location by its index in its proctype's automaton, as states hold it while a search
+/// runs: not the stable id (`LocId`) that records and fingerprints use, which
+/// `Machine::canonical` translates to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LocIndex(pub u32);
 
 pub struct Machine<'p> {
     pub prog: &'p Program,
@@ -92,7 +99,7 @@ impl<'p> Machine<'p> {
 
     /// The location process `pid` is at.
     #[inline]
-    pub fn location(&self, st: &State, pid: usize) -> Option<&'p Location> {
+    pub fn location(&self, st: &State, pid: Pid) -> Option<&'p Location> {
         let t = st.ptype(pid);
         self.prog.procs[t]
             .automaton
@@ -102,8 +109,8 @@ impl<'p> Machine<'p> {
 
     /// The index of the location process `pid` is at.
     #[inline]
-    pub fn loc_no(&self, st: &State, pid: usize) -> u32 {
-        st.loc(pid)
+    pub fn loc_no(&self, st: &State, pid: Pid) -> LocIndex {
+        LocIndex(st.loc(pid))
     }
 
     /// The location index an edge leads to.
@@ -128,8 +135,8 @@ impl<'p> Machine<'p> {
 
     /// The stable id of the location process `pid` is at.
     #[inline]
-    pub fn loc_id(&self, st: &State, pid: usize) -> u32 {
-        self.location(st, pid).map_or(u32::MAX, |l| l.id.0)
+    pub fn loc_id(&self, st: &State, pid: Pid) -> crate::program::LocId {
+        crate::program::LocId(self.location(st, pid).map_or(u32::MAX, |l| l.id.0))
     }
 
     /// The stable id of an edge's source location, and the edge's index there.
@@ -270,7 +277,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The 128-bit fingerprint of a state: its canonical encoding hashed with the layout.
-    pub fn fingerprint(&self, st: &State) -> u128 {
+    pub fn fingerprint(&self, st: &State) -> super::store::Fingerprint {
         let mut buf = Vec::new();
         self.canonical(st, &mut buf);
         super::store::fingerprint(self.layout.hash, &buf)
@@ -317,7 +324,7 @@ impl<'p> Machine<'p> {
 
     /// Whether the process's `provided` clause allows it to move.
     #[inline]
-    pub fn provided(&self, st: &State, pid: usize) -> bool {
+    pub fn provided(&self, st: &State, pid: Pid) -> bool {
         let t = st.ptype(pid);
         match &self.prog.procs[t].provided {
             None => true,

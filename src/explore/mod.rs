@@ -26,7 +26,10 @@ pub mod store;
 pub mod succ;
 pub mod trail;
 
-pub use machine::Machine;
-pub use outcome::{Limit, Options, Outcome, Stats, Verdict, Violation, ViolationKind};
+pub use machine::{LocIndex, Machine};
+pub use outcome::{
+    Blocked, Limit, Options, Outcome, Pid, Stats, Verdict, Violation, ViolationKind,
+};
 pub use search::{explore, search, NoRider, Rider, Visit};
+pub use store::Fingerprint;
 pub use trail::{Replayed, TrailStep, TrailView};

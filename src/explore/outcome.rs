@@ -217,6 +217,20 @@ impl ViolationKind {
     }
 }
 
+/// A process's id, as pan numbers them: 0 to 254 (the 256th process is an error that ends
+/// the search). One byte in states, events and records; an index where it picks a process.
+pub type Pid = u8;
+
+/// A process an end state leaves where it cannot end: its pid, its proctype (an index into
+/// the program's proctypes) and the location it sits at (an index into that proctype's
+/// automaton, not a stable id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Blocked {
+    pub pid: Pid,
+    pub proc: usize,
+    pub loc: super::machine::LocIndex,
+}
+
 /// One distinct violation, with the steps from the initial state that reach it when its trail
 /// was kept (the first `max_trails` of each kind).
 #[derive(Clone, Debug)]
@@ -224,11 +238,11 @@ pub struct Violation {
     pub kind: ViolationKind,
     /// The edge whose step violated (none for invalid end states).
     pub edge: Option<EdgeNo>,
-    pub pid: Option<usize>,
+    pub pid: Option<Pid>,
     pub message: String,
     /// Invalid end states: (pid, proctype, location index) of each process not at a valid
     /// end, in pid order.
-    pub blocked: Vec<(usize, usize, u32)>,
+    pub blocked: Vec<Blocked>,
     pub trail: Option<Vec<TrailStep>>,
     /// A violation reported again from a pruned state's record: its trail so far ends in
     /// that state (this vector), and the rest is still to be found from there.

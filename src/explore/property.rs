@@ -3,6 +3,7 @@
 //! makes two violations the same (their key). The register of violations found checks a key
 //! before anything is built, so a violation reached again costs a lookup.
 
+use crate::explore::Blocked;
 use std::collections::HashSet;
 
 use super::machine::{EdgeNo, Machine};
@@ -22,7 +23,7 @@ impl Key {
     pub fn of(v: &Violation) -> Option<Key> {
         match (v.kind, v.edge) {
             (ViolationKind::InvalidEndState, _) => Some(Key::End(
-                v.blocked.iter().map(|&(_, t, l)| (t as u32, l)).collect(),
+                v.blocked.iter().map(|b| (b.proc as u32, b.loc.0)).collect(),
             )),
             (k, Some(e)) => Some(Key::Edge(k, e)),
             (_, None) => None,
@@ -41,16 +42,15 @@ pub fn fault_at(step: &TrailStep) -> (u8, EdgeNo) {
 /// at a valid end (its end or an `end` label), in pid order. Returns whether `st`, as a state
 /// without successors, is an invalid end state: a process is blocked, or (`-q`) a channel
 /// still holds a message.
-pub fn invalid_end(
-    m: &Machine,
-    st: &State,
-    opts: &Options,
-    blocked: &mut Vec<(usize, usize, u32)>,
-) -> bool {
+pub fn invalid_end(m: &Machine, st: &State, opts: &Options, blocked: &mut Vec<Blocked>) -> bool {
     blocked.clear();
-    for pid in 0..st.nr_pr() {
+    for pid in st.pids() {
         if !m.location(st, pid).is_some_and(|l| l.end) {
-            blocked.push((pid, st.ptype(pid), m.loc_no(st, pid)));
+            blocked.push(Blocked {
+                pid,
+                proc: st.ptype(pid),
+                loc: m.loc_no(st, pid),
+            });
         }
     }
     let full_chan = opts.empty_channels && st.chans.iter().any(|&at| st.chan_len(at as usize) > 0);
@@ -58,7 +58,7 @@ pub fn invalid_end(
 }
 
 /// The message of an invalid end state.
-pub fn end_message(blocked: &[(usize, usize, u32)]) -> String {
+pub fn end_message(blocked: &[Blocked]) -> String {
     if blocked.is_empty() {
         "invalid end state: channels not empty".into()
     } else {
@@ -94,10 +94,10 @@ impl Register {
     }
 
     /// Whether the end state with these blocked processes was reported already.
-    pub fn seen_end(&mut self, blocked: &[(usize, usize, u32)]) -> bool {
+    pub fn seen_end(&mut self, blocked: &[Blocked]) -> bool {
         self.key.clear();
         self.key
-            .extend(blocked.iter().map(|&(_, t, l)| (t as u32, l)));
+            .extend(blocked.iter().map(|b| (b.proc as u32, b.loc.0)));
         self.ends.contains(self.key.as_slice())
     }
 
@@ -111,7 +111,8 @@ impl Register {
     pub fn add(&mut self, v: Violation) -> bool {
         let fresh = match (v.kind, v.edge) {
             (ViolationKind::InvalidEndState, _) | (_, None) => {
-                let k: Vec<(u32, u32)> = v.blocked.iter().map(|&(_, t, l)| (t as u32, l)).collect();
+                let k: Vec<(u32, u32)> =
+                    v.blocked.iter().map(|b| (b.proc as u32, b.loc.0)).collect();
                 v.kind != ViolationKind::InvalidEndState || self.ends.insert(k)
             }
             (k, Some(e)) => self.edges.insert((k, e)),

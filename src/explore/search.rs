@@ -11,6 +11,7 @@
 //! one search loop. A replayed frame takes its events from the rider and makes the same
 //! moves, in the same order, as an executed one, so the figures are the same.
 
+use crate::explore::Blocked;
 use std::time::Instant;
 
 use super::budget::{Budget, OutOfMemory};
@@ -19,7 +20,7 @@ use super::eval::Fault;
 use super::event::{End, Event, To};
 use super::exec::Flag;
 use super::machine::{EdgeNo, Machine};
-use super::outcome::{Limit, Options, Outcome, Stats, Violation, ViolationKind};
+use super::outcome::{Limit, Options, Outcome, Pid, Stats, Violation, ViolationKind};
 use super::property::{self, Key, Register};
 use super::state::State;
 use super::store::Store;
@@ -87,7 +88,7 @@ pub trait Rider {
     /// The next event of the state being replayed (the last one `stored` answered with
     /// `Replay` whose enumeration is not over). For `End::Invalid` the blocked processes go
     /// to `blocked`.
-    fn replay(&mut self, _m: &Machine, _blocked: &mut Vec<(usize, usize, u32)>) -> Event {
+    fn replay(&mut self, _m: &Machine, _blocked: &mut Vec<Blocked>) -> Event {
         Event::End(End::Leave)
     }
     /// Whether the rider wants each stored state's expansion in groups, one per process of
@@ -100,12 +101,12 @@ pub trait Rider {
     /// (its vector `st`), which the search executes: execute them, or take them from the
     /// rider (`replay` until `End::Group`), or nothing (none were recorded, and none can
     /// have appeared).
-    fn group(&mut self, _m: &Machine, _id: u32, _st: &State, _pid: u8) -> GroupPlan {
+    fn group(&mut self, _m: &Machine, _id: u32, _st: &State, _pid: Pid) -> GroupPlan {
         GroupPlan::Execute
     }
     /// An event of an expansion, executed or replayed, in order, with states named by
     /// search id (`blocked`: for `End::Invalid`).
-    fn event(&mut self, _m: &Machine, _ev: &Event, _blocked: &[(usize, usize, u32)]) {}
+    fn event(&mut self, _m: &Machine, _ev: &Event, _blocked: &[Blocked]) {}
     /// A step of an executed expansion created processes: `st` is the state it built, and
     /// the processes from `first` on are new.
     fn created(&mut self, _m: &Machine, _st: &State, _first: usize) {}
@@ -121,7 +122,7 @@ pub trait Rider {
         _m: &Machine,
         _kind: ViolationKind,
         _edge: Option<EdgeNo>,
-        _blocked: &[(usize, usize, u32)],
+        _blocked: &[Blocked],
     ) {
     }
     /// The stored state `id` has no successors left. `root`: it is the root of its
@@ -259,7 +260,7 @@ struct Search<'m, 'p, R: Rider> {
     limit: Option<Limit>,
     stopped_by: Option<ViolationKind>,
     executed: Vec<bool>,
-    blocked: Vec<(usize, usize, u32)>,
+    blocked: Vec<Blocked>,
     keys: Vec<Key>,
     hidden: usize,
     initial: Vec<u8>,
@@ -529,7 +530,7 @@ impl<R: Rider> Search<'_, '_, R> {
     #[inline]
     fn flush_group(&mut self) {
         if let Some(g) = self.pending.take() {
-            let at = g.map_or(NONE, |p| self.m.loc_id(&self.cur, p as usize));
+            let at = g.map_or(NONE, |p| self.m.loc_id(&self.cur, p).0);
             let ev = Event::Group {
                 pid: g,
                 foot: NONE,
@@ -543,7 +544,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// Tells the rider an event, after the marker of its group. (The end of the first pass
     /// need not be told when the state's end follows it.)
     #[inline]
-    fn emit(&mut self, ev: &Event, blocked: &[(usize, usize, u32)]) {
+    fn emit(&mut self, ev: &Event, blocked: &[Blocked]) {
         if self.pending.is_some() {
             match (ev, self.pending) {
                 (Event::End(_), Some(None)) => self.pending = None,
@@ -753,7 +754,7 @@ impl<R: Rider> Search<'_, '_, R> {
                     self.add(Violation {
                         kind,
                         edge: Some(edge),
-                        pid: Some(p as usize),
+                        pid: Some(p),
                         message: NON_TERMINATING.into(),
                         blocked: Vec::new(),
                         trail,
@@ -1194,9 +1195,14 @@ impl<R: Rider> Search<'_, '_, R> {
                     (*kind, Some(*edge), Vec::new())
                 }
                 Key::End(tuple) => {
-                    let blocked: Vec<(usize, usize, u32)> = tuple
+                    let blocked: Vec<Blocked> = tuple
                         .iter()
-                        .map(|&(t, l)| (usize::MAX, t as usize, l))
+                        .map(|&(t, l)| Blocked {
+                            // (No process yet: the pid is unknown.)
+                            pid: crate::explore::Pid::MAX,
+                            proc: t as usize,
+                            loc: crate::explore::LocIndex(l),
+                        })
                         .collect();
                     if self.found.seen_end(&blocked) {
                         continue;
@@ -1271,7 +1277,7 @@ impl<R: Rider> Search<'_, '_, R> {
         self.add(Violation {
             kind,
             edge: Some(step.edge),
-            pid: Some(step.pid as usize),
+            pid: Some(step.pid),
             message,
             blocked: Vec::new(),
             trail,
@@ -1334,7 +1340,7 @@ impl<R: Rider> Search<'_, '_, R> {
         self.add(Violation {
             kind,
             edge: Some(edge),
-            pid: Some(pid as usize),
+            pid: Some(pid),
             message,
             blocked: Vec::new(),
             trail,
@@ -1346,7 +1352,7 @@ impl<R: Rider> Search<'_, '_, R> {
         // Every distinct violation is kept: its bytes count against the memory limit.
         let bytes = std::mem::size_of::<Violation>()
             + v.message.len()
-            + v.blocked.len() * std::mem::size_of::<(usize, usize, u32)>()
+            + v.blocked.len() * std::mem::size_of::<Blocked>()
             + v.via.as_ref().map_or(0, |x| x.len());
         if self.budget.take(bytes as u64).is_err() {
             return self.out_of_memory();
@@ -1363,7 +1369,7 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// The stored state on top has no successors and is an invalid end state (`property`'s
     /// definition): `blocked` holds the processes that are not at a valid end.
-    fn report_end(&mut self, blocked: &[(usize, usize, u32)]) {
+    fn report_end(&mut self, blocked: &[Blocked]) {
         let kind = ViolationKind::InvalidEndState;
         self.rider.violation(self.m, kind, None, blocked);
         if !self.found.seen_end(blocked) {

@@ -3,6 +3,7 @@
 //! a pruned state whose recorded sub-state-space holds a violation. "The same violation" and
 //! "invalid end state" are `property`'s definitions, with the check's own options.
 
+use crate::explore::Blocked;
 use std::collections::HashSet;
 
 use super::budget::Budget;
@@ -21,7 +22,7 @@ pub struct Reached {
     pub steps: Vec<TrailStep>,
     pub message: String,
     /// Invalid end states: the blocked processes, with their pids.
-    pub blocked: Vec<(usize, usize, u32)>,
+    pub blocked: Vec<Blocked>,
 }
 
 /// For each violation of `out` that has a trail, a shortest trail to it (None when not found
@@ -104,7 +105,7 @@ pub fn find(
         if n == 0 {
             n = m.successors(&st, None, &mut g);
             if n == 0 && opts.end_states && property::invalid_end(m, &st, opts, &mut blocked) {
-                let t = Key::End(blocked.iter().map(|&(_, t, l)| (t as u32, l)).collect());
+                let t = Key::End(blocked.iter().map(|b| (b.proc as u32, b.loc.0)).collect());
                 if wanted.remove(&t) {
                     let r = Reached {
                         steps: path(&nodes, id, None),

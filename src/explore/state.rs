@@ -3,6 +3,7 @@
 //! creating a process or channel appends, a dying process truncates.
 
 use super::layout::{Layout, CHAN_TAG};
+use crate::explore::Pid;
 
 #[derive(Clone, Debug, Default)]
 pub struct State {
@@ -77,15 +78,21 @@ impl State {
         self.procs.len()
     }
 
+    /// The pids of the running processes, lowest first.
     #[inline]
-    pub fn ptype(&self, pid: usize) -> usize {
-        self.v[self.procs[pid] as usize] as usize
+    pub fn pids(&self) -> impl DoubleEndedIterator<Item = Pid> + ExactSizeIterator {
+        0..self.procs.len() as Pid
+    }
+
+    #[inline]
+    pub fn ptype(&self, pid: Pid) -> usize {
+        self.v[self.procs[usize::from(pid)] as usize] as usize
     }
 
     /// The index of process `pid`'s location in its proctype's automaton.
     #[inline]
-    pub fn loc(&self, pid: usize) -> u32 {
-        let at = self.procs[pid] as usize + 1;
+    pub fn loc(&self, pid: Pid) -> u32 {
+        let at = self.procs[usize::from(pid)] as usize + 1;
         if self.lw == 1 {
             self.v[at] as u32
         } else {
@@ -94,8 +101,8 @@ impl State {
     }
 
     #[inline]
-    pub fn set_loc(&mut self, pid: usize, loc: u32) {
-        let at = self.procs[pid] as usize + 1;
+    pub fn set_loc(&mut self, pid: Pid, loc: u32) {
+        let at = self.procs[usize::from(pid)] as usize + 1;
         if self.lw == 1 {
             self.v[at] = loc as u8;
         } else {
@@ -105,22 +112,22 @@ impl State {
 
     /// Offset of a process's locals.
     #[inline]
-    pub fn locals_at(&self, layout: &Layout, pid: usize) -> usize {
+    pub fn locals_at(&self, layout: &Layout, pid: Pid) -> usize {
         let t = self.ptype(pid);
-        self.procs[pid] as usize + layout.procs[t].header as usize
+        self.procs[usize::from(pid)] as usize + layout.procs[t].header as usize
     }
 
-    pub fn priority(&self, layout: &Layout, pid: usize, default: i32) -> i32 {
+    pub fn priority(&self, layout: &Layout, pid: Pid, default: i32) -> i32 {
         if layout.uses_priority {
-            self.v[self.procs[pid] as usize + 1 + self.lw as usize] as i32
+            self.v[self.procs[usize::from(pid)] as usize + 1 + self.lw as usize] as i32
         } else {
             default
         }
     }
 
-    pub fn set_priority(&mut self, layout: &Layout, pid: usize, prio: i32) {
+    pub fn set_priority(&mut self, layout: &Layout, pid: Pid, prio: i32) {
         if layout.uses_priority {
-            self.v[self.procs[pid] as usize + 1 + self.lw as usize] = prio as u8;
+            self.v[self.procs[usize::from(pid)] as usize + 1 + self.lw as usize] = prio as u8;
         }
     }
 
@@ -154,10 +161,10 @@ impl State {
     }
 
     /// Removes process `pid` (the last one) and everything created after it.
-    pub fn remove_last_proc(&mut self, pid: usize) {
-        let at = self.procs[pid];
+    pub fn remove_last_proc(&mut self, pid: Pid) {
+        let at = self.procs[usize::from(pid)];
         self.v.truncate(at as usize);
-        self.procs.truncate(pid);
+        self.procs.truncate(usize::from(pid));
         while self.chans.last().is_some_and(|&c| c >= at) {
             self.chans.pop();
         }

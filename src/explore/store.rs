@@ -192,10 +192,30 @@ impl Drop for Store {
     }
 }
 
-/// The 128-bit fingerprint of a canonical state vector, seeded with the layout hash so that
-/// equal bytes under different layouts never collide by construction.
-pub fn fingerprint(layout_hash: u64, key: &[u8]) -> u128 {
-    xxhash_rust::xxh3::xxh3_128_with_seed(key, layout_hash)
+/// A state's fingerprint: a 128-bit hash of its canonical bytes, seeded with its layout's
+/// hash (DESIGN.md 4). Records are keyed and sorted by it.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fingerprint(pub u128);
+
+impl std::fmt::LowerHex for Fingerprint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::LowerHex::fmt(&self.0, f)
+    }
+}
+
+impl Fingerprint {
+    /// Its top `bits` bits (fingerprints are uniformly distributed: a bucket).
+    #[inline]
+    pub fn top(self, bits: u32) -> usize {
+        (self.0 >> (128 - bits)) as usize
+    }
+}
+
+/// The fingerprint of a canonical state vector, seeded with the layout hash so that equal
+/// bytes under different layouts never collide by construction.
+pub fn fingerprint(layout_hash: u64, key: &[u8]) -> Fingerprint {
+    Fingerprint(xxhash_rust::xxh3::xxh3_128_with_seed(key, layout_hash))
 }
 
 #[cfg(test)]

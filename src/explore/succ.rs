@@ -6,6 +6,7 @@
 //! transition, and priorities (only enabled processes of the highest priority move).
 //! `successors` collects them all, for trails and shortest paths.
 
+use crate::explore::Pid;
 use crate::program::expr::{LExpr, LStmt};
 use crate::program::Edge;
 
@@ -20,7 +21,7 @@ pub struct Succ {
     /// Where `successors` put the state in `Gen::bytes`.
     pub start: u64,
     pub len: u32,
-    pub pid: u8,
+    pub pid: Pid,
     pub edge: EdgeNo,
     /// The receiving half of a rendezvous: (pid, edge).
     pub rv: Option<(u8, EdgeNo)>,
@@ -40,7 +41,7 @@ impl Succ {
 /// A step that could not complete.
 #[derive(Clone, Debug)]
 pub struct FaultAt {
-    pub pid: u8,
+    pub pid: Pid,
     pub edge: EdgeNo,
     pub rv: Option<(u8, EdgeNo)>,
     pub fault: Fault,
@@ -250,8 +251,8 @@ impl Machine<'_> {
     /// Whether process `pid` has an executable step (for `enabled()` and priorities);
     /// `nest` counts the `enabled()` probes this one is inside. A probe that meets pan's
     /// fatal `enabled()` of the running process, or nests too deep, fails with it.
-    pub fn can_move(&self, st: &State, pid: usize, timeout: bool, nest: u8) -> Result<bool, Fault> {
-        let mut c = Cursor::new(st, Some(pid as u8));
+    pub fn can_move(&self, st: &State, pid: Pid, timeout: bool, nest: u8) -> Result<bool, Fault> {
+        let mut c = Cursor::new(st, Some(pid));
         c.no_priority = true;
         c.timeout = timeout;
         c.nest = nest;
@@ -269,7 +270,7 @@ impl Machine<'_> {
         }
     }
 
-    fn prio(&self, st: &State, pid: usize) -> i32 {
+    fn prio(&self, st: &State, pid: Pid) -> i32 {
         let t = st.ptype(pid);
         st.priority(&self.layout, pid, self.prog.procs[t].priority as i32)
     }
@@ -304,7 +305,7 @@ impl Machine<'_> {
                 }
                 return Next::Done;
             }
-            let pid = c.pid as usize;
+            let pid = c.pid as Pid;
             if !c.entered {
                 if c.groups && !c.timeout && !c.announced {
                     c.announced = true;
@@ -314,7 +315,7 @@ impl Machine<'_> {
                 if c.pid as usize == st.nr_pr() - 1 || c.only.is_some() {
                     self.start_pass(st, c);
                 }
-                let skip = c.only.is_some_and(|o| o as usize != pid)
+                let skip = c.only.is_some_and(|o| o as Pid != pid)
                     || !self.provided(st, pid)
                     || (self.layout.uses_priority && !c.no_priority && self.prio(st, pid) < c.top);
                 if skip {
@@ -425,8 +426,9 @@ impl Machine<'_> {
         if !self.layout.uses_priority || c.no_priority || c.top != i32::MIN {
             return;
         }
-        c.top = (0..st.nr_pr())
-            .filter(|&p| c.only.is_none_or(|o| o as usize == p))
+        c.top = st
+            .pids()
+            .filter(|&p| c.only.is_none_or(|o| o as Pid == p))
             .filter(|&p| {
                 self.provided(st, p) && self.can_move(st, p, c.timeout, c.nest).unwrap_or(true)
             })
@@ -446,7 +448,7 @@ impl Machine<'_> {
     ) -> Option<Next> {
         let (mut q, mut k) = c.rv_next?;
         c.rv_next = None;
-        let pid = c.pid as usize;
+        let pid = c.pid as Pid;
         let loc = self.location(st, pid)?;
         let e = loc.edges.get(c.rv_edge as usize)?;
         let no = self.edge_no(st.ptype(pid), st.loc(pid), c.rv_edge as usize);
@@ -486,11 +488,11 @@ impl Machine<'_> {
                     return None;
                 }
                 q -= 1;
-                if q as usize == pid || !self.provided(tmp, q as usize) {
+                if q as Pid == pid || !self.provided(tmp, q as Pid) {
                     continue;
                 }
             }
-            let qp = q as usize;
+            let qp = q as Pid;
             let Some(lq) = self.location(tmp, qp) else {
                 k = 0;
                 continue;
@@ -583,7 +585,7 @@ impl Machine<'_> {
         match s {
             LStmt::Expr(LExpr::Run { .. }) => false,
             LStmt::Expr(x) => matches!(self.eval(st, cx, x), Ok(0)),
-            LStmt::End => cx.pid + 1 != st.nr_pr(),
+            LStmt::End => usize::from(cx.pid) + 1 != st.nr_pr(),
             LStmt::Send { chan, .. } => self.chan_of(st, cx, chan).is_ok_and(|at| {
                 st.chan_len(at) as u32 >= self.layout.chans[st.chan_type(at)].capacity
             }),
@@ -594,9 +596,9 @@ impl Machine<'_> {
         }
     }
 
-    fn set_last(&self, st: &mut State, pid: usize) {
+    fn set_last(&self, st: &mut State, pid: Pid) {
         if let Some(a) = self.layout.last_at {
-            st.v[a as usize] = pid as u8;
+            st.v[a as usize] = pid;
         }
     }
 }
@@ -611,9 +613,9 @@ fn moved(c: &mut Cursor, e: &Edge) {
     }
 }
 
-fn report(pid: usize, edge: EdgeNo, fault: Fault) -> Next {
+fn report(pid: Pid, edge: EdgeNo, fault: Fault) -> Next {
     Next::Report(FaultAt {
-        pid: pid as u8,
+        pid,
         edge,
         rv: None,
         fault,
@@ -644,9 +646,9 @@ pub(crate) fn first_receive(
     }
 }
 
-fn fault(pid: usize, edge: EdgeNo, rv: Option<(u8, EdgeNo)>, fault: Fault) -> Next {
+fn fault(pid: Pid, edge: EdgeNo, rv: Option<(u8, EdgeNo)>, fault: Fault) -> Next {
     Next::Fault(FaultAt {
-        pid: pid as u8,
+        pid,
         edge,
         rv,
         fault,

@@ -2,6 +2,7 @@
 //! the interpreter (so every reported trail is checked to be executable), with the values each
 //! step changed and the `printf` output along the way.
 
+use crate::explore::Pid;
 use crate::program::expr::LStmt;
 
 use super::eval::Ctx;
@@ -16,7 +17,7 @@ use super::succ::{Cursor, Gen, Next};
 /// One step: process `pid` executed `edge` (and, for a rendezvous, `rv` received).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrailStep {
-    pub pid: u8,
+    pub pid: Pid,
     pub edge: EdgeNo,
     pub rv: Option<(u8, EdgeNo)>,
 }
@@ -26,7 +27,7 @@ pub struct TrailStep {
 pub struct TrailView {
     /// Its place in the whole trail, from 1 (the halves of a rendezvous count one each).
     pub step: usize,
-    pub pid: usize,
+    pub pid: Pid,
     pub edge: EdgeNo,
     /// (name, new value) of every variable the step changed.
     pub changed: Vec<(String, i64)>,
@@ -64,7 +65,7 @@ enum Taken {
 #[error("trail step {step} (pid {pid}) is not executable")]
 pub struct ReplayError {
     pub step: usize,
-    pub pid: usize,
+    pub pid: Pid,
 }
 
 impl Machine<'_> {
@@ -100,10 +101,10 @@ impl Machine<'_> {
     /// `provided` clauses in the model. None: enumerate instead (also when the step does not
     /// execute directly, as a `timeout` guard outside the timeout pass).
     fn take_direct(&self, st: &State, s: &TrailStep, out: &mut State) -> Option<Taken> {
-        let pid = s.pid as usize;
+        let pid = s.pid;
         if s.rv.is_some()
             || self.layout.uses_priority
-            || pid >= st.nr_pr()
+            || usize::from(pid) >= st.nr_pr()
             || self.prog.procs.iter().any(|p| p.provided.is_some())
         {
             return None;
@@ -143,7 +144,7 @@ impl Machine<'_> {
                     out.set_loc(pid, self.target(s.edge));
                 }
                 if let Some(a) = self.layout.last_at {
-                    out.v[a as usize] = pid as u8;
+                    out.v[a as usize] = pid;
                 }
                 Taken::Next(match step {
                     super::exec::Step::Flagged(f) => Some(f),
@@ -274,7 +275,7 @@ impl Machine<'_> {
                 _ => {
                     return Err(ReplayError {
                         step: i + 1,
-                        pid: s.pid as usize,
+                        pid: s.pid,
                     })
                 }
             };
@@ -288,7 +289,7 @@ impl Machine<'_> {
             }
             out.push(TrailView {
                 step: first,
-                pid: s.pid as usize,
+                pid: s.pid,
                 edge: s.edge,
                 changed: if s.rv.is_some() {
                     Vec::new()
@@ -301,7 +302,7 @@ impl Machine<'_> {
             if let Some((q, r)) = s.rv {
                 out.push(TrailView {
                     step: first + 1,
-                    pid: q as usize,
+                    pid: q,
                     edge: r,
                     changed,
                     output: None,
@@ -348,11 +349,11 @@ impl Machine<'_> {
             let at = self.layout.global_base(g) as usize;
             diff_scalars(&g.name, &g.shape, at, at, a, b, &mut out);
         }
-        for pid in 0..b.nr_pr() {
+        for pid in b.pids() {
             let t = b.ptype(pid);
             let pname = &self.prog.procs[t].name;
             let bb = b.locals_at(&self.layout, pid);
-            let same = pid < a.nr_pr() && a.ptype(pid) == t;
+            let same = usize::from(pid) < a.nr_pr() && a.ptype(pid) == t;
             for l in &self.layout.procs[t].locals {
                 let name = || format!("{pname}({pid}):{}", l.name);
                 let y = bb + l.offset as usize;
@@ -410,7 +411,7 @@ impl Machine<'_> {
             let base = self.layout.global_base(g) as usize;
             named_scalars(&g.name, &g.shape, base, st, &mut out);
         }
-        for pid in 0..st.nr_pr() {
+        for pid in st.pids() {
             let t = st.ptype(pid);
             let base = st.locals_at(&self.layout, pid);
             let pname = &self.prog.procs[t].name;
@@ -428,7 +429,7 @@ impl Machine<'_> {
     /// The text a `printf` step prints, evaluated in the state before the step.
     fn printf_text(&self, st: &State, s: &TrailStep) -> Option<String> {
         let e = self.edge(s.edge);
-        let cx = Ctx::of(s.pid as usize);
+        let cx = Ctx::of(s.pid);
         match &e.stmt {
             LStmt::Printf(fmt, args) => {
                 let vals: Vec<i64> = args

@@ -350,7 +350,7 @@ mod tests {
         StepDoc {
             step,
             proc: proc.to_string(),
-            pid: step % 2,
+            pid: (step % 2) as crate::explore::Pid,
             location: location.to_string(),
             statement: statement.to_string(),
             changed: serde_json::Map::new(),

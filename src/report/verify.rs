@@ -83,7 +83,7 @@ pub struct ViolationDoc {
 pub struct StepDoc {
     pub step: usize,
     pub proc: String,
-    pub pid: usize,
+    pub pid: crate::explore::Pid,
     pub location: String,
     pub statement: String,
     pub changed: serde_json::Map<String, serde_json::Value>,
@@ -125,20 +125,23 @@ pub fn document(
                 None => v
                     .blocked
                     .first()
-                    .map(|&(_, t, l)| {
-                        files.location(m.prog.procs[t].automaton.locations[l as usize].span)
+                    .map(|b| {
+                        files.location(
+                            m.prog.procs[b.proc].automaton.locations[b.loc.0 as usize].span,
+                        )
                     })
                     .unwrap_or_default(),
             };
             let locations = v
                 .blocked
                 .iter()
-                .map(|&(pid, t, l)| {
-                    let p = &m.prog.procs[t];
+                .map(|b| {
+                    let p = &m.prog.procs[b.proc];
                     format!(
-                        "{}({pid}) at {}",
+                        "{}({}) at {}",
                         p.name,
-                        files.location(p.automaton.locations[l as usize].span)
+                        b.pid,
+                        files.location(p.automaton.locations[b.loc.0 as usize].span)
                     )
                 })
                 .collect();

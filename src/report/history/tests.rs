@@ -40,7 +40,13 @@ fn commit(n: u8, subject: &str, time: i64, models: Vec<ModelCell>) -> CommitRow 
     }
 }
 
-fn step(step: usize, proc: &str, pid: usize, location: &str, statement: &str) -> StepDoc {
+fn step(
+    step: usize,
+    proc: &str,
+    pid: crate::explore::Pid,
+    location: &str,
+    statement: &str,
+) -> StepDoc {
     StepDoc {
         step,
         proc: proc.to_string(),

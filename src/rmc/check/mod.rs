@@ -6,6 +6,7 @@
 //! base (new and fixed violations) and the next record, which accumulates: the old records
 //! that stay valid plus the fresh ones.
 
+use crate::explore::Fingerprint;
 use std::path::{Path, PathBuf};
 
 use crate::explore::machine::{EdgeNo, Machine};
@@ -848,10 +849,7 @@ pub fn complete_trails(
             if v.kind == ViolationKind::InvalidEndState {
                 v.blocked = f.blocked;
             }
-            v.pid = f
-                .steps
-                .last()
-                .map(|s| s.rv.map_or(s.pid, |(q, _)| q) as usize);
+            v.pid = f.steps.last().map(|s| s.rv.map_or(s.pid, |(q, _)| q));
             v.via = None;
             done[j] = true;
         }
@@ -869,7 +867,11 @@ pub fn rec_violation(m: &Machine, v: &crate::explore::Violation) -> RecViolation
         _ => (
             v.blocked
                 .iter()
-                .map(|&(_, t, l)| m.prog.procs[t].automaton.locations[l as usize].id.0)
+                .map(|b| {
+                    m.prog.procs[b.proc].automaton.locations[b.loc.0 as usize]
+                        .id
+                        .0
+                })
                 .collect(),
             None,
         ),
@@ -946,7 +948,7 @@ pub fn record(
         return None;
     };
     // (fingerprint, set, slot in the new graph)
-    let mut states: Vec<(u128, u32, u32)> = fps
+    let mut states: Vec<(Fingerprint, u32, u32)> = fps
         .iter()
         .zip(sets_of.iter())
         .enumerate()
@@ -1137,12 +1139,12 @@ fn executed_stable(m: &Machine, executed: &[bool]) -> Vec<(u32, u32)> {
 
 /// Sorts by fingerprint: one bucket pass on the top 16 bits (fingerprints are uniformly
 /// distributed), then each small bucket.
-fn sort_by_fingerprint(v: &mut Vec<(u128, u32, u32)>) {
+fn sort_by_fingerprint(v: &mut Vec<(Fingerprint, u32, u32)>) {
     if v.len() < 1 << 12 {
         v.sort_unstable_by_key(|s| s.0);
         return;
     }
-    let bucket = |s: &(u128, u32, u32)| (s.0 >> 112) as usize;
+    let bucket = |s: &(Fingerprint, u32, u32)| s.0.top(16);
     let mut counts = vec![0usize; (1 << 16) + 1];
     for s in v.iter() {
         counts[bucket(s) + 1] += 1;
@@ -1150,7 +1152,7 @@ fn sort_by_fingerprint(v: &mut Vec<(u128, u32, u32)>) {
     for i in 1..counts.len() {
         counts[i] += counts[i - 1];
     }
-    let mut out = vec![(0u128, 0u32, 0u32); v.len()];
+    let mut out = vec![(Fingerprint::default(), 0u32, 0u32); v.len()];
     let mut at = counts.clone();
     for s in v.iter() {
         let b = bucket(s);
@@ -1219,7 +1221,10 @@ impl Table {
 }
 
 /// Two lists sorted by fingerprint, as one.
-fn merge(a: Vec<(u128, u32, u32)>, b: Vec<(u128, u32, u32)>) -> Vec<(u128, u32, u32)> {
+fn merge(
+    a: Vec<(Fingerprint, u32, u32)>,
+    b: Vec<(Fingerprint, u32, u32)>,
+) -> Vec<(Fingerprint, u32, u32)> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
@@ -1237,7 +1242,7 @@ fn merge(a: Vec<(u128, u32, u32)>, b: Vec<(u128, u32, u32)>) -> Vec<(u128, u32, 
 }
 
 /// The stable location ids a record's set holds for a state (for tests and tools).
-pub fn set_locations(r: &Record, fp: u128) -> Option<Vec<LocId>> {
+pub fn set_locations(r: &Record, fp: Fingerprint) -> Option<Vec<LocId>> {
     let i = r.fingerprints.binary_search(&fp).ok()?;
     let set = &r.sets[r.set_of[i] as usize];
     Some(

@@ -18,6 +18,7 @@
 //! little-endian.
 
 use crate::explore::budget::Held;
+use crate::explore::Fingerprint;
 use bytes::Bytes;
 use std::path::Path;
 use std::sync::Arc;
@@ -132,7 +133,7 @@ pub struct Record {
     pub sets: Vec<Vec<u32>>,
     /// Fingerprints of the recorded states, sorted and distinct (shared with the indexes a
     /// reusing run builds over them).
-    pub fingerprints: Arc<Vec<u128>>,
+    pub fingerprints: Arc<Vec<Fingerprint>>,
     /// Each state's set.
     pub set_of: Vec<u32>,
     pub violations: Vec<RecViolation>,
@@ -387,7 +388,7 @@ impl Record {
         let mut w = W(Vec::with_capacity(4 + self.fingerprints.len() * 20));
         w.u32(self.fingerprints.len() as u32);
         for f in self.fingerprints.iter() {
-            w.0.extend_from_slice(&f.to_le_bytes());
+            w.0.extend_from_slice(&f.0.to_le_bytes());
         }
         for s in &self.set_of {
             w.u32(*s);
@@ -551,12 +552,12 @@ impl Record {
         let mut r = R { b: stat, at: 0 };
         let n = r.count(20)?;
         let fps = r.bytes(n * 16)?;
-        let fingerprints: Vec<u128> = fps
+        let fingerprints: Vec<Fingerprint> = fps
             .chunks_exact(16)
             .map(|c| {
                 let mut a = [0u8; 16];
                 a.copy_from_slice(c);
-                u128::from_le_bytes(a)
+                Fingerprint(u128::from_le_bytes(a))
             })
             .collect();
         let ids_bytes = r.bytes(n * 4)?;

@@ -14,6 +14,7 @@ use crate::explore::event::{End, Event, To};
 use crate::explore::exec::Flag;
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::trail::TrailStep;
+use crate::explore::Pid;
 use crate::explore::ViolationKind;
 use crate::rmc::record::blob::Blob;
 
@@ -671,7 +672,7 @@ pub fn for_each_event(
 
 /// A step without a rendezvous or a flag.
 #[inline]
-fn plain_step(pid: u8, edge: EdgeNo, to: To) -> Option<Event> {
+fn plain_step(pid: Pid, edge: EdgeNo, to: To) -> Option<Event> {
     Some(Event::Step {
         step: TrailStep {
             pid,
@@ -1065,12 +1066,12 @@ mod tests {
 
     #[test]
     fn groups_round_trip_with_their_lengths_and_rendezvous() {
-        let step = |pid: u8, edge: u32, rv: Option<(u8, u32)>| Event::Step {
+        let step = |pid: Pid, edge: u32, rv: Option<(u8, u32)>| Event::Step {
             step: TrailStep { pid, edge, rv },
             flag: None,
             to: To::State(7),
         };
-        let group = |pid: Option<u8>, foot: u32| Event::Group {
+        let group = |pid: Option<Pid>, foot: u32| Event::Group {
             pid,
             foot,
             rv: false,

@@ -7,6 +7,7 @@
 //! nor carried (unreachable in the new version) are dropped; when they make up most of the
 //! slots, the graph is compacted (renumbered densely).
 
+use crate::explore::Blocked;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -423,7 +424,7 @@ impl GraphBuilder {
 
     /// An event of the expansion of the state on top (states named by search id). It is
     /// encoded when the state closes: by then every state it names has its slot.
-    pub fn event(&mut self, m: &impl StableNames, ev: &Event, blocked: &[(usize, usize, u32)]) {
+    pub fn event(&mut self, m: &impl StableNames, ev: &Event, blocked: &[Blocked]) {
         let Some(o) = self.open.last_mut() else {
             return;
         };
@@ -445,8 +446,9 @@ impl GraphBuilder {
             return;
         }
         let at = self.blocked_stack.len() as u32;
-        for &(pid, t, l) in blocked {
-            self.blocked_stack.push((pid as u32, m.loc_id(t, l)));
+        for b in blocked {
+            self.blocked_stack
+                .push((u32::from(b.pid), m.loc_id(b.proc, b.loc.0)));
         }
         let edges = &mut self.edges;
         let ev = ev.map_edges(|no| edges.of(m, no));

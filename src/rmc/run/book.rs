@@ -13,6 +13,9 @@
 //! (The paper's stack walk misses cross edges into finished members of a component whose
 //! root is still on the stack; this does not.)
 
+use crate::explore::Blocked;
+use crate::explore::Fingerprint;
+use crate::explore::Pid;
 use std::sync::Arc;
 
 use crate::explore::budget::{Budget, Held, OutOfMemory};
@@ -38,7 +41,7 @@ pub trait Keep {
     /// The vector of the state just opened: its canonical bytes and tags.
     fn vector(&mut self, canon: &[u8], tags: &[u8]);
     /// A newly stored state's fingerprint, its set to come, and its accumulator.
-    fn enter(&mut self, id: u32, fp: u128);
+    fn enter(&mut self, id: u32, fp: Fingerprint);
     /// A newly stored state that the recorder did not look up, expanded: its vector and
     /// fingerprint, its old slot if the record holds it (`open`, `vector`, `enter`), and
     /// its locations.
@@ -53,20 +56,20 @@ pub trait Keep {
     fn foot(&mut self, of: u32, touch: bool);
     /// A group of moves taken from the record into a graph written afresh: a marker of its
     /// own (the recorded footprint ids are not this graph's) and the footprint's locations.
-    fn marker_afresh(&mut self, m: &Machine, pid: u8, rv: bool, foot: u32);
+    fn marker_afresh(&mut self, m: &Machine, pid: Pid, rv: bool, foot: u32);
     /// The state `st` was reached inside an atomic run (`step` moved into it).
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>);
     /// A location in the footprint of the state being expanded.
     fn touch(&mut self, loc: u32);
     /// An event of the expansion, for the graph.
-    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]);
+    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[Blocked]);
     fn matched(&mut self, id: u32, done: bool);
     fn violation(
         &mut self,
         m: &Machine,
         kind: ViolationKind,
         edge: Option<EdgeNo>,
-        blocked: &[(usize, usize, u32)],
+        blocked: &[Blocked],
     );
     /// The stored state `id` is done; `root`: it is the root of its component.
     fn finished(&mut self, id: u32, root: bool);
@@ -83,7 +86,7 @@ pub struct Book {
     pub elements: ElementTable,
     pub sets: SetTable,
     /// Per store id: the fingerprint of the state.
-    pub fingerprints: Option<ChunkedVec<u128>>,
+    pub fingerprints: Option<ChunkedVec<Fingerprint>>,
     /// Per store id: its set (u32::MAX until its component completes).
     pub set_of: Option<ChunkedVec<u32>>,
     /// The state graph being written.
@@ -232,13 +235,13 @@ impl Book {
 
     /// Process `pid`'s location, unless the accumulator on top has it from this pid.
     #[inline]
-    fn add_location(&mut self, m: &Machine, st: &State, pid: usize) {
+    fn add_location(&mut self, m: &Machine, st: &State, pid: Pid) {
         let (t, l) = (st.ptype(pid), st.loc(pid) as usize);
         let n = self.seen.len();
-        match self.seen.get_mut(pid) {
+        match self.seen.get_mut(usize::from(pid)) {
             Some(x) if *x == (t, l) => return,
             Some(x) => *x = (t, l),
-            None if n == pid => self.seen.push((t, l)),
+            None if n == usize::from(pid) => self.seen.push((t, l)),
             None => {}
         }
         // The element and stable id of a (proctype, location index), looked up once.
@@ -251,7 +254,7 @@ impl Book {
         let (e, stable) = match cached {
             Some(x) => x,
             None => {
-                let stable = m.loc_id(st, pid);
+                let stable = m.loc_id(st, pid).0;
                 let e = self.elements.location(stable);
                 if self.loc_elements.len() <= t {
                     self.loc_elements.resize(t + 1, Vec::new());
@@ -314,13 +317,13 @@ impl Keep for Book {
             self.seen.clear();
             self.seen_gen = self.gen;
         }
-        for pid in 0..st.nr_pr() {
+        for pid in st.pids() {
             self.add_location(m, st, pid);
         }
         self.seen.truncate(st.nr_pr());
     }
 
-    fn enter(&mut self, id: u32, fp: u128) {
+    fn enter(&mut self, id: u32, fp: Fingerprint) {
         let r = self
             .fingerprints
             .as_mut()
@@ -419,7 +422,7 @@ impl Keep for Book {
         self.scratch = elems;
     }
 
-    fn marker_afresh(&mut self, m: &Machine, pid: u8, rv: bool, foot: u32) {
+    fn marker_afresh(&mut self, m: &Machine, pid: Pid, rv: bool, foot: u32) {
         let marker = Event::Group {
             pid: Some(pid),
             foot: NONE,
@@ -441,9 +444,9 @@ impl Keep for Book {
         // The footprint of the group the step belongs to has the locations its processes
         // reach (the accumulator's cache below may know them from another group).
         if let Some(s) = step {
-            let q = s.rv.map(|(q, _)| q as usize);
-            for pid in std::iter::once(s.pid as usize).chain(q) {
-                let l = m.loc_id(st, pid);
+            let q = s.rv.map(|(q, _)| q);
+            for pid in std::iter::once(s.pid).chain(q) {
+                let l = m.loc_id(st, pid).0;
                 if l != u32::MAX {
                     self.graph.touch(l);
                 }
@@ -453,9 +456,9 @@ impl Keep for Book {
         // that did not move are in it already.
         match step {
             Some(s) if self.seen_gen == self.gen && self.seen.len() == st.nr_pr() => {
-                self.add_location(m, st, s.pid as usize);
+                self.add_location(m, st, s.pid);
                 if let Some((q, _)) = s.rv {
-                    self.add_location(m, st, q as usize);
+                    self.add_location(m, st, q);
                 }
             }
             _ => self.locations(m, st),
@@ -476,13 +479,17 @@ impl Keep for Book {
         m: &Machine,
         kind: ViolationKind,
         edge: Option<EdgeNo>,
-        blocked: &[(usize, usize, u32)],
+        blocked: &[Blocked],
     ) {
         let el = match (kind, edge) {
             (ViolationKind::InvalidEndState, _) => Element::End(
                 blocked
                     .iter()
-                    .map(|&(_, t, l)| m.prog.procs[t].automaton.locations[l as usize].id.0)
+                    .map(|b| {
+                        m.prog.procs[b.proc].automaton.locations[b.loc.0 as usize]
+                            .id
+                            .0
+                    })
                     .collect(),
             ),
             (k, Some(e)) if (e as usize) < m.edges.len() => {
@@ -537,7 +544,7 @@ impl Keep for Book {
         self.graph.touch(loc);
     }
 
-    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[Blocked]) {
         self.graph.event(m, ev, blocked);
     }
 

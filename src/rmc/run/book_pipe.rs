@@ -10,6 +10,9 @@
 //! cut by its memory limit may store a few more states than inline (its verdict is the same:
 //! incomplete, no record).
 
+use crate::explore::Blocked;
+use crate::explore::Fingerprint;
+use crate::explore::Pid;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -55,7 +58,7 @@ enum Cmd {
         touch: bool,
     },
     MarkerAfresh {
-        pid: u8,
+        pid: Pid,
         rv: bool,
         foot: u32,
     },
@@ -108,7 +111,9 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
                 let c = next(canon);
                 b.graph.vector(c, next(tags));
             }
-            &Cmd::Enter { id, fp } => b.enter(id, (fp[0] as u128) << 64 | fp[1] as u128),
+            &Cmd::Enter { id, fp } => {
+                b.enter(id, Fingerprint((fp[0] as u128) << 64 | fp[1] as u128))
+            }
             &Cmd::Fresh { id, len } => {
                 st.load(&m.layout, next(len));
                 b.fresh(m, id, st);
@@ -183,10 +188,10 @@ impl Keep for BookPipe {
     }
 
     #[inline]
-    fn enter(&mut self, id: u32, fp: u128) {
+    fn enter(&mut self, id: u32, fp: Fingerprint) {
         self.tx.push(Cmd::Enter {
             id,
-            fp: [(fp >> 64) as u64, fp as u64],
+            fp: [(fp.0 >> 64) as u64, fp.0 as u64],
         });
     }
 
@@ -217,7 +222,7 @@ impl Keep for BookPipe {
         self.tx.push(Cmd::Foot { of, touch });
     }
 
-    fn marker_afresh(&mut self, _m: &Machine, pid: u8, rv: bool, foot: u32) {
+    fn marker_afresh(&mut self, _m: &Machine, pid: Pid, rv: bool, foot: u32) {
         self.tx.push(Cmd::MarkerAfresh { pid, rv, foot });
     }
 
@@ -236,7 +241,7 @@ impl Keep for BookPipe {
     }
 
     #[inline]
-    fn event(&mut self, _m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+    fn event(&mut self, _m: &Machine, ev: &Event, blocked: &[Blocked]) {
         self.tx.batch.blocked.extend_from_slice(blocked);
         self.tx.push(Cmd::Event {
             ev: *ev,
@@ -254,7 +259,7 @@ impl Keep for BookPipe {
         _m: &Machine,
         kind: ViolationKind,
         edge: Option<EdgeNo>,
-        blocked: &[(usize, usize, u32)],
+        blocked: &[Blocked],
     ) {
         self.tx.batch.blocked.extend_from_slice(blocked);
         self.tx.push(Cmd::Violation {

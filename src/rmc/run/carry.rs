@@ -8,6 +8,7 @@
 //! of a proctype that gained locals is created. So each recorded state below it stands for
 //! exactly one new state: its old bytes with the pruned state's extras (`Extension::embed`).
 
+use crate::explore::Fingerprint;
 use std::collections::HashMap;
 
 use crate::rmc::diff::extension::Extension;
@@ -60,7 +61,7 @@ impl Carry {
         ext: &Extension,
         g: &Graph,
         layout_hash: u64,
-        mut each: impl FnMut(u128, u32),
+        mut each: impl FnMut(Fingerprint, u32),
     ) -> bool {
         let mut ok = !self.failed;
         // The (old slot, extras) pairs met: a bitset over the slots for each of the first

@@ -4,6 +4,7 @@
 //! this way: the worker applies the commands in order, so its result is the one the same
 //! calls made inline would give.
 
+use crate::explore::Blocked;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 /// Commands in a batch before it is handed over: large enough that the hand-over is rare,
@@ -16,7 +17,7 @@ const QUEUED: usize = 4;
 pub struct Batch<C> {
     pub cmds: Vec<C>,
     pub bytes: Vec<u8>,
-    pub blocked: Vec<(usize, usize, u32)>,
+    pub blocked: Vec<Blocked>,
 }
 
 impl<C> Default for Batch<C> {

@@ -16,6 +16,7 @@ use crate::explore::machine::Machine;
 use crate::explore::state::State;
 use crate::explore::store::fingerprint;
 use crate::explore::succ::{Cursor, Next};
+use crate::explore::Fingerprint;
 
 /// What the walks met: states a search would store, and those of them the record lacks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,7 +49,7 @@ pub fn sample(
     m: &Machine,
     walks: u32,
     steps: u32,
-    recorded: impl Fn(u128) -> bool,
+    recorded: impl Fn(Fingerprint) -> bool,
 ) -> Option<Sample> {
     let initial = m.initial().ok()?;
     let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
@@ -115,7 +116,7 @@ fn count(
     m: &Machine,
     st: &State,
     canon: &mut Vec<u8>,
-    recorded: &impl Fn(u128) -> bool,
+    recorded: &impl Fn(Fingerprint) -> bool,
     s: &mut Sample,
 ) {
     m.canonical(st, canon);

@@ -5,6 +5,9 @@
 //! through `book_pipe`, to a worker thread, so that the search's thread does only what the
 //! search waits for.
 
+use crate::explore::Blocked;
+use crate::explore::Fingerprint;
+use crate::explore::Pid;
 use std::sync::Arc;
 
 use crate::explore::budget::{Budget, Held};
@@ -65,7 +68,7 @@ impl Prune {
 /// The fingerprints of the prunable recorded states, and each one's position in the
 /// record's list.
 pub struct Prunable {
-    fingerprints: Vec<u128>,
+    fingerprints: Vec<Fingerprint>,
     index: crate::rmc::record::fpindex::FpIndex,
     at: Vec<u32>,
 }
@@ -87,7 +90,7 @@ impl Prunable {
     }
 
     /// The record position of the prunable state with fingerprint `fp`.
-    fn find(&self, fp: u128) -> Option<usize> {
+    fn find(&self, fp: Fingerprint) -> Option<usize> {
         self.index
             .find(&self.fingerprints, fp)
             .map(|i| self.at[i] as usize)
@@ -114,7 +117,7 @@ const PROBE_EVERY: u32 = 64;
 /// The states of a record, by fingerprint.
 pub struct Known {
     /// Sorted (the record's own list).
-    pub fingerprints: Arc<Vec<u128>>,
+    pub fingerprints: Arc<Vec<Fingerprint>>,
     index: crate::rmc::record::fpindex::FpIndex,
     /// Per position: its set (an index into the record's sets).
     pub set_of: Vec<u32>,
@@ -123,7 +126,11 @@ pub struct Known {
 }
 
 impl Known {
-    pub fn new(fingerprints: Arc<Vec<u128>>, set_of: Vec<u32>, graph: Option<&Graph>) -> Known {
+    pub fn new(
+        fingerprints: Arc<Vec<Fingerprint>>,
+        set_of: Vec<u32>,
+        graph: Option<&Graph>,
+    ) -> Known {
         let slot_of = match graph {
             Some(g) => g.slot_of.clone(),
             None => vec![crate::rmc::record::graph::NONE; fingerprints.len()],
@@ -137,7 +144,7 @@ impl Known {
     }
 
     /// The position of a fingerprint in the record's list.
-    pub fn find(&self, fp: u128) -> Option<usize> {
+    pub fn find(&self, fp: Fingerprint) -> Option<usize> {
         self.index.find(&self.fingerprints, fp)
     }
 
@@ -229,7 +236,7 @@ pub struct Recorder {
     /// The fingerprint of the state `lookup` last failed to find, whose canonical vector is
     /// in `canon`: the search stores that state next (`Rider::lookup`), and its vector and
     /// fingerprint are not made twice.
-    missed: Option<u128>,
+    missed: Option<Fingerprint>,
     /// Across a layout change, with the old graph: the states pruned, to carry what lies
     /// below them into the record.
     pub carry: Option<crate::rmc::run::carry::Carry>,
@@ -324,7 +331,7 @@ impl Recorder {
     /// `canon`) is stored by the search, and replayed when its projection is a recorded
     /// state whose footprint misses the change. Its slot in the new graph is its own (the
     /// graph is written afresh: old slots stand for many new states).
-    fn stored_projected(&mut self, m: &Machine, id: u32, st: &State, fp: u128) -> Visit {
+    fn stored_projected(&mut self, m: &Machine, id: u32, st: &State, fp: Fingerprint) -> Visit {
         let found = self.replay.as_ref().and_then(|r| {
             let (ext, old_hash) = r.project.as_ref()?;
             ext.project(&self.canon, &mut self.projected)
@@ -374,7 +381,7 @@ impl Recorder {
         m: &Machine,
         id: u32,
         st: &State,
-        fp: u128,
+        fp: Fingerprint,
         at: Option<usize>,
         pruned: bool,
     ) -> Visit {
@@ -563,8 +570,8 @@ impl Rider for Recorder {
     }
 
     fn created(&mut self, m: &Machine, st: &State, first: usize) {
-        for pid in first..st.nr_pr() {
-            let l = m.loc_id(st, pid);
+        for pid in st.pids().skip(first) {
+            let l = m.loc_id(st, pid).0;
             keep!(self, touch(l));
         }
     }
@@ -578,7 +585,7 @@ impl Rider for Recorder {
         m: &Machine,
         id: u32,
         st: &State,
-        pid: u8,
+        pid: Pid,
     ) -> crate::explore::search::GroupPlan {
         match self.replay.as_mut() {
             Some(r) => r.group(m, id, st, pid),
@@ -587,7 +594,7 @@ impl Rider for Recorder {
     }
 
     #[inline]
-    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[(usize, usize, u32)]) {
+    fn event(&mut self, m: &Machine, ev: &Event, blocked: &[Blocked]) {
         if self.replay.is_none() && self.prune.is_none() {
             // A recording run: nothing is verbatim, no group comes from a record.
             return keep!(self, event(m, ev, blocked));
@@ -652,7 +659,7 @@ impl Rider for Recorder {
         }
     }
 
-    fn replay(&mut self, m: &Machine, blocked: &mut Vec<(usize, usize, u32)>) -> Event {
+    fn replay(&mut self, m: &Machine, blocked: &mut Vec<Blocked>) -> Event {
         match self.replay.as_mut() {
             Some(r) => r.next(m, blocked),
             None => Event::End(crate::explore::event::End::Leave),
@@ -673,7 +680,7 @@ impl Rider for Recorder {
         m: &Machine,
         kind: ViolationKind,
         edge: Option<EdgeNo>,
-        blocked: &[(usize, usize, u32)],
+        blocked: &[Blocked],
     ) {
         keep!(self, violation(m, kind, edge, blocked));
     }

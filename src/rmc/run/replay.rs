@@ -4,6 +4,9 @@
 //! locations. Recorded states are known by their slot (the key the search uses for them).
 
 use crate::explore::budget::Held;
+use crate::explore::Blocked;
+use crate::explore::Fingerprint;
+use crate::explore::Pid;
 use std::sync::Arc;
 
 use crate::explore::event::{End, Event};
@@ -52,12 +55,12 @@ pub struct Replay {
     pub graph: Graph,
     /// The record's fingerprints (sorted; the record's own list), to know a built state's
     /// slot.
-    pub fingerprints: Arc<Vec<u128>>,
+    pub fingerprints: Arc<Vec<Fingerprint>>,
     /// Built when the replay is to run (`ready`): a plan that only predicts, or that runs
     /// prune or a full check, does without them.
     index: Option<crate::rmc::record::fpindex::FpIndex>,
     /// Per slot: its fingerprint (with `index`).
-    pub fp_of_slot: Vec<u128>,
+    pub fp_of_slot: Vec<Fingerprint>,
     /// Per footprint: whether it meets a dangerous location.
     pub foot_danger: Vec<bool>,
     /// The new machine's edge per edge-table entry, filled at the first replayed event.
@@ -128,7 +131,7 @@ impl Replay {
     /// `fingerprints`: the record's (its `STAT`); `dangerous`: whether a stable location is.
     pub fn new(
         graph: Graph,
-        fingerprints: Arc<Vec<u128>>,
+        fingerprints: Arc<Vec<Fingerprint>>,
         dangerous: impl Fn(u32) -> bool,
     ) -> Replay {
         let foot_danger = graph
@@ -175,7 +178,7 @@ impl Replay {
         if self.index.is_some() {
             return;
         }
-        let mut fp_of_slot = vec![0u128; self.graph.len()];
+        let mut fp_of_slot = vec![Fingerprint::default(); self.graph.len()];
         for (i, &s) in self.graph.slot_of.iter().enumerate() {
             if s != NONE {
                 fp_of_slot[s as usize] = self.fingerprints[i];
@@ -188,13 +191,13 @@ impl Replay {
     }
 
     /// The slot of the state with fingerprint `fp`, if the graph has it.
-    pub fn slot(&self, fp: u128) -> Option<u32> {
+    pub fn slot(&self, fp: Fingerprint) -> Option<u32> {
         self.position_and_slot(fp).map(|x| x.1)
     }
 
     /// The position of fingerprint `fp` in the record's list, and its slot, if the graph
     /// has it.
-    pub fn position_and_slot(&self, fp: u128) -> Option<(usize, u32)> {
+    pub fn position_and_slot(&self, fp: Fingerprint) -> Option<(usize, u32)> {
         debug_assert!(
             self.index.is_some(),
             "a replay looks states up once `ready`"
@@ -282,7 +285,7 @@ impl Replay {
                         });
                         let steps = ok && steps_only(self.graph.events_of(s), start, end, s);
                         let at = steps
-                            .then(|| self.guards_hold(m, &st, pid as usize))
+                            .then(|| self.guards_hold(m, &st, pid))
                             .flatten()
                             .filter(|&at| self.replays_at_guard(m, at, foot, rv));
                         covered.extend(at);
@@ -385,12 +388,12 @@ impl Replay {
 
     /// Whether process `pid` of `st` sits where neither the change nor other processes'
     /// code can alter what it does. (Not where it may send: see `sends`.)
-    fn location_holds(&mut self, m: &Machine, st: &State, pid: usize) -> bool {
+    fn location_holds(&mut self, m: &Machine, st: &State, pid: Pid) -> bool {
         self.location(m, st, pid).1
     }
 
     /// Process `pid`'s location in `st`: (quiet, holds), as `holds` keeps them.
-    fn location(&mut self, m: &Machine, st: &State, pid: usize) -> (bool, bool) {
+    fn location(&mut self, m: &Machine, st: &State, pid: Pid) -> (bool, bool) {
         if self.holds.is_empty() {
             let rendezvous = self.rendezvous(m);
             let holds: Vec<Vec<(bool, bool)>> = m
@@ -441,7 +444,7 @@ impl Replay {
     /// Process `pid`'s group of the partly replayed state `id` (in `st`): replayed from the
     /// record when its footprint, its location and what it reads miss the change, else
     /// executed. Executing is always sound; anything unexpected in the record executes.
-    pub fn group(&mut self, m: &Machine, id: u32, st: &State, pid: u8) -> GroupPlan {
+    pub fn group(&mut self, m: &Machine, id: u32, st: &State, pid: Pid) -> GroupPlan {
         let Some(c) = self.cursors.last() else {
             return GroupPlan::Execute;
         };
@@ -462,13 +465,13 @@ impl Replay {
                 _ => break,
             }
         }
-        let holds = self.location_holds(m, st, pid as usize);
+        let holds = self.location_holds(m, st, pid);
         // Where the process sits is dangerous only by conditions that keep their value
         // here: its moves are as recorded, if its recorded moves start and end there.
         let same_guards = if holds {
             None
         } else {
-            self.guards_hold(m, st, pid as usize)
+            self.guards_hold(m, st, pid)
         };
         // The plan, and where the reading goes on: at the group's events when they are
         // replayed (up to their end), past them when they are executed.
@@ -523,8 +526,8 @@ impl Replay {
         let counters = (self.groups_replayed, self.groups_executed);
         self.open_mixed(PROBE, slot);
         let (mut all, mut moved) = (true, false);
-        for pid in (0..st.nr_pr()).rev() {
-            match self.group(m, PROBE, st, pid as u8) {
+        for pid in st.pids().rev() {
+            match self.group(m, PROBE, st, pid) {
                 GroupPlan::Skip => {}
                 GroupPlan::Execute => {
                     all = false;
@@ -555,7 +558,7 @@ impl Replay {
     /// conditions (`guards`) that have the same value in the old and the new version here,
     /// and nothing else there reads other processes' code or sends. (A condition that
     /// faults in either version does not count as the same.)
-    fn guards_hold(&mut self, m: &Machine, st: &State, pid: usize) -> Option<u32> {
+    fn guards_hold(&mut self, m: &Machine, st: &State, pid: Pid) -> Option<u32> {
         if self.guards.is_empty() || self.project.is_some() || !self.location(m, st, pid).0 {
             return None;
         }
@@ -713,7 +716,7 @@ impl Replay {
 
     /// The next event of the replayed state on top; blocked processes as (pid, proctype,
     /// location index). A record that does not fit the new machine sets `failed`.
-    pub fn next(&mut self, m: &Machine, blocked: &mut Vec<(usize, usize, u32)>) -> Event {
+    pub fn next(&mut self, m: &Machine, blocked: &mut Vec<Blocked>) -> Event {
         let stop = Event::End(End::Leave);
         if self.edges.is_none() {
             self.edges = Some(edge_map(m, &self.graph.edges));
@@ -769,7 +772,11 @@ impl Replay {
             blocked.clear();
             for &(pid, loc) in &self.blocked {
                 match m.locate_id(crate::program::LocId(loc)) {
-                    Some((t, l)) => blocked.push((pid as usize, t, l)),
+                    Some((t, l)) => blocked.push(Blocked {
+                        pid: pid as crate::explore::Pid,
+                        proc: t,
+                        loc: crate::explore::LocIndex(l),
+                    }),
                     None => {
                         self.failed = true;
                         return stop;

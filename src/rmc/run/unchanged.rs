@@ -11,6 +11,8 @@
 //! The states whose footprint misses the change need no look: their expansion holds in the
 //! new version by the argument replay itself rests on (`Replay::replayable`).
 
+use crate::explore::Blocked;
+use crate::explore::Fingerprint;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -49,7 +51,7 @@ pub struct Unchanged {
     /// The record's figures, as its `META` holds them.
     pub figures: serde_json::Value,
     pub graph: Graph,
-    pub fingerprints: Arc<Vec<u128>>,
+    pub fingerprints: Arc<Vec<Fingerprint>>,
     pub set_of: Vec<u32>,
     pub sets: Vec<Vec<u32>>,
     pub elements: Vec<Element>,
@@ -277,8 +279,8 @@ struct Comparer {
     tmp_new: State,
     canon_old: Vec<u8>,
     canon_new: Vec<u8>,
-    blocked_old: Vec<(usize, usize, u32)>,
-    blocked_new: Vec<(usize, usize, u32)>,
+    blocked_old: Vec<Blocked>,
+    blocked_new: Vec<Blocked>,
 }
 
 impl Comparer {
