@@ -1701,3 +1701,42 @@ fn the_users_settings_are_defaults_and_a_bad_one_names_its_place() {
     let out = home.rmc(r.path(), &["check"], &[("GIT_RMC_CONFIG", "none")]);
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// Two clones checking the same history at once write the same records into the store
+/// (each a temporary file renamed into place): both finish with the right verdicts, and a
+/// third clone reuses what they wrote.
+#[test]
+fn two_clones_checking_at_once_share_the_store_safely() {
+    let home = Home::new();
+    let mut r = Repo::new();
+    four_versions(&mut r);
+    let clones = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", r.path().display());
+    for name in ["a", "b", "c"] {
+        git_in(clones.path(), &["clone", "-q", &url, name], r.time);
+    }
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| home.check(&clones.path().join("a"), &["--all"]));
+        let b = s.spawn(|| home.check(&clones.path().join("b"), &["--all"]));
+        (a.join().expect("thread"), b.join().expect("thread"))
+    });
+    for (code, res, err) in [&a, &b] {
+        assert_eq!(*code, Some(0), "{err}");
+        let verdicts: Vec<&str> = res.iter().filter_map(|r| r["verdict"].as_str()).collect();
+        assert_eq!(verdicts, ["pass", "pass", "fail", "pass"], "{err}");
+    }
+    assert!(
+        walk(&home.store().join("records"))
+            .iter()
+            .all(|p| !p.to_string_lossy().contains(".tmp-")),
+        "no temporary file left"
+    );
+    let (code, res, err) = home.check(&clones.path().join("c"), &["--all"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("not reused"), "every record reads: {err}");
+    for (x, y) in a.1.iter().zip(&res) {
+        assert_eq!(y["verdict"], x["verdict"]);
+        assert_eq!(y["new_violations"], x["new_violations"]);
+        assert_eq!(y["stats"]["states_executed"], 0, "{y}");
+    }
+}

@@ -372,7 +372,14 @@ impl Cache {
         match fs::File::open(&path) {
             Ok(f) => {
                 // Only a hint for the budget: a file system that refuses it costs nothing.
-                let _ = f.set_modified(SystemTime::now());
+                // (Where a read-only handle may not set it, Windows, a handle that may.)
+                let now = SystemTime::now();
+                if f.set_modified(now).is_err() {
+                    let _ = fs::OpenOptions::new()
+                        .append(true)
+                        .open(&path)
+                        .and_then(|w| w.set_modified(now));
+                }
                 self.used.fetch_add(1, Ordering::Relaxed);
                 Ok(Some(f))
             }

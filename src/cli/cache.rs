@@ -14,8 +14,8 @@ use crate::cache::{Needs, StoreSweep};
 use crate::git::CommitId;
 use crate::report::verdict::human_bytes;
 
-/// How long gc, clear and the budget wait for other runs to stop using the store before
-/// they leave its records as they are.
+/// How long gc and clear wait for other runs to stop using the store before they leave its
+/// records as they are. The budget after a run does not wait: the next run enforces it.
 const STORE_WAIT: Duration = Duration::from_secs(5);
 /// How far back from a branch tip a result with a record is looked for.
 const MAX_ANCESTORS: usize = 100_000;
@@ -307,7 +307,9 @@ fn keep_within_budget(s: &Session) -> anyhow::Result<()> {
     let needs = tip_needs(s)?;
     s.cache.register(&needs, &base_of)?;
     let max = s.budget.size.bytes;
-    let e = s.cache.enforce_budget(max, &needs, &base_of, STORE_WAIT)?;
+    let e = s
+        .cache
+        .enforce_budget(max, &needs, &base_of, Duration::ZERO)?;
     let over = e.kept > max;
     if (e.dropped.files == 0 && !over) || super::quiet() {
         return Ok(());
