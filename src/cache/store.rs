@@ -73,8 +73,7 @@ impl Store {
             });
         }
         let store = Store { dir, lock };
-        // Best effort: a leftover that cannot be removed now is tried again next time.
-        let _ = store.sweep_temp(false);
+        store.sweep_temp(false);
         Ok(store)
     }
 
@@ -109,7 +108,7 @@ impl Store {
             Ok(Ok(())) => {
                 lock::note_holder(&self.lock);
                 // Alone: every temporary file is a leftover.
-                let _ = self.sweep_temp(true);
+                self.sweep_temp(true);
                 let out = f();
                 self.lock.unlock().map_err(lock_err)?;
                 Some(out)
@@ -208,8 +207,9 @@ impl Store {
     }
 
     /// Removes temporary files in the store's folders: those whose writer is gone, or every
-    /// one when `all` (the store to this run alone, so no writer is alive).
-    fn sweep_temp(&self, all: bool) -> std::io::Result<()> {
+    /// one when `all` (the store to this run alone, so no writer is alive). Best effort: a
+    /// file that cannot be removed now is tried again next time.
+    fn sweep_temp(&self, all: bool) {
         for dir in [self.dir.clone(), self.records(), self.dir.join(CLONES)] {
             let Ok(read) = fs::read_dir(&dir) else {
                 continue;
@@ -223,6 +223,5 @@ impl Store {
                 }
             }
         }
-        Ok(())
     }
 }
