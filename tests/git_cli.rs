@@ -4,6 +4,10 @@
 //! parse, a renamed model file, a change only in an included file, a define changed in the
 //! configuration, a corrupt record, two runs at once, a shallow clone, a linked worktree,
 //! core.hooksPath, and the hook with each kind of pre-push line.
+//!
+//! Runs keep their records in `.rmc/` (`GIT_RMC_STORE=none`) and read no user settings
+//! (`GIT_RMC_CONFIG=none`), except the tests of the user-level store and settings at the
+//! end, which point HOME and the XDG folders at a temporary folder (`Home`).
 
 mod common;
 
@@ -115,6 +119,8 @@ fn rmc_in(dir: &Path, args: &[&str]) -> Output {
         .env_remove("GIT_DIR")
         .env_remove("GIT_RMC_CACHE_DIR")
         .env("GIT_RMC_MEMORY_LIMIT", "2G")
+        .env("GIT_RMC_STORE", "none")
+        .env("GIT_RMC_CONFIG", "none")
         .output()
         .expect("git-rmc runs")
 }
@@ -293,6 +299,8 @@ fn the_audit_of_checks_a_memory_limit_cut_does_not_call_them_a_bug() {
         .env_remove("GIT_DIR")
         .env_remove("GIT_RMC_CACHE_DIR")
         .env("GIT_RMC_MEMORY_LIMIT", "16M")
+        .env("GIT_RMC_STORE", "none")
+        .env("GIT_RMC_CONFIG", "none")
         .output()
         .expect("git-rmc runs");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -547,6 +555,8 @@ fn two_runs_at_once_share_the_cache_safely() {
             .args(["check", "--all", "--format", "json"])
             .current_dir(r.path())
             .env("GIT_RMC_MEMORY_LIMIT", "1G")
+            .env("GIT_RMC_STORE", "none")
+            .env("GIT_RMC_CONFIG", "none")
             .output()
     };
     let (a, b) = std::thread::scope(|s| {
@@ -687,6 +697,8 @@ fn run_hook(r: &Repo, lines: &str, with_rmc: bool) -> (Option<i32>, String) {
         .current_dir(r.path())
         .env("PATH", path)
         .env("GIT_RMC_MEMORY_LIMIT", "1G")
+        .env("GIT_RMC_STORE", "none")
+        .env("GIT_RMC_CONFIG", "none")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -1291,6 +1303,8 @@ fn progress_is_printed_as_plain_lines_without_a_terminal() {
             .current_dir(r.path())
             .env_remove("GIT_RMC_CACHE_DIR")
             .env("GIT_RMC_MEMORY_LIMIT", "2G")
+            .env("GIT_RMC_STORE", "none")
+            .env("GIT_RMC_CONFIG", "none")
             .env("GIT_RMC_PROGRESS_EVERY_MS", "0")
             .output()
             .expect("runs")
@@ -1308,4 +1322,421 @@ fn progress_is_printed_as_plain_lines_without_a_terminal() {
     assert!(!stderr(&out).contains("states/s"), "{}", stderr(&out));
     let out = run(&["verify", "-q", "--progress", "always", "model.pml"]);
     assert!(stderr(&out).contains("states/s"), "{}", stderr(&out));
+}
+
+/// A user's home for the tests of the user-level record store and settings: HOME and the
+/// XDG folders in a temporary folder, so that the real ones are never read or written.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        Home {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    /// `<cache folder>/git-rmc/v1`: the store's folder.
+    fn store(&self) -> PathBuf {
+        self.dir.path().join("cache/git-rmc/v1")
+    }
+
+    /// The store's record files.
+    fn records(&self) -> Vec<PathBuf> {
+        walk(&self.store().join("records"))
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "rec"))
+            .collect()
+    }
+
+    /// Writes the user's settings file.
+    fn settings(&self, text: &str) -> PathBuf {
+        let p = self.dir.path().join("config/git-rmc/config.toml");
+        std::fs::create_dir_all(p.parent().expect("folder")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    /// git rmc in `dir` as this user, with `env` on top.
+    fn rmc(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let home = self.dir.path();
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("git-rmc"));
+        c.args(args)
+            .current_dir(dir)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_RMC_CACHE_DIR")
+            .env_remove("GIT_RMC_STORE")
+            .env_remove("GIT_RMC_CONFIG")
+            .env_remove("GIT_RMC_MEMORY_LIMIT")
+            .env("HOME", home)
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env("XDG_CONFIG_HOME", home.join("config"));
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().expect("git-rmc runs")
+    }
+
+    /// `git rmc check --format json ARGS` in `dir`: (exit code, per commit the first
+    /// model's result, standard error).
+    fn check(&self, dir: &Path, args: &[&str]) -> (Option<i32>, Vec<serde_json::Value>, String) {
+        let mut a = vec!["check", "--format", "json"];
+        a.extend_from_slice(args);
+        let out = self.rmc(dir, &a, &[("GIT_RMC_MEMORY_LIMIT", "2G")]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let results = doc["commits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| c["models"][0].clone())
+            .collect();
+        (
+            out.status.code(),
+            results,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+/// Four versions of MODEL: the root, a reworded guard, a broken assertion, its fix.
+fn four_versions(r: &mut Repo) {
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    r.write("model.pml", &MODEL.replace("x < 4 -> x++", "x <= 3 -> x++"));
+    r.commit("reword P's guard");
+    r.write("model.pml", &broken());
+    r.commit("break Q");
+    r.write(
+        "model.pml",
+        &MODEL.replace("x == 4 -> break", "x >= 4 -> break"),
+    );
+    r.commit("fix Q, reword the exit");
+}
+
+/// A check killed with kill -9 leaves its record's temporary file (named after its pid);
+/// the next run removes it, once its writer is gone, and never a live writer's.
+#[test]
+fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
+    let home = Home::new();
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    let (code, res, err) = home.check(r.path(), &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let hash = res[0]["hash"].as_str().expect("a hash");
+    // A writer that stands for the killed run: alive for now.
+    let mut writer = Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .expect("sleep runs");
+    let pid = writer.id();
+    let records = home.store().join("records");
+    let in_store = records.join(format!(".{hash}.rec.tmp-{pid}-0"));
+    std::fs::write(&in_store, vec![0u8; 1 << 20]).expect("write");
+    // In .rmc/, where a writer holds the cache's lock, any temporary file is a leftover.
+    let results = r.path().join(".rmc/results");
+    let prefix = walk(&results)[0].parent().expect("a folder").to_path_buf();
+    let in_cache = prefix.join(format!(".x.json.tmp-{pid}-3"));
+    std::fs::write(&in_cache, b"{").expect("write");
+    let out = home.rmc(r.path(), &["check"], &[("GIT_RMC_MEMORY_LIMIT", "2G")]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(in_store.is_file(), "a live writer's file stays");
+    assert!(!in_cache.exists(), "the cache's leftover goes");
+    writer.kill().expect("kill -9");
+    writer.wait().expect("it ends");
+    let out = home.rmc(r.path(), &["cache", "ls"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        !in_store.exists(),
+        "a dead writer's file goes at the next run"
+    );
+    assert!(
+        walk(&records)
+            .iter()
+            .all(|p| !p.to_string_lossy().contains(".tmp-")),
+        "{:?}",
+        walk(&records)
+    );
+}
+
+/// Past `max_size`, a run drops the least recently used records that no branch tip needs
+/// (and keeps the bases of those it keeps), saying so in one line; `cache ls` names each
+/// record's commits and prints sizes in human units; the user's settings give the budget
+/// where `.rmc.toml` does not.
+#[test]
+fn the_cache_keeps_its_records_within_the_size_budget() {
+    let home = Home::new();
+    let mut r = Repo::new();
+    four_versions(&mut r);
+    // No budget to speak of: everything that no branch tip needs goes.
+    home.settings("[cache]\nmax_size = \"1\"\n");
+    // Full checks: each record stands alone.
+    let (code, res, err) = home.check(r.path(), &["--all", "--algorithm", "full"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("cache: dropped 3 least recently used record(s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the 1 budget (max_size under [cache] in"),
+        "{err}"
+    );
+    assert!(
+        err.contains("config.toml"),
+        "the budget is the user's: {err}"
+    );
+    let name = |p: &PathBuf| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let tip = res[3]["hash"].as_str().expect("hash").to_string();
+    let left: Vec<String> = home.records().iter().filter_map(name).collect();
+    assert_eq!(left, std::slice::from_ref(&tip), "the tip's record stays");
+    // A replay writes the next record on the tip's; the budget keeps the base it stands on.
+    r.write(
+        "model.pml",
+        &MODEL
+            .replace("x == 4 -> break", "x >= 4 -> break")
+            .replace("x < 4 -> x++", "x <= 3 -> x++"),
+    );
+    r.commit("reword P's guard again");
+    let (code, res, err) = home.check(r.path(), &["--algorithm", "replay"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(res[0]["mode"], "incremental", "{}", res[0]);
+    let newest = res[0]["hash"].as_str().expect("hash").to_string();
+    let base = git_rmc::rmc::Record::base_of(&home.store().join(format!("records/{newest}.rec")))
+        .expect("reads");
+    assert_eq!(
+        base,
+        Some(format!("{tip}.rec")),
+        "it stands on the tip's record"
+    );
+    let mut left: Vec<String> = home.records().iter().filter_map(name).collect();
+    left.sort();
+    let mut both = vec![tip.clone(), newest.clone()];
+    both.sort();
+    assert_eq!(left, both);
+    assert!(err.contains("over the 1 budget"), "{err}");
+    assert!(
+        err.contains("the rest are what the branch tips need"),
+        "{err}"
+    );
+    let res = [res[0].clone()];
+    // cache ls: the record's commit and a human size.
+    let out = home.rmc(r.path(), &["cache", "ls"], &[]);
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{listed}");
+    let head = r
+        .git(&["rev-parse", "--short=7", "HEAD"])
+        .trim()
+        .to_string();
+    let new_hash = res[0]["hash"].as_str().expect("hash");
+    let line = listed
+        .lines()
+        .find(|l| l.contains(new_hash))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(line.contains(&format!("at {head}")), "{listed}");
+    assert!(line.contains(&format!("on {tip}")), "{listed}");
+    assert!(line.contains(" kB") || line.contains(" B "), "{listed}");
+    assert!(listed.contains("store: "), "{listed}");
+    assert!(listed.contains("budget 1 ("), "{listed}");
+    // .rmc.toml's budget wins over the user's: 10M keeps everything.
+    r.write(
+        ".rmc.toml",
+        "[cache]\nmax_size = \"10M\"\n\n[[model]]\nentry = \"model.pml\"\n",
+    );
+    r.commit("a budget for the repository");
+    r.write("model.pml", &broken());
+    r.commit("break Q again");
+    let (code, _, err) = home.check(r.path(), &["--all"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(!err.contains("cache: dropped"), "{err}");
+    let out = home.rmc(r.path(), &["cache", "ls"], &[]);
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        listed.contains("budget 10M (max_size under [cache] in .rmc.toml)"),
+        "{listed}"
+    );
+}
+
+/// A second clone of a repository checks nothing from scratch: the first clone's records,
+/// in the user-level store, serve it, with the same verdicts and the same violations new;
+/// gc in one clone keeps what the other needs; `GIT_RMC_STORE=none` keeps records in
+/// `.rmc/` as before.
+#[test]
+fn a_second_clone_reuses_the_first_clones_records() {
+    let home = Home::new();
+    let mut r = Repo::new();
+    four_versions(&mut r);
+    let (code, first, err) = home.check(r.path(), &["--all"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(first[0]["mode"], "full");
+    let records = home.records();
+    assert!(!records.is_empty());
+    assert!(
+        !r.path().join(".rmc/records").exists(),
+        "records are in the store, results in .rmc/"
+    );
+    let clones = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", r.path().display());
+    git_in(clones.path(), &["clone", "-q", &url, "b"], r.time);
+    let b = clones.path().join("b");
+    let (code, second, err) = home.check(&b, &["--all"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(second.len(), first.len());
+    for (x, y) in first.iter().zip(&second) {
+        assert_eq!(y["hash"], x["hash"]);
+        assert_eq!(y["verdict"], x["verdict"], "{y}");
+        assert_eq!(y["new_violations"], x["new_violations"], "{y}");
+        assert_eq!(y["fixed"], x["fixed"], "{y}");
+        let news = |r: &serde_json::Value| -> Vec<serde_json::Value> {
+            r["violations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| v["new"].clone())
+                .collect()
+        };
+        assert_eq!(news(y), news(x), "{y}");
+        // Nothing checked from scratch, nothing executed: the record of this very content
+        // was the base.
+        assert_eq!(y["mode"], "incremental", "{y}");
+        assert_eq!(y["stats"]["states_executed"], 0, "{y}");
+        assert_eq!(y["base"], y["hash"], "{y}");
+    }
+    // The violation's trail is there as in the first clone.
+    assert_eq!(
+        second[2]["violations"][0]["trail"],
+        first[2]["violations"][0]["trail"]
+    );
+    assert_eq!(home.records(), records, "no record written twice");
+    // gc in the first clone keeps what the second clone's tip needs, and says where.
+    r.write("model.pml", MODEL);
+    r.commit("back to the first version");
+    let (code, _, err) = home.check(r.path(), &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let out = home.rmc(r.path(), &["cache", "gc"], &[]);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("from the store at"), "{said}");
+    let tip_b = format!("{}.rec", second[3]["hash"].as_str().expect("hash"));
+    assert!(
+        home.records()
+            .iter()
+            .any(|p| p.file_name().is_some_and(|n| n == tip_b.as_str())),
+        "the second clone's tip keeps its record"
+    );
+    // Without a store, records stay in .rmc/ as before.
+    let c = clones.path().join("c");
+    git_in(clones.path(), &["clone", "-q", &url, "c"], r.time);
+    let out = home.rmc(&c, &["check"], &[("GIT_RMC_STORE", "none")]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!walk(&c.join(".rmc/records")).is_empty());
+    // A store folder that cannot be made: a warning, and the check goes on in .rmc/.
+    let blocked = clones.path().join("blocked");
+    std::fs::write(&blocked, b"a file").expect("write");
+    let d = clones.path().join("d");
+    git_in(clones.path(), &["clone", "-q", &url, "d"], r.time);
+    let store = blocked.join("store");
+    let out = home.rmc(
+        &d,
+        &["check"],
+        &[("GIT_RMC_STORE", store.to_str().expect("utf8"))],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: cannot use the record store"),
+        "{err}"
+    );
+    assert!(!walk(&d.join(".rmc/records")).is_empty());
+}
+
+/// The user's settings give defaults that flags and `.rmc.toml` override; a bad key is an
+/// error naming the file, line and column.
+#[test]
+fn the_users_settings_are_defaults_and_a_bad_one_names_its_place() {
+    let home = Home::new();
+    let mut r = Repo::new();
+    r.write("m.pml", &common::three_counters(40));
+    r.commit("270k states");
+    let settings = home.settings("memory = \"16M\"\nprogress = \"never\"\ncolor = \"never\"\n");
+    let out = home.rmc(r.path(), &["check", "--format", "json"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the user's memory limit cuts it: {err}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let m = &doc["commits"][0]["models"][0];
+    assert_eq!(m["limit"], "memory", "{m}");
+    assert!(
+        m.to_string().contains(&settings.display().to_string()),
+        "the limit names the settings file: {m}"
+    );
+    // GIT_RMC_MEMORY_LIMIT wins over the user's settings.
+    let out = home.rmc(
+        r.path(),
+        &["check", "--retry-incomplete"],
+        &[("GIT_RMC_MEMORY_LIMIT", "2G")],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A key the file may not hold.
+    home.settings("memory = \"8G\"\n\n[cache]\nmax_size = \"1G\"\nkeep_days = 3\n");
+    let out = home.rmc(r.path(), &["check"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:5:1: unknown key 'keep_days' in [cache]",
+            settings.display()
+        )),
+        "{err}"
+    );
+    // GIT_RMC_CONFIG=none reads no settings.
+    let out = home.rmc(r.path(), &["check"], &[("GIT_RMC_CONFIG", "none")]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// Two clones checking the same history at once write the same records into the store
+/// (each a temporary file renamed into place): both finish with the right verdicts, and a
+/// third clone reuses what they wrote.
+#[test]
+fn two_clones_checking_at_once_share_the_store_safely() {
+    let home = Home::new();
+    let mut r = Repo::new();
+    four_versions(&mut r);
+    let clones = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", r.path().display());
+    for name in ["a", "b", "c"] {
+        git_in(clones.path(), &["clone", "-q", &url, name], r.time);
+    }
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| home.check(&clones.path().join("a"), &["--all"]));
+        let b = s.spawn(|| home.check(&clones.path().join("b"), &["--all"]));
+        (a.join().expect("thread"), b.join().expect("thread"))
+    });
+    for (code, res, err) in [&a, &b] {
+        assert_eq!(*code, Some(0), "{err}");
+        let verdicts: Vec<&str> = res.iter().filter_map(|r| r["verdict"].as_str()).collect();
+        assert_eq!(verdicts, ["pass", "pass", "fail", "pass"], "{err}");
+    }
+    assert!(
+        walk(&home.store().join("records"))
+            .iter()
+            .all(|p| !p.to_string_lossy().contains(".tmp-")),
+        "no temporary file left"
+    );
+    let (code, res, err) = home.check(&clones.path().join("c"), &["--all"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("not reused"), "every record reads: {err}");
+    for (x, y) in a.1.iter().zip(&res) {
+        assert_eq!(y["verdict"], x["verdict"]);
+        assert_eq!(y["new_violations"], x["new_violations"]);
+        assert_eq!(y["stats"]["states_executed"], 0, "{y}");
+    }
 }

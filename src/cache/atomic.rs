@@ -1,12 +1,14 @@
 //! Atomic file writes: a temporary file beside the target, written, fsynced, renamed over
 //! it, then the folder synced. A reader sees the old file or the new one, never a part; a
 //! crash leaves at worst a temporary file, which `is_temp` recognises so that gc and clear
-//! can sweep it.
+//! can sweep it, and whose name holds its writer's pid, so that the next run can tell a
+//! dead writer's leftover (`is_stale`) from a file another run is writing now.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
 
 /// Distinguishes the temporary files of one process's threads.
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -64,6 +66,42 @@ pub(super) fn is_temp(name: &str) -> bool {
     name.starts_with('.') && name.contains(MARK)
 }
 
+/// The pid of the process that writes (or wrote) a temporary file, from its name
+/// (`.<target>.tmp-<pid>-<n>`).
+pub(super) fn writer_of(name: &str) -> Option<u32> {
+    let (_, tail) = name.rsplit_once(MARK)?;
+    tail.split('-').next()?.parse().ok()
+}
+
+/// Where the system cannot say whether a pid is alive, a temporary file this old is taken
+/// for a dead writer's: writing a record takes seconds, not hours.
+pub(super) const STALE_AGE: Duration = Duration::from_secs(12 * 3600);
+
+/// Whether a process is running: `Some` on Linux (`/proc/<pid>`), `None` where the system
+/// does not tell. This process is always alive.
+pub(super) fn alive(pid: u32) -> Option<bool> {
+    if pid == std::process::id() {
+        return Some(true);
+    }
+    let proc = Path::new("/proc");
+    (cfg!(target_os = "linux") && proc.join("self").exists())
+        .then(|| proc.join(pid.to_string()).exists())
+}
+
+/// Whether the temporary file `name` (at `path`) is a leftover that no live process is
+/// writing: its writer is dead, or, where that cannot be known, it is older than
+/// `STALE_AGE`. A name without a pid counts as its writer's age says.
+pub(super) fn is_stale(path: &Path, name: &str) -> bool {
+    match writer_of(name).and_then(alive) {
+        Some(alive) => !alive,
+        None => fs::symlink_metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .is_some_and(|age| age >= STALE_AGE),
+    }
+}
+
 /// A temporary file that is removed when dropped (on an error or a panic) unless kept.
 struct Temp<'a> {
     path: &'a Path,
@@ -74,6 +112,41 @@ impl Drop for Temp<'_> {
     fn drop(&mut self) {
         if !self.keep {
             let _ = fs::remove_file(self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_temporary_name_holds_its_writer() {
+        assert_eq!(writer_of(".abc.rec.tmp-4242-7"), Some(4242));
+        assert_eq!(writer_of(".VERSION.tmp-17-0"), Some(17));
+        assert_eq!(writer_of(".a.tmp-b.tmp-99-1"), Some(99));
+        assert_eq!(writer_of(".abc.rec.tmp-x-1"), None);
+        assert_eq!(writer_of("abc.rec"), None);
+    }
+
+    #[test]
+    fn a_dead_writers_file_is_stale_and_a_live_ones_is_not() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let own = format!(".r.rec{MARK}{}-0", std::process::id());
+        let own_path = dir.path().join(&own);
+        fs::write(&own_path, b"x").expect("write");
+        assert!(!is_stale(&own_path, &own), "this process is writing it");
+        if alive(1).is_some() {
+            // A child that has exited: its pid is free (and not reused this soon).
+            let mut child = std::process::Command::new("true")
+                .spawn()
+                .expect("true runs");
+            let pid = child.id();
+            child.wait().expect("true ends");
+            let name = format!(".r.rec{MARK}{pid}-0");
+            let path = dir.path().join(&name);
+            fs::write(&path, b"x").expect("write");
+            assert!(is_stale(&path, &name));
         }
     }
 }

@@ -1,6 +1,11 @@
 //! The cache's lock: an exclusive advisory lock on `<root>/lock`, held for as long as its
 //! file is open, so that a pre-push hook and a manual run on one repository take turns. The
 //! lock file also holds the holder's pid, only to name it to a waiting run.
+//!
+//! The record store's lock (`store`) is taken shared by every run that uses the store, for
+//! as long as it runs, and exclusive only to delete records: so that gc never deletes a
+//! record another run may be reading or standing a new record on, while runs in different
+//! clones never wait for each other.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
@@ -21,42 +26,79 @@ pub(super) fn acquire(path: &Path, root: &Path, wait: Duration) -> Result<File, 
         path: path.to_path_buf(),
         err,
     };
-    let mut file = OpenOptions::new()
+    let file = open(path).map_err(lock_err)?;
+    match take(&file, Mode::Exclusive, wait).map_err(lock_err)? {
+        Ok(()) => {}
+        Err(waited) => {
+            return Err(CacheError::Busy {
+                root: root.to_path_buf(),
+                holder: holder(&file),
+                waited,
+            })
+        }
+    }
+    note_holder(&file);
+    Ok(file)
+}
+
+/// How a lock is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// With other shared holders; keeps an exclusive holder out.
+    Shared,
+    /// Alone.
+    Exclusive,
+}
+
+/// Opens (creating) a lock file.
+pub(super) fn open(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .open(path)
-        .map_err(lock_err)?;
+}
+
+/// Takes `file`'s lock in `mode`, waiting up to `wait`: `Ok(Err(waited))` when it could
+/// not be had in time. The file must not hold a lock already.
+pub(super) fn take(
+    file: &File,
+    mode: Mode,
+    wait: Duration,
+) -> std::io::Result<Result<(), Duration>> {
     let start = Instant::now();
     let mut pause = FIRST_PAUSE;
     loop {
-        match file.try_lock() {
-            Ok(()) => break,
+        let tried = match mode {
+            Mode::Shared => file.try_lock_shared(),
+            Mode::Exclusive => file.try_lock(),
+        };
+        match tried {
+            Ok(()) => return Ok(Ok(())),
             Err(TryLockError::WouldBlock) => {}
-            Err(TryLockError::Error(err)) => return Err(lock_err(err)),
+            Err(TryLockError::Error(err)) => return Err(err),
         }
         let waited = start.elapsed();
         if waited >= wait {
-            return Err(CacheError::Busy {
-                root: root.to_path_buf(),
-                holder: holder(&mut file),
-                waited,
-            });
+            return Ok(Err(waited));
         }
         std::thread::sleep(pause.min(wait - waited));
         pause = (pause * 2).min(MAX_PAUSE);
     }
+}
+
+/// Writes this process's pid into a lock file it holds alone, for a waiting run to name.
+pub(super) fn note_holder(mut file: &File) {
     // Only informative: a failure to record the pid does not make the lock less held.
     let _ = file
         .set_len(0)
         .and_then(|()| file.rewind())
         .and_then(|()| write!(file, "{}", std::process::id()));
-    Ok(file)
 }
 
 /// The pid the holder wrote, when it could be read.
-fn holder(file: &mut File) -> Option<u32> {
+pub(super) fn holder(mut file: &File) -> Option<u32> {
     let mut text = String::new();
     file.rewind().ok()?;
     file.read_to_string(&mut text).ok()?;

@@ -1,17 +1,28 @@
-//! The `.rmc/` directory: records by content hash, the per-commit results index, the lock
-//! that lets concurrent runs take turns, and gc. The only code that writes there.
+//! The `.rmc/` directory and the user-level record store: records by content hash, the
+//! per-commit results index, the locks that let concurrent runs take turns, gc and the size
+//! budget. The only code that writes there.
 //!
 //! ```text
 //! <root>/VERSION                              the layout's format number (FORMAT)
 //! <root>/lock                                 locked by the open Cache; holds its pid
-//! <root>/records/<model>/<content-hash>.rec   Record::write_to of one check
+//! <root>/records/<model>/<content-hash>.rec   Record::write_to of one check, when there is
+//!                                             no store (GIT_RMC_STORE=none), or written
+//!                                             before there was one
 //! <root>/results/<ab>/<abcdef…>.json          per commit: {"<model>": <result>, …}
+//! <store>/v1/records/<content-hash>.rec       records, shared by the user's clones (`store`)
 //! ```
 //!
 //! `<model>` is the caller's model key escaped into a portable file name (`names`); hashes
 //! are lowercase hex from the caller (`Sources::content_hash`), commits 40 (or 64) hex
 //! digits. Every file is written atomically (`atomic`), so a crash leaves the old file or the
-//! new one, plus at worst a temporary file that gc and clear sweep.
+//! new one, plus at worst a temporary file named after its writer's pid, which the next
+//! open removes once that writer is gone (gc and clear sweep them too).
+//!
+//! With a store, `.rmc/` is the work tree's index of results (and its lock): a record is
+//! read from the store, else from `.rmc/records/` (a cache from before the store), and
+//! written where it is, else to the store; a store that cannot be written falls back to
+//! `.rmc/records/` (with a note). Reading a record refreshes its modification time, which
+//! the size budget (`enforce_budget`, `budget`) takes for its last use.
 //!
 //! **Invariant:** knows nothing of git, Promela or the search: records and results are
 //! opaque bytes and JSON values; parsing them and warning about bad ones is the caller's.
@@ -19,25 +30,42 @@
 //! **Invariant:** deletes only what the layout names (`records/`, `results/`, its own
 //! temporary files), so a cache directory set to a folder holding other files never loses
 //! them.
+//! **Invariant:** a record in the store is deleted only while no other run uses the store
+//! (`Store::alone`), and never one a registered clone's branch tips need or a kept record
+//! stands on; which record stands on which is the caller's to say (`BaseOf`), so the cache
+//! stays blind to what records hold.
 
 mod atomic;
+mod budget;
 mod lock;
 mod names;
 mod results;
+mod store;
 mod sweep;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
 pub use atomic::{write_atomic, write_atomic_with};
-pub use sweep::{Freed, Listing, ModelRecords, RecordInfo};
+pub use store::FORMAT as STORE_FORMAT;
+use sweep::record_hash;
+pub use sweep::{CommitResults, Freed, Listing, ModelRecords, RecordInfo, StoreListing};
+
+/// The name of the record a record file stands on (`Record::base_of`), if any: given by the
+/// caller, which knows what records hold.
+pub type BaseOf<'a> = &'a dyn Fn(&Path) -> Option<String>;
+
+/// What the records a run's clone needs are: (model key, content hash) pairs, as the
+/// results index names them.
+pub type Needs = HashSet<(String, String)>;
 
 /// The layout's format, in `<root>/VERSION`. Bumped when a folder or file format changes;
 /// a cache with another number is cleared and rebuilt.
@@ -61,6 +89,43 @@ pub struct Cache {
     /// Serialises the read-modify-write of results files between threads sharing this
     /// cache (the file lock keeps other processes out, not other threads).
     results_lock: Mutex<()>,
+    /// The user-level record store, when one is used (`use_store`).
+    store: Option<store::Store>,
+    /// Records read or written since the cache was opened: a run that used none has no
+    /// budget to enforce.
+    used: AtomicU64,
+    /// Notes for the user (a record the store could not take), for the caller to print.
+    notes: Mutex<Vec<String>>,
+}
+
+/// What `enforce_budget` did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Eviction {
+    /// The records deleted.
+    pub dropped: Freed,
+    /// The bytes of the records left (in `.rmc/` and the store).
+    pub kept: u64,
+    /// Another run was using the store, so none of its records could be deleted.
+    pub store_busy: bool,
+}
+
+/// What `gc` or `clear` did in the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreSweep {
+    /// No store in use.
+    None,
+    /// Another run was using the store: nothing was deleted there.
+    Busy,
+    Freed(Freed),
+}
+
+/// What `gc` deleted: in `.rmc/`, and in the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Swept {
+    pub local: Freed,
+    pub store: StoreSweep,
+    /// The records left, in `.rmc/` and the store.
+    pub kept: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -124,9 +189,18 @@ impl Cache {
             root: root.to_path_buf(),
             _lock: lock,
             results_lock: Mutex::new(()),
+            store: None,
+            used: AtomicU64::new(0),
+            notes: Mutex::new(Vec::new()),
         };
         match cache.check_version() {
-            Ok(note) => Ok((cache, note)),
+            Ok(note) => {
+                // The lock is held: no run is writing here, so every temporary file is a
+                // leftover of one that died (kill -9, a crash). Best effort: one that cannot
+                // be removed now is tried again next time.
+                let _ = sweep::sweep_temp_tree(&cache.root, &|_, _| true);
+                Ok((cache, note))
+            }
             Err(e @ CacheError::NotACache { .. }) => {
                 // Leave a folder that is not ours as it was found.
                 if !had_lock {
@@ -180,8 +254,40 @@ impl Cache {
         &self.root
     }
 
-    /// Where the record of `model` with content hash `hash` is (or would be).
+    /// Keeps records in the user-level store under `dir` (created when missing) from now
+    /// on, taking its lock shared (waiting up to `wait` for a gc in another run). On an error
+    /// the cache keeps its records in `.rmc/records/`, as without a store; the caller says
+    /// why.
+    pub fn use_store(&mut self, dir: &Path, wait: Duration) -> Result<(), CacheError> {
+        self.store = Some(store::Store::open(dir, wait)?);
+        Ok(())
+    }
+
+    /// The store's folder (`<store>/v1`), when one is in use.
+    pub fn store_dir(&self) -> Option<&Path> {
+        self.store.as_ref().map(|s| s.dir())
+    }
+
+    /// Where the record of `model` with content hash `hash` is: in the store, else in
+    /// `.rmc/records/`; or, when there is none, where it would be written (the store when
+    /// one is in use).
     pub fn record_path(&self, model: &str, hash: &str) -> PathBuf {
+        let local = self.local_record(model, hash);
+        match &self.store {
+            Some(s) if names::is_hash(hash) => {
+                let shared = s.record(hash);
+                if !shared.is_file() && local.is_file() {
+                    local
+                } else {
+                    shared
+                }
+            }
+            _ => local,
+        }
+    }
+
+    /// Where the record is or would be in `.rmc/records/`.
+    fn local_record(&self, model: &str, hash: &str) -> PathBuf {
         // An invalid hash is escaped like a model key, so the path stays inside the cache;
         // put and get refuse it.
         self.root
@@ -197,25 +303,52 @@ impl Cache {
     /// Stores a record atomically (temporary file, fsync, rename) and returns the bytes
     /// written.
     pub fn put_record(&self, model: &str, hash: &str, bytes: &[u8]) -> Result<u64, CacheError> {
-        self.put_record_with(model, hash, |w| {
+        self.put_record_with(model, hash, |_, w| {
             w.write_all(bytes)?;
             Ok(bytes.len() as u64)
         })
     }
 
-    /// As `put_record`, the file written by `write` as it goes (`Record::write_to`).
+    /// As `put_record`, the file written by `write` as it goes, told the path it is written
+    /// to (`|target, w| record.write_beside(target, w)`: a record stands on a base only in
+    /// the same folder). Written where `record_path` says; when that is the store and the
+    /// store refuses it (full, or no longer writable), written to `.rmc/records/` instead,
+    /// with a note (`take_notes`).
     pub fn put_record_with(
         &self,
         model: &str,
         hash: &str,
-        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<u64>,
+        write: impl Fn(&Path, &mut dyn std::io::Write) -> std::io::Result<u64>,
     ) -> Result<u64, CacheError> {
         check_hash(hash)?;
         let path = self.record_path(model, hash);
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).map_err(|err| CacheError::io("cannot create", dir, err))?;
-        }
-        write_atomic_with(&path, write).map_err(|err| CacheError::io("cannot write", &path, err))
+        let put = |path: &Path| -> Result<u64, CacheError> {
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir).map_err(|err| CacheError::io("cannot create", dir, err))?;
+            }
+            write_atomic_with(path, |w| write(path, w))
+                .map_err(|err| CacheError::io("cannot write", path, err))
+        };
+        let written = match put(&path) {
+            Err(e) if self.in_store(&path) => {
+                let local = self.local_record(model, hash);
+                let n = put(&local)?;
+                self.note(format!(
+                    "the record of {model} ({hash}) is kept in {} ({e})",
+                    self.root.join(RECORDS).display()
+                ));
+                n
+            }
+            other => other?,
+        };
+        self.used.fetch_add(1, Ordering::Relaxed);
+        Ok(written)
+    }
+
+    fn in_store(&self, path: &Path) -> bool {
+        self.store
+            .as_ref()
+            .is_some_and(|s| path.starts_with(s.records()))
     }
 
     /// The record's bytes, or `None` when there is none. Whether they parse is the
@@ -231,15 +364,52 @@ impl Cache {
     }
 
     /// The record file, opened, or `None` when there is none (a reader maps it rather than
-    /// read a gigabyte into memory; records are replaced by rename, never rewritten).
+    /// read a gigabyte into memory; records are replaced by rename, never rewritten). Its
+    /// modification time is set to now: the size budget drops the least recently used.
     pub fn open_record(&self, model: &str, hash: &str) -> Result<Option<fs::File>, CacheError> {
         check_hash(hash)?;
         let path = self.record_path(model, hash);
         match fs::File::open(&path) {
-            Ok(f) => Ok(Some(f)),
+            Ok(f) => {
+                // Only a hint for the budget: a file system that refuses it costs nothing.
+                // (Where a read-only handle may not set it, Windows, a handle that may.)
+                let now = SystemTime::now();
+                if f.set_modified(now).is_err() {
+                    let _ = fs::OpenOptions::new()
+                        .append(true)
+                        .open(&path)
+                        .and_then(|w| w.set_modified(now));
+                }
+                self.used.fetch_add(1, Ordering::Relaxed);
+                Ok(Some(f))
+            }
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(err) => Err(CacheError::io("cannot read", &path, err)),
         }
+    }
+
+    /// Records read or written since the cache was opened.
+    pub fn records_used(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    fn note(&self, text: String) {
+        self.notes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(text);
+    }
+
+    /// The notes for the user gathered so far (each once), for the caller to print.
+    pub fn take_notes(&self) -> Vec<String> {
+        let mut notes = std::mem::take(
+            &mut *self
+                .notes
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        );
+        notes.dedup();
+        notes
     }
 
     /// Sets `model`'s result at `commit`, keeping the other models' (read, modify, write
@@ -269,26 +439,213 @@ impl Cache {
         results::read(&results::path(&self.root, commit))
     }
 
-    /// Everything stored: per model its records (hash, bytes on disk, modification time),
-    /// and the commits with results.
-    pub fn ls(&self) -> Result<Listing, CacheError> {
-        sweep::ls(&self.root)
+    /// Every commit's results: (commit, model key → result).
+    pub fn all_results(&self) -> Result<Vec<CommitResults>, CacheError> {
+        sweep::all_results(&self.root)
     }
 
-    /// Deletes every record whose (model, hash) is not in `keep`, every results file whose
-    /// commit is not in `keep_commits`, and anything else under `records/` and `results/`
-    /// this module did not write (temporary files of crashed runs).
+    /// Everything stored: per model its records in `.rmc/` (hash, bytes on disk, last use),
+    /// the records in the store, and the commits with results.
+    pub fn ls(&self) -> Result<Listing, CacheError> {
+        let mut l = sweep::ls(&self.root)?;
+        if let Some(s) = &self.store {
+            let (_, clones) = s.pinned(&self.root, false)?;
+            l.store = Some(StoreListing {
+                dir: s.dir().to_path_buf(),
+                records: sweep::flat_records(&s.records())?,
+                clones,
+            });
+        }
+        Ok(l)
+    }
+
+    /// Tells the store which records this clone's branch tips need (`needs`, with the bases
+    /// they stand on, which `base_of` names), so that gc and the budget in another clone keep
+    /// them. Nothing without a store.
+    pub fn register(&self, needs: &Needs, base_of: BaseOf) -> Result<(), CacheError> {
+        let Some(s) = &self.store else {
+            return Ok(());
+        };
+        let mut hashes: BTreeSet<String> = needs.iter().map(|(_, h)| h.clone()).collect();
+        let mut todo: Vec<String> = hashes.iter().cloned().collect();
+        while let Some(h) = todo.pop() {
+            if let Some(b) = base_of(&s.record(&h)).and_then(|n| record_hash(&n)) {
+                if hashes.insert(b.clone()) {
+                    todo.push(b);
+                }
+            }
+        }
+        s.register(&self.root, &hashes)
+    }
+
+    /// Deletes every record that `keep` does not name (nor a registered clone's branch
+    /// tips, in the store), except the bases kept records stand on (`base_of`); every
+    /// results file whose commit is not in `keep_commits`; and anything else under
+    /// `records/` and `results/` this module did not write (temporary files of crashed
+    /// runs). In the store only while no other run uses it (waiting up to `wait`).
     pub fn gc(
         &self,
-        keep: &HashSet<(String, String)>,
+        keep: &Needs,
         keep_commits: &HashSet<String>,
-    ) -> Result<Freed, CacheError> {
-        sweep::gc(&self.root, keep, keep_commits)
+        base_of: BaseOf,
+        wait: Duration,
+    ) -> Result<Swept, CacheError> {
+        // The local bases of kept records are kept: a record in `.rmc/` stands on one beside
+        // it.
+        let mut keep = keep.clone();
+        let mut todo: Vec<(String, String)> = keep.iter().cloned().collect();
+        while let Some((m, h)) = todo.pop() {
+            let path = self.local_record(&m, &h);
+            if let Some(b) = base_of(&path).and_then(|n| record_hash(&n)) {
+                if keep.insert((m.clone(), b.clone())) {
+                    todo.push((m, b));
+                }
+            }
+        }
+        let local = sweep::gc(&self.root, &keep, keep_commits)?;
+        let store = match &self.store {
+            None => StoreSweep::None,
+            Some(s) => {
+                let done = s.alone(wait, || {
+                    let (pins, _) = s.pinned(&self.root, true)?;
+                    let mut hashes: BTreeSet<String> =
+                        keep.iter().map(|(_, h)| h.clone()).chain(pins).collect();
+                    let mut todo: Vec<String> = hashes.iter().cloned().collect();
+                    while let Some(h) = todo.pop() {
+                        if let Some(b) = base_of(&s.record(&h)).and_then(|n| record_hash(&n)) {
+                            if hashes.insert(b.clone()) {
+                                todo.push(b);
+                            }
+                        }
+                    }
+                    sweep::gc_flat(&s.records(), &hashes)
+                })?;
+                match done {
+                    Some(f) => StoreSweep::Freed(f),
+                    None => StoreSweep::Busy,
+                }
+            }
+        };
+        let mut kept = sweep::ls(&self.root)?
+            .models
+            .iter()
+            .map(|m| m.records.len())
+            .sum();
+        if let Some(s) = &self.store {
+            kept += sweep::flat_records(&s.records())?.len();
+        }
+        Ok(Swept { local, store, kept })
     }
 
-    /// Deletes every record and result; the lock and VERSION stay.
+    /// Deletes records, least recently used first, until those in `.rmc/` and the store
+    /// together weigh at most `max` bytes: never one `needs` names (nor a registered clone's
+    /// branch tips, in the store), nor the base a kept record stands on (`base_of`). The
+    /// store's records only while no other run uses it (waiting up to `wait`).
+    pub fn enforce_budget(
+        &self,
+        max: u64,
+        needs: &Needs,
+        base_of: BaseOf,
+        wait: Duration,
+    ) -> Result<Eviction, CacheError> {
+        let local = sweep::ls(&self.root)?;
+        let mut files: Vec<(RecordInfo, bool)> = Vec::new();
+        for m in &local.models {
+            for r in &m.records {
+                let needed = needs.contains(&(m.model.clone(), r.hash.clone()));
+                files.push((r.clone(), needed));
+            }
+        }
+        let shared = match &self.store {
+            Some(s) => sweep::flat_records(&s.records())?,
+            None => Vec::new(),
+        };
+        let total: u64 = files.iter().map(|(r, _)| r.bytes).sum::<u64>()
+            + shared.iter().map(|r| r.bytes).sum::<u64>();
+        if total <= max {
+            return Ok(Eviction {
+                kept: total,
+                ..Eviction::default()
+            });
+        }
+        let needed_hashes: HashSet<&str> = needs.iter().map(|(_, h)| h.as_str()).collect();
+        let plan_and_drop = |pins: &BTreeSet<String>, store_free: bool| {
+            let mut all = files.clone();
+            for r in &shared {
+                let needed = needed_hashes.contains(r.hash.as_str()) || pins.contains(&r.hash);
+                all.push((r.clone(), needed));
+            }
+            let index: HashMap<&Path, usize> = all
+                .iter()
+                .enumerate()
+                .map(|(i, (r, _))| (r.path.as_path(), i))
+                .collect();
+            let items: Vec<budget::Item> = all
+                .iter()
+                .map(|(r, needed)| {
+                    let base = base_of(&r.path).map(|name| r.path.with_file_name(name));
+                    let base_index = base.as_deref().and_then(|b| index.get(b).copied());
+                    budget::Item {
+                        bytes: r.bytes,
+                        used: r.modified,
+                        needed: *needed,
+                        droppable: store_free || !self.in_store(&r.path),
+                        base: base_index,
+                        orphan: base.is_some() && base_index.is_none(),
+                    }
+                })
+                .collect();
+            let mut out = Eviction {
+                kept: total,
+                store_busy: !store_free,
+                ..Eviction::default()
+            };
+            for i in budget::plan(&items, max) {
+                let r = &all[i].0;
+                // Gone already, or held open where that forbids deleting (Windows): it stays
+                // for the next run.
+                if fs::remove_file(&r.path).is_ok() {
+                    out.dropped.files += 1;
+                    out.dropped.bytes += r.bytes;
+                    out.kept -= r.bytes;
+                }
+            }
+            Ok(out)
+        };
+        match &self.store {
+            None => plan_and_drop(&BTreeSet::new(), true),
+            Some(s) => {
+                let (pins, _) = s.pinned(&self.root, false)?;
+                match s.alone(wait, || {
+                    let (pins, _) = s.pinned(&self.root, true)?;
+                    plan_and_drop(&pins, true)
+                })? {
+                    Some(out) => Ok(out),
+                    // Another run uses the store: only `.rmc/`'s records may go now.
+                    None => plan_and_drop(&pins, false),
+                }
+            }
+        }
+    }
+
+    /// Deletes every record and result in `.rmc/` (the store's records: `clear_store`).
+    /// The lock and VERSION stay.
     pub fn clear(&self) -> Result<Freed, CacheError> {
         sweep::clear(&self.root)
+    }
+
+    /// Deletes every record in the store (every clone's: it is a cache), while no other run
+    /// uses it (waiting up to `wait`).
+    pub fn clear_store(&self, wait: Duration) -> Result<StoreSweep, CacheError> {
+        let Some(s) = &self.store else {
+            return Ok(StoreSweep::None);
+        };
+        Ok(
+            match s.alone(wait, || sweep::gc_flat(&s.records(), &BTreeSet::new()))? {
+                Some(f) => StoreSweep::Freed(f),
+                None => StoreSweep::Busy,
+            },
+        )
     }
 }
 

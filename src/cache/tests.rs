@@ -41,6 +41,11 @@ fn ok<T>(r: Result<T, CacheError>) -> T {
     }
 }
 
+/// A `BaseOf` for records that stand on nothing.
+fn no_base(_: &Path) -> Option<String> {
+    None
+}
+
 /// Every file under `dir`, relative to it, sorted.
 fn files(dir: &Path) -> Vec<String> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
@@ -246,7 +251,9 @@ fn gc_keeps_exactly_what_is_asked() {
 
     let keep: HashSet<(String, String)> = [("lift".to_string(), B.to_string())].into();
     let keep_commits: HashSet<String> = [C1.to_string(), C2.to_string()].into();
-    let freed = ok(cache.gc(&keep, &keep_commits));
+    let freed = ok(cache.gc(&keep, &keep_commits, &no_base, Duration::ZERO));
+    assert_eq!(freed.store, StoreSweep::None);
+    let freed = freed.local;
     // lift/A (4), door/A (1), door/B (3), the leftover (4) and C3's results.
     assert_eq!(freed.files, 5);
     assert_eq!(freed.bytes, 4 + 1 + 3 + 4 + c3_bytes);
@@ -269,7 +276,10 @@ fn gc_keeps_exactly_what_is_asked() {
     assert!(!cache.root().join("results/99").exists());
     assert_eq!(ok(cache.get_result(C1, "lift")), Some(json!(1)));
     // Nothing more to free.
-    assert_eq!(ok(cache.gc(&keep, &keep_commits)), Freed::default());
+    assert_eq!(
+        ok(cache.gc(&keep, &keep_commits, &no_base, Duration::ZERO)).local,
+        Freed::default()
+    );
 }
 
 #[test]
@@ -438,4 +448,272 @@ fn threads_sharing_a_cache_lose_no_results() {
         }
     });
     assert_eq!(ok(cache.results(C1)).len(), 40);
+}
+
+/// Two clones' caches sharing one store, in a temporary folder.
+struct Clones {
+    _dir: tempfile::TempDir,
+    store: PathBuf,
+    a: Cache,
+    b: Cache,
+}
+
+fn with_store(root: &Path, store: &Path) -> Cache {
+    let (mut cache, _) = open(root);
+    ok(cache.use_store(store, Duration::from_secs(10)));
+    cache
+}
+
+fn clones() -> Clones {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let store = dir.path().join("store");
+    let a = with_store(&dir.path().join("a/.rmc"), &store);
+    let b = with_store(&dir.path().join("b/.rmc"), &store);
+    Clones {
+        _dir: dir,
+        store,
+        a,
+        b,
+    }
+}
+
+#[test]
+fn records_go_to_the_store_and_every_clone_reads_them() {
+    let c = clones();
+    ok(c.a.put_record("lift", A, b"from a"));
+    let shared = c.store.join(format!("v{STORE_FORMAT}/records/{A}.rec"));
+    assert!(shared.is_file());
+    assert!(
+        !c.a.root().join("records").exists(),
+        "nothing in .rmc/records"
+    );
+    // Keyed by content alone: another clone, whatever it calls the model, finds it.
+    assert!(c.b.has_record("lift", A));
+    assert!(c.b.has_record("elevator", A));
+    assert_eq!(c.b.record_path("elevator", A), shared);
+    assert_eq!(
+        ok(c.b.get_record("elevator", A)).as_deref(),
+        Some(&b"from a"[..])
+    );
+    // The writer is told where it writes, so a record can stand on a base beside it.
+    let told = std::cell::RefCell::new(PathBuf::new());
+    ok(c.b.put_record_with("lift", B, |target, w| {
+        *told.borrow_mut() = target.to_path_buf();
+        w.write_all(b"b")?;
+        Ok(1)
+    }));
+    assert_eq!(
+        *told.borrow(),
+        c.store.join(format!("v{STORE_FORMAT}/records/{B}.rec"))
+    );
+    assert!(c.a.records_used() > 0 && c.b.records_used() > 0);
+}
+
+#[test]
+fn a_record_in_the_cache_from_before_the_store_is_still_read() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let root = dir.path().join(".rmc");
+    {
+        let (cache, _) = open(&root);
+        ok(cache.put_record("lift", A, b"old"));
+    }
+    let cache = with_store(&root, &dir.path().join("store"));
+    assert!(cache.has_record("lift", A));
+    assert_eq!(
+        cache.record_path("lift", A),
+        root.join(format!("records/lift/{A}.rec"))
+    );
+    assert_eq!(
+        ok(cache.get_record("lift", A)).as_deref(),
+        Some(&b"old"[..])
+    );
+    // A new one goes to the store.
+    ok(cache.put_record("lift", B, b"new"));
+    assert!(cache
+        .record_path("lift", B)
+        .starts_with(dir.path().join("store")));
+}
+
+#[test]
+fn a_store_that_refuses_a_record_leaves_it_in_the_cache_with_a_note() {
+    let c = clones();
+    // The records folder replaced by a file: nothing can be written there.
+    let records = c.store.join(format!("v{STORE_FORMAT}/records"));
+    ok(fs::remove_dir_all(&records).map_err(|e| CacheError::io("rm", &records, e)));
+    ok(fs::write(&records, b"in the way").map_err(|e| CacheError::io("write", &records, e)));
+    assert_eq!(ok(c.a.put_record("lift", A, b"kept")), 4);
+    assert!(c.a.root().join(format!("records/lift/{A}.rec")).is_file());
+    assert!(c.a.has_record("lift", A));
+    let notes = c.a.take_notes();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("kept in"), "{notes:?}");
+    // A store folder that cannot be made at all is refused at once.
+    let mut plain = open(&c._dir.path().join("c/.rmc")).0;
+    assert!(plain.use_store(&records.join("x"), Duration::ZERO).is_err());
+    assert_eq!(plain.store_dir(), None);
+}
+
+#[test]
+fn opening_removes_the_temporary_files_of_dead_writers_only() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let root = dir.path().join(".rmc");
+    let store = dir.path().join("store");
+    drop(with_store(&root, &store));
+    // A writer that is gone (a child that exited), and one that is alive (this process).
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("true runs");
+    let dead = child.id();
+    child.wait().expect("true ends");
+    let live = std::process::id();
+    let shared = store.join(format!("v{STORE_FORMAT}/records"));
+    let local = root.join("records/lift");
+    ok(fs::create_dir_all(&local).map_err(|e| CacheError::io("mkdir", &local, e)));
+    let name = |pid: u32| format!(".{A}.rec.tmp-{pid}-0");
+    for (dir, pid) in [
+        (&shared, dead),
+        (&shared, live),
+        (&local, dead),
+        (&local, live),
+    ] {
+        let p = dir.join(name(pid));
+        ok(fs::write(&p, b"part").map_err(|e| CacheError::io("write", &p, e)));
+    }
+    let _cache = with_store(&root, &store);
+    if atomic::alive(dead).is_some() {
+        assert!(
+            !shared.join(name(dead)).exists(),
+            "a dead writer's file goes"
+        );
+    }
+    assert!(
+        shared.join(name(live)).exists(),
+        "a live writer's file stays"
+    );
+    // In .rmc/ no writer can be alive while this run holds the lock.
+    assert!(!local.join(name(dead)).exists());
+    assert!(!local.join(name(live)).exists());
+}
+
+/// A `BaseOf` from a table: record hash → the hash it stands on.
+fn bases<'a>(table: &'a [(&'a str, &'a str)]) -> impl Fn(&Path) -> Option<String> + 'a {
+    move |p: &Path| {
+        let name = p.file_name()?.to_str()?;
+        table
+            .iter()
+            .find(|(h, _)| name == format!("{h}.rec"))
+            .map(|(_, b)| format!("{b}.rec"))
+    }
+}
+
+/// Sets a record's last use to `secs` after the epoch.
+fn used_at(path: &Path, secs: u64) {
+    let f = fs::File::options().write(true).open(path).expect("open");
+    f.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(secs))
+        .expect("set mtime");
+}
+
+const D: &str = "dddddddddddddddd";
+const E: &str = "eeeeeeeeeeeeeeee";
+
+#[test]
+fn the_budget_drops_the_least_recently_used_that_no_clone_needs() {
+    let c = clones();
+    for (h, t) in [(A, 1), (B, 2), (D, 3), (E, 4)] {
+        ok(c.a.put_record("m", h, &[0; 100]));
+        used_at(&c.a.record_path("m", h), t);
+    }
+    // E stands on D; clone b's branch tips need B.
+    let table = [(E, D)];
+    let base_of = bases(&table);
+    let b_needs: Needs = [("m".to_string(), B.to_string())].into();
+    ok(c.b.register(&b_needs, &base_of));
+    // b's run ends; its clone (and so its registration) stays.
+    let b_root = c.b.root().to_path_buf();
+    drop(c.b);
+    let a_needs: Needs = [("m".to_string(), E.to_string())].into();
+    // Under the budget: nothing goes.
+    let e = ok(c.a.enforce_budget(400, &a_needs, &base_of, Duration::ZERO));
+    assert_eq!((e.dropped.files, e.kept), (0, 400));
+    // 150 bytes: A goes (the least recently used); B (b's), D (E's base) and E stay.
+    let e = ok(c.a.enforce_budget(150, &a_needs, &base_of, Duration::ZERO));
+    assert_eq!(
+        e.dropped,
+        Freed {
+            files: 1,
+            bytes: 100
+        }
+    );
+    assert_eq!(e.kept, 300);
+    assert!(!e.store_busy);
+    assert!(!c.a.has_record("m", A));
+    for h in [B, D, E] {
+        assert!(c.a.has_record("m", h), "{h}");
+    }
+    // Once clone b is gone, its registration protects nothing.
+    ok(fs::remove_dir_all(&b_root).map_err(|e| CacheError::io("rm", &b_root, e)));
+    let e = ok(c.a.enforce_budget(150, &a_needs, &base_of, Duration::ZERO));
+    assert_eq!(e.dropped.files, 1);
+    assert!(!c.a.has_record("m", B));
+    assert!(c.a.has_record("m", D) && c.a.has_record("m", E));
+}
+
+#[test]
+fn nothing_in_the_store_is_deleted_while_another_run_uses_it() {
+    let c = clones();
+    ok(c.a.put_record("m", A, &[0; 100]));
+    ok(c.a.put_record("m", B, &[0; 100]));
+    let none = Needs::new();
+    // b holds the store open (shared): a cannot have it alone.
+    let e =
+        ok(c.a.enforce_budget(0, &none, &no_base, Duration::from_millis(50)));
+    assert!(e.store_busy);
+    assert_eq!(e.dropped.files, 0);
+    let swept =
+        ok(c.a.gc(&none, &HashSet::new(), &no_base, Duration::from_millis(50)));
+    assert_eq!(swept.store, StoreSweep::Busy);
+    assert_eq!(
+        ok(c.a.clear_store(Duration::from_millis(50))),
+        StoreSweep::Busy
+    );
+    assert!(c.a.has_record("m", A) && c.a.has_record("m", B));
+    // And a is still using the store (its lock shared again).
+    ok(c.a.put_record("m", D, b"d"));
+    drop(c.b);
+    let e =
+        ok(c.a.enforce_budget(0, &none, &no_base, Duration::from_secs(10)));
+    assert_eq!(e.dropped.files, 3);
+}
+
+#[test]
+fn gc_in_the_store_keeps_what_any_clone_needs_and_the_bases() {
+    let c = clones();
+    for h in [A, B, D, E] {
+        ok(c.a.put_record("m", h, b"xx"));
+    }
+    let table = [(E, D)];
+    let base_of = bases(&table);
+    ok(c.b.register(&[("m".to_string(), B.to_string())].into(), &base_of));
+    let b_root = c.b.root().to_path_buf();
+    drop(c.b);
+    let keep: Needs = [("m".to_string(), E.to_string())].into();
+    let swept =
+        ok(c.a.gc(&keep, &HashSet::new(), &base_of, Duration::from_secs(10)));
+    assert_eq!(swept.store, StoreSweep::Freed(Freed { files: 1, bytes: 2 }));
+    assert!(!c.a.has_record("m", A));
+    for h in [B, D, E] {
+        assert!(c.a.has_record("m", h), "{h}");
+    }
+    let l = ok(c.a.ls());
+    assert_eq!(l.store_bytes(), 6);
+    let st = l.store.expect("a store");
+    assert_eq!(st.records.len(), 3);
+    assert_eq!(st.clones, 1, "b registered, a not yet");
+    let _ = b_root;
+    // clear_store empties it.
+    assert_eq!(
+        ok(c.a.clear_store(Duration::from_secs(10))),
+        StoreSweep::Freed(Freed { files: 3, bytes: 6 })
+    );
+    assert!(!c.a.has_record("m", E));
 }

@@ -1,6 +1,7 @@
 //! The memory limit of a check: `--memory-limit auto|SIZE`. `auto` is 80 % of the least of
 //! the memory the machine has available now, what the process's cgroup still allows, and the
-//! address space left under `ulimit -v`; `GIT_RMC_MEMORY_LIMIT` (a size) replaces `auto`.
+//! address space left under `ulimit -v`; `GIT_RMC_MEMORY_LIMIT` (a size) replaces `auto`,
+//! and else `memory` in the user's settings (`user`).
 //! Read from /proc and /sys on Linux; elsewhere `auto` falls back to no limit it can see.
 //! Sizes are parsed in `config::memory`, which `.rmc.toml` shares; re-exported here.
 
@@ -16,6 +17,9 @@ pub fn resolve(limit: MemoryLimit) -> Result<(Option<u64>, String), String> {
             if let Ok(v) = std::env::var("GIT_RMC_MEMORY_LIMIT") {
                 let n = parse_size(&v).map_err(|e| format!("GIT_RMC_MEMORY_LIMIT: {e}"))?;
                 return Ok((Some(n), "GIT_RMC_MEMORY_LIMIT".into()));
+            }
+            if let Some((n, origin)) = super::user::memory() {
+                return Ok((Some(n), origin));
             }
             let avail = available();
             Ok((avail.map(|a| a / 5 * 4), "auto: 80% of available".into()))

@@ -13,6 +13,7 @@ pub mod man;
 pub mod memory;
 pub mod progress;
 pub mod show;
+pub mod user;
 pub mod verify;
 pub mod walk;
 
@@ -35,8 +36,9 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// When to colour the output (NO_COLOR in the environment means never, for auto).
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    /// Default: `color` in the user's settings, else auto.
+    #[arg(long, global = true, value_enum)]
+    pub color: Option<ColorChoice>,
     /// Print only what fails and errors.
     #[arg(long, short, global = true)]
     pub quiet: bool,
@@ -45,9 +47,9 @@ pub struct Cli {
     pub verbose: bool,
     /// When to show the progress of long checks: auto (a live line on a terminal, a plain
     /// line on standard error every ten seconds elsewhere, as in CI logs), always (also
-    /// with --quiet), never.
-    #[arg(long, global = true, value_enum, default_value_t = progress::ProgressChoice::Auto)]
-    pub progress: progress::ProgressChoice,
+    /// with --quiet), never. Default: `progress` in the user's settings, else auto.
+    #[arg(long, global = true, value_enum)]
+    pub progress: Option<progress::ProgressChoice>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -194,7 +196,17 @@ pub fn out(text: &str) -> anyhow::Result<()> {
 
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
-    let c = match cli.color {
+    // A flag given wins over the user's settings, which win over auto.
+    let user = match user::load() {
+        Ok(u) => u,
+        Err(e) => return error::exit_code(Err(e)),
+    };
+    let color = cli.color.unwrap_or(match user.color {
+        Some(crate::config::Choice::Always) => ColorChoice::Always,
+        Some(crate::config::Choice::Never) => ColorChoice::Never,
+        _ => ColorChoice::Auto,
+    });
+    let c = match color {
         ColorChoice::Auto => 0,
         ColorChoice::Always => 1,
         ColorChoice::Never => 2,
@@ -202,7 +214,11 @@ pub fn run(cli: Cli) -> i32 {
     COLOR.store(c, std::sync::atomic::Ordering::Relaxed);
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
-    progress::set_choice(cli.progress);
+    progress::set_choice(cli.progress.unwrap_or(match user.progress {
+        Some(crate::config::Choice::Always) => progress::ProgressChoice::Always,
+        Some(crate::config::Choice::Never) => progress::ProgressChoice::Never,
+        _ => progress::ProgressChoice::Auto,
+    }));
     match cli.command {
         Command::Show(args) => error::exit_code(show::cmd_show(&args)),
         Command::Verify(args) => error::exit_code(verify::cmd_verify(&args)),

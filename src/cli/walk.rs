@@ -41,6 +41,9 @@ pub struct Session {
     pub repo: Repo,
     pub root: PathBuf,
     pub cache: Cache,
+    /// The records' size budget, enforced when the session ends after a run that read or
+    /// wrote records (`cli::cache::after_run`).
+    pub budget: super::user::Budget,
     /// `-- PATHS`, relative to the work tree root.
     pub paths: Vec<PathBuf>,
     /// `--algorithm` (overrides the configuration).
@@ -80,8 +83,21 @@ pub struct Checked {
     pub audit_failure: Option<String>,
 }
 
+/// A run that read or wrote records ends by telling the store which records this clone's
+/// branch tips need and by keeping the records within their size budget, still holding the
+/// cache's lock (`cli::cache::after_run`).
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            super::cache::after_run(self);
+        }
+    }
+}
+
 impl Session {
-    /// Opens the repository containing `cwd` and its cache (taking the cache's lock).
+    /// Opens the repository containing `cwd` and its cache (taking the cache's lock), with
+    /// the user's record store unless it is turned off (`user::store_location`). A store
+    /// that cannot be used leaves the records in the cache, with a warning.
     pub fn open(cwd: &Path) -> anyhow::Result<Session> {
         let repo = Repo::discover(cwd)?;
         let root = repo
@@ -89,18 +105,31 @@ impl Session {
             .context("a bare repository has no work tree: run git rmc inside a clone")?;
         let configured = std::fs::read_to_string(root.join(config::FILE_NAME))
             .ok()
-            .and_then(|t| Config::parse(&t, config::FILE_NAME).ok())
-            .and_then(|c| c.cache_dir);
-        let dir = crate::cache::location(&root, configured.as_deref());
-        let (cache, note) = Cache::open(&dir, CACHE_WAIT)
+            .and_then(|t| Config::parse(&t, config::FILE_NAME).ok());
+        let cache_dir = configured.as_ref().and_then(|c| c.cache_dir.clone());
+        let dir = crate::cache::location(&root, cache_dir.as_deref());
+        let (mut cache, note) = Cache::open(&dir, CACHE_WAIT)
             .with_context(|| format!("cannot use the cache at {}", dir.display()))?;
         if let Some(n) = note {
             eprintln!("note: {n}");
         }
+        if let Some(store) = super::user::store_location(&root) {
+            if let Err(e) = cache.use_store(&store, CACHE_WAIT) {
+                eprintln!(
+                    "warning: cannot use the record store at {} ({e}): records are kept in {} \
+                     (set {}=none to say so)",
+                    store.display(),
+                    dir.display(),
+                    super::user::ENV_STORE
+                );
+            }
+        }
+        let budget = super::user::budget(configured.and_then(|c| c.cache.max_size));
         Ok(Session {
             repo,
             root,
             cache,
+            budget,
             paths: Vec::new(),
             algorithm: None,
             audit: false,
@@ -343,6 +372,19 @@ impl Session {
         }
     }
 
+    /// The record of this very content, when the cache holds one (checked in another clone
+    /// or worktree, whose record the store shares, or at a commit whose result is gone):
+    /// the cheapest base there is, as nothing in it changed. Not for `--audit` nor a full
+    /// check asked for. New and fixed violations are then told against the base commit's
+    /// result (`against`), not against this record.
+    fn same_content(&self, key: &str, hash: &str, model: &ModelConfig) -> Option<Base> {
+        let full = self.algorithm.unwrap_or(model.algorithm) == config::Algorithm::Full;
+        if self.audit || full || !self.cache.has_record(key, hash) {
+            return None;
+        }
+        self.load_base(key, hash)
+    }
+
     fn note_diagnostic(&self, text: String, at: At) {
         let where_ = match at {
             At::Commit(c) => c.short(),
@@ -504,9 +546,12 @@ impl Session {
                 return Ok(done(&verdict, r, true, new));
             }
         }
-        let base_rec = base
-            .as_ref()
-            .and_then(|(_, r)| r["hash"].as_str().and_then(|h| self.load_base(&key, h)));
+        let same = self.same_content(&key, &hash, model);
+        let same_content = same.is_some();
+        let base_rec = same.or_else(|| {
+            base.as_ref()
+                .and_then(|(_, r)| r["hash"].as_str().and_then(|h| self.load_base(&key, h)))
+        });
         let algorithm = match self.algorithm.unwrap_or(model.algorithm) {
             config::Algorithm::Full => Algorithm::Full,
             config::Algorithm::Prune => Algorithm::Prune,
@@ -537,17 +582,23 @@ impl Session {
         if let Some(rec) = &done_run.record {
             doc["record_states"] = json!(rec.fingerprints.len());
             // Beside its base in the cache: the graph is written on it (`Record::write_beside`).
-            let target = self.cache.record_path(&key, &hash);
-            self.cache
-                .put_record_with(&key, &hash, |w| rec.write_beside(&target, w))?;
+            // (A record of this very content is there already.)
+            if !same_content {
+                self.cache
+                    .put_record_with(&key, &hash, |target, w| rec.write_beside(target, w))?;
+            }
         }
-        let new = done_run.doc.violations.iter().filter(|v| v.new).count();
+        let mut new = done_run.doc.violations.iter().filter(|v| v.new).count();
         let verdict = done_run.verdict.as_str().to_string();
         doc["hash"] = json!(hash);
         doc["complete"] = json!(complete);
         doc["limits"] = json!(limits_key);
         doc["keys"] = serde_json::to_value(&keys)?;
         doc["new_violations"] = json!(new);
+        if same_content {
+            doc = against(doc, base.as_ref().map(|(_, r)| r));
+            new = doc["new_violations"].as_u64().unwrap_or(0) as usize;
+        }
         doc["elapsed_ms"] = json!(started.elapsed().as_millis() as u64);
         if let Some((bc, _)) = &base {
             doc["base_commit"] = json!(bc.hex());
@@ -794,7 +845,10 @@ fn limits_key(model: &ModelConfig) -> String {
     let memory = match l.memory {
         config::MemoryLimit::Auto => match std::env::var("GIT_RMC_MEMORY_LIMIT") {
             Ok(v) => format!("env:{v}"),
-            Err(_) => "auto".into(),
+            Err(_) => match super::user::memory() {
+                Some((n, _)) => format!("user:{n}"),
+                None => "auto".into(),
+            },
         },
         config::MemoryLimit::Bytes(n) => n.to_string(),
     };

@@ -11,6 +11,24 @@ pub enum MemoryLimit {
     Bytes(u64),
 }
 
+/// A size as the user wrote it (`"2G"`), and its bytes: shown as written, so that a budget
+/// of 2G is not told back as 2.15 GB.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Size {
+    pub bytes: u64,
+    pub text: String,
+}
+
+impl Size {
+    /// Parses a size such as `"2G"` or `"1000"` (bytes).
+    pub fn parse(s: &str) -> Result<Size, SizeError> {
+        Ok(Size {
+            bytes: parse_size(s)?,
+            text: s.trim().to_string(),
+        })
+    }
+}
+
 /// A size that does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SizeError {

@@ -1,7 +1,9 @@
 //! `.rmc.toml`, the repository's settings: which models `git rmc check` checks, with which
 //! preprocessor options, checks and limits, which violations fail a check, and where the
-//! cache lives. Owns the settings' types and defaults, parsing with errors that point at a
-//! line and column (`parse`), and the commented file `git rmc init` writes (`template`).
+//! cache lives and how large it may grow. Owns the settings' types and defaults, parsing with
+//! errors that point at a line and column (`parse`), the commented file `git rmc init`
+//! writes (`template`), and the user's own settings file (`user`), whose defaults
+//! `.rmc.toml` overrides.
 //!
 //! **Invariant:** takes text and returns values; never reads files, knows nothing of git
 //! (the caller reads `.rmc.toml` from the work tree or a commit and names it in `origin`),
@@ -10,6 +12,9 @@
 //! ```toml
 //! fail_on = "new"              # or "any"
 //! cache_dir = ".rmc"           # relative to the work tree root
+//!
+//! [cache]
+//! max_size = "2G"              # records kept, least recently used dropped past it
 //!
 //! [[model]]
 //! name = "elevator"            # default: the entry's file stem
@@ -25,12 +30,14 @@ mod error;
 pub mod memory;
 mod parse;
 mod template;
+pub mod user;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, ConfigErrorKind};
-pub use memory::MemoryLimit;
+pub use memory::{MemoryLimit, Size};
+pub use user::{Choice, UserConfig};
 
 use crate::explore;
 
@@ -44,9 +51,23 @@ pub struct Config {
     /// As written: relative paths are relative to the work tree root (see
     /// `cache::location`, which also applies `GIT_RMC_CACHE_DIR`).
     pub cache_dir: Option<PathBuf>,
+    /// `[cache]`.
+    pub cache: CacheSettings,
     /// In the file's order; names are unique.
     pub models: Vec<ModelConfig>,
 }
+
+/// `[cache]`, in `.rmc.toml` or the user's settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CacheSettings {
+    /// How many bytes of records the cache (and the store) keeps: past it, after a run, the
+    /// least recently used records that no branch tip needs are dropped. `None`: not set
+    /// here (the user's setting, else `DEFAULT_MAX_SIZE`).
+    pub max_size: Option<Size>,
+}
+
+/// The size budget of records when neither `.rmc.toml` nor the user's settings set one.
+pub const DEFAULT_MAX_SIZE: &str = "2G";
 
 /// Which violations make a check fail.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]

@@ -10,15 +10,19 @@ use std::path::{Component, Path, PathBuf};
 use toml_edit::{ImDocument, Item, TableLike, Value};
 
 use super::error::{line_column, ConfigError, ConfigErrorKind as Kind};
-use super::memory::{self, MemoryLimit};
-use super::{default_name, Algorithm, Checks, Config, FailOn, Limits, ModelConfig};
+use super::memory::{self, MemoryLimit, Size};
+use super::user::{Choice, UserConfig};
+use super::{default_name, Algorithm, CacheSettings, Checks, Config, FailOn, Limits, ModelConfig};
 
 const TOP: &str = "the top level";
 const MODEL: &str = "[[model]]";
 const CHECKS: &str = "[model.checks]";
 const LIMITS: &str = "[model.limits]";
+const CACHE: &str = "[cache]";
 
-const TOP_KEYS: &[&str] = &["fail_on", "cache_dir", "model"];
+const TOP_KEYS: &[&str] = &["fail_on", "cache_dir", "cache", "model"];
+const CACHE_KEYS: &[&str] = &["max_size"];
+const USER_KEYS: &[&str] = &["memory", "color", "progress", "cache"];
 const MODEL_KEYS: &[&str] = &[
     "name",
     "entry",
@@ -33,11 +37,15 @@ const LIMIT_KEYS: &[&str] = &["max_depth", "max_states", "max_errors", "memory"]
 
 pub(super) fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
     let p = Parser { text, origin };
-    let doc = ImDocument::parse(text).map_err(|e| {
-        let span = e.span().unwrap_or(0..0);
-        p.error(span, Kind::Syntax(one_line(e.message())))
-    })?;
+    let doc = p.document()?;
     p.config(doc.as_table())
+}
+
+/// The user's settings file (`UserConfig`), checked as strictly as `.rmc.toml`.
+pub(super) fn parse_user(text: &str, origin: &str) -> Result<UserConfig, ConfigError> {
+    let p = Parser { text, origin };
+    let doc = p.document()?;
+    p.user(doc.as_table())
 }
 
 /// toml_edit's messages span lines ("invalid string\nexpected `\"`"); ours are one line.
@@ -64,6 +72,13 @@ struct Field<'t> {
 }
 
 impl Parser<'_> {
+    fn document(&self) -> Result<ImDocument<&str>, ConfigError> {
+        ImDocument::parse(self.text).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            self.error(span, Kind::Syntax(one_line(e.message())))
+        })
+    }
+
     fn error(&self, span: Range<usize>, kind: Kind) -> ConfigError {
         let (line, column) = line_column(self.text, span.start);
         ConfigError {
@@ -99,11 +114,61 @@ impl Parser<'_> {
                     config.cache_dir = Some(PathBuf::from(dir));
                 }
                 "model" => config.models = self.models(&f)?,
+                "cache" => config.cache = self.cache(&f)?,
                 // `fields` admits only the keys matched above.
                 _ => {}
             }
         }
         Ok(config)
+    }
+
+    fn user(&self, root: &dyn TableLike) -> Result<UserConfig, ConfigError> {
+        let mut user = UserConfig::default();
+        for f in self.fields(root, TOP, USER_KEYS, &(0..0))? {
+            match f.name {
+                "memory" => user.memory = Some(self.memory(&f)?),
+                "color" => user.color = Some(self.choice(&f, &Choice::ALL, |c| c.as_str())?),
+                "progress" => user.progress = Some(self.choice(&f, &Choice::ALL, |c| c.as_str())?),
+                "cache" => user.cache = self.cache(&f)?,
+                // `fields` admits only the keys matched above.
+                _ => {}
+            }
+        }
+        Ok(user)
+    }
+
+    fn cache(&self, f: &Field) -> Result<CacheSettings, ConfigError> {
+        let (table, header) = self.table(f)?;
+        let mut cache = CacheSettings::default();
+        // `fields` admits only `max_size`.
+        for f in self.fields(table, CACHE, CACHE_KEYS, &header)? {
+            cache.max_size = Some(self.size(&f)?);
+        }
+        Ok(cache)
+    }
+
+    /// A size such as `"2G"`, or a number of bytes.
+    fn size(&self, f: &Field) -> Result<Size, ConfigError> {
+        if f.item.is_integer() {
+            let n = self.count(f)?;
+            return Ok(Size {
+                bytes: n,
+                text: n.to_string(),
+            });
+        }
+        let s = f
+            .item
+            .as_str()
+            .ok_or_else(|| self.wrong_type(f, "a size such as \"2G\""))?;
+        Size::parse(s).map_err(|err| {
+            self.error(
+                f.span.clone(),
+                Kind::BadSize {
+                    key: f.name.into(),
+                    err,
+                },
+            )
+        })
     }
 
     /// Every key of `table`, refusing those not in `allowed`. `header` is blamed when a key

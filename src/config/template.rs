@@ -36,6 +36,17 @@ pub(super) fn template(entries: &[PathBuf]) -> String {
         "# cache_dir = \".rmc\"",
         "where the cache lives, from the work tree root (GIT_RMC_CACHE_DIR wins)",
     );
+    out.push('\n');
+    line(
+        &mut out,
+        "# [cache]",
+        "the records kept for later checks (in a store your clones share)",
+    );
+    line(
+        &mut out,
+        &format!("# max_size = {}", quote(super::DEFAULT_MAX_SIZE)),
+        "past it, the least recently used that no branch tip needs go",
+    );
     if entries.is_empty() {
         out.push_str(NO_MODELS);
         return out;

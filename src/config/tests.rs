@@ -149,7 +149,7 @@ fn unknown_keys_are_named_with_their_place_and_the_keys_expected() {
     check_err(
         "fail-on = \"any\"\n",
         ".rmc.toml:1:1: unknown key 'fail-on' in the top level (expected one of: fail_on, \
-         cache_dir, model)",
+         cache_dir, cache, model)",
     );
     check_err(
         "[[model]]\nentry = \"a.pml\"\n[model.checks]\n  deadlocks = true\n",
@@ -409,6 +409,7 @@ fn the_templates_commented_options_are_valid_and_show_the_defaults() {
     expected.models[0].limits.max_depth = Some(100_000);
     expected.models[0].limits.max_states = Some(10_000_000);
     expected.cache_dir = Some(PathBuf::from(".rmc"));
+    expected.cache.max_size = Size::parse(DEFAULT_MAX_SIZE).ok();
     assert_eq!(c, expected);
 }
 
@@ -431,4 +432,88 @@ fn search_options_carry_the_checks_and_limits() {
     assert_eq!(o.max_states, None);
     assert_eq!(o.memory_limit, Some(1 << 20));
     assert_eq!(o.max_trails, 10);
+}
+
+#[test]
+fn the_cache_table_sets_the_size_budget() {
+    let c = parse("[cache]\nmax_size = \"500M\"\n");
+    assert_eq!(
+        c.cache.max_size,
+        Some(Size {
+            bytes: 500 << 20,
+            text: "500M".into()
+        })
+    );
+    assert_eq!(
+        parse("cache.max_size = 1000\n")
+            .cache
+            .max_size
+            .map(|s| s.bytes),
+        Some(1000)
+    );
+    assert_eq!(parse("").cache.max_size, None);
+    check_err(
+        "[cache]\nmax_size = \"lots\"\n",
+        ".rmc.toml:2:12: 'max_size' is not a size: 'lots' is not a size (e.g. 512M, 4G, or auto)",
+    );
+    check_err(
+        "[cache]\nmax-size = \"1G\"\n",
+        ".rmc.toml:2:1: unknown key 'max-size' in [cache] (expected one of: max_size)",
+    );
+    check_err(
+        "cache = 3\n",
+        ".rmc.toml:1:9: 'cache' must be a table, not an integer",
+    );
+}
+
+fn user(text: &str) -> Result<UserConfig, String> {
+    UserConfig::parse(text, "/home/u/.config/git-rmc/config.toml").map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_users_settings_are_checked_as_strictly_as_the_repositorys() {
+    assert_eq!(user(""), Ok(UserConfig::default()));
+    let u = user(
+        "memory = \"8G\"\ncolor = \"never\"\nprogress = \"always\"\n[cache]\nmax_size = \"10G\"\n",
+    );
+    assert_eq!(
+        u,
+        Ok(UserConfig {
+            memory: Some(MemoryLimit::Bytes(8 << 30)),
+            color: Some(Choice::Never),
+            progress: Some(Choice::Always),
+            cache: CacheSettings {
+                max_size: Size::parse("10G").ok()
+            },
+        })
+    );
+    assert_eq!(
+        user("memory = \"auto\"\n").map(|u| u.memory),
+        Ok(Some(MemoryLimit::Auto))
+    );
+    assert_eq!(
+        user("colour = \"never\"\n"),
+        Err(
+            "/home/u/.config/git-rmc/config.toml:1:1: unknown key 'colour' in the top level \
+             (expected one of: memory, color, progress, cache)"
+                .into()
+        )
+    );
+    assert_eq!(
+        user("\n[cache]\n  max_size = \"10G\"\n  keep = 3\n"),
+        Err(
+            "/home/u/.config/git-rmc/config.toml:4:3: unknown key 'keep' in [cache] \
+             (expected one of: max_size)"
+                .into()
+        )
+    );
+    assert_eq!(
+        user("progress = \"sometimes\"\n"),
+        Err(
+            "/home/u/.config/git-rmc/config.toml:1:12: 'progress' cannot be \"sometimes\" \
+             (expected one of: auto, always, never)"
+                .into()
+        )
+    );
+    assert!(user("memory = ").is_err_and(|e| e.contains("config.toml:1:")));
 }
