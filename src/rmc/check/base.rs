@@ -1,0 +1,95 @@
+//! The version a check builds on (its record and the program rebuilt from the sources the
+//! record holds), and what a check records of the version it checks: its sources and its
+//! checks.
+
+use std::path::{Path, PathBuf};
+
+use crate::explore::Options;
+use crate::program::Program;
+use crate::promela::preprocess::PpOptions;
+use crate::promela::source::{MemoryProvider, SourceFiles};
+use crate::rmc::record::{Checks, Record, Sources};
+
+/// The version a check builds on: its record, its program (with stable ids) and the
+/// sources it was read from (to show where its violations were).
+pub struct Base {
+    pub record: Record,
+    pub program: Program,
+    pub files: SourceFiles,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BaseError {
+    #[error("the record's model no longer loads with this git rmc ({0})")]
+    Reload(String),
+    #[error(transparent)]
+    Ids(#[from] crate::rmc::diff::ids::MissingId),
+}
+
+impl Base {
+    /// Rebuilds the recorded version's program from the sources the record holds.
+    pub fn from_record(record: Record) -> Result<Base, BaseError> {
+        let mut provider = MemoryProvider::new();
+        for (n, t) in &record.sources.files {
+            provider = provider.with(n.clone(), t.clone());
+        }
+        let opts = PpOptions {
+            defines: record.sources.defines.clone(),
+            include_dirs: record
+                .sources
+                .include_dirs
+                .iter()
+                .map(PathBuf::from)
+                .collect(),
+        };
+        let loaded = crate::load(Path::new(&record.sources.main), &provider, &opts);
+        let Some(mut program) = loaded.program else {
+            let first = loaded
+                .diags
+                .first()
+                .map(|d| d.message.clone())
+                .unwrap_or_default();
+            return Err(BaseError::Reload(first));
+        };
+        record.ids.apply(&mut program)?;
+        Ok(Base {
+            record,
+            program,
+            files: loaded.files,
+        })
+    }
+}
+
+/// The sources of a model as loaded, for its record.
+pub fn sources_of(main: &Path, files: &SourceFiles, opts: &PpOptions) -> Sources {
+    Sources {
+        main: main.display().to_string(),
+        files: files
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.text.clone()))
+            .collect(),
+        defines: opts.defines.clone(),
+        include_dirs: opts
+            .include_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect(),
+    }
+}
+
+pub fn checks_of(o: &Options) -> Checks {
+    Checks {
+        end_states: o.end_states,
+        assertions: o.assertions,
+        empty_channels: o.empty_channels,
+    }
+}
+
+/// Whether a model's successors are a function of its stored state: pan's `hidden`
+/// variables travel with the search path instead.
+pub(super) fn prunable(p: &Program) -> bool {
+    !p.globals
+        .iter()
+        .any(|v| v.vis == crate::promela::ast::Visibility::Hidden)
+}

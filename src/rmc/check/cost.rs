@@ -1,0 +1,78 @@
+//! Auto's cost model (DESIGN.md 5.5): what a walked, an executed and an idle recorded
+//! state cost against a full check's state, the share past which a full check is cheaper,
+//! and what the prediction of a check holds. The constants are measured by the `rmc` bench.
+
+/// The relative cost of walking one recorded state against executing one: measured by the
+/// `rmc` bench (a walked transition costs a few lookups, an executed one the interpreter).
+pub const WALK_COST: f64 = 0.25;
+
+/// What a recorded state a replay executes costs, beside the moves it executes, against a
+/// state a full check executes: it is loaded from the record, its other processes' moves
+/// are walked, and all of them are recorded on the search's thread. Measured (callgrind,
+/// the `rmc` bench's ring N=9 and the test ring's busiest mutant): 0.9 to 1.0, with the
+/// moves executed a third and a seventh of the state's.
+pub const MIXED_COST: f64 = 0.9;
+
+/// What a recorded state at the change costs when every process's moves in it come from
+/// the record (the change is a condition that keeps its value there): it is loaded, the
+/// condition evaluated, and the state walked whole. Measured (ring N=9 from the command
+/// line, `>` to `>=` and `<` to `<=`: 628k such states and 96k walked, replay 0.70 s
+/// against 1.6 s for a full check and 0.37 s for a replay walking every state): 1.04 us
+/// against 2.2 us for a full check's state, about half.
+pub const IDLE_COST: f64 = 0.5;
+
+/// The share of the recorded states (walks weighed by `WALK_COST`) beyond which auto runs a
+/// full check: a state executed in an incremental run costs about 1.5 times one of a plain
+/// check, in a recording run 1.2 to 1.3 times (the `rmc` bench), so past 0.8 the full check
+/// is cheaper.
+pub const FULL_SHARE: f64 = 0.8;
+
+/// What auto's choice among prune, replay and a full check predicted (in recorded states).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Predicted {
+    /// States a pruning run would execute (recorded states whose set meets the change).
+    pub prune_executed: u64,
+    /// States a replay would walk and execute (None: replay cannot run).
+    pub replay_walked: Option<u64>,
+    pub replay_executed: Option<u64>,
+    /// Of the states a replay would execute, the processes' moves it would execute,
+    /// counted in states (the others' come from the record).
+    #[serde(default)]
+    pub replay_moves_executed: Option<f64>,
+    /// Of the states a replay would execute, those none of whose moves it would execute.
+    #[serde(default)]
+    pub replay_idle: Option<f64>,
+    /// Before choosing prune or a replay: the states random walks through the new version
+    /// met, and those of them the record lacks (`probe`).
+    #[serde(default)]
+    pub walk_states: Option<u64>,
+    #[serde(default)]
+    pub walk_new: Option<u64>,
+}
+
+/// Records smaller than this are reused without a probe: a full check of them costs little
+/// anyway.
+pub const PROBE_MIN_RECORDED: u64 = 1 << 14;
+
+/// Random walks auto takes before it chooses prune or a replay (`probe`): how many, and how
+/// long; and the fewest states they must meet for their share to decide anything.
+pub const PROBE_WALKS: u32 = 16;
+pub const PROBE_STEPS: u32 = 256;
+pub const PROBE_MIN_MET: u64 = 64;
+
+/// The share of new states among those the walks meet at or beyond which auto runs a full
+/// check rather than prune or a replay: their new state costs about a fifth more than a full
+/// check's, and what a replay walks a quarter of an executed state (`WALK_COST`), so one
+/// that must store nine new states in ten gains nothing.
+pub const PROBE_NEW_SHARE: f64 = 0.9;
+
+/// The cost of the replay a prediction describes, in full-check states.
+pub fn replay_cost(p: &Predicted) -> f64 {
+    let executed = p.replay_executed.unwrap_or(0) as f64;
+    let moves = p.replay_moves_executed.unwrap_or(executed);
+    let idle = p.replay_idle.unwrap_or(0.0).min(executed);
+    p.replay_walked.unwrap_or(0) as f64 * WALK_COST
+        + idle * IDLE_COST
+        + (executed - idle) * MIXED_COST
+        + moves * (1.0 - MIXED_COST)
+}

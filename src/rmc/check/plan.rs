@@ -1,0 +1,571 @@
+//! The plan of a check (DESIGN.md 5.2-5.5): the impact analysis, the stable ids, and which
+//! of prune, replay (or the unchanged graph) and a full check runs, with the reason and what
+//! auto predicted. Decided before anything is searched.
+
+use crate::explore::machine::Machine;
+use crate::explore::Options;
+use crate::program::Program;
+use crate::rmc::diff::extension::Extension;
+use crate::rmc::diff::ids::StableIds;
+use crate::rmc::diff::impact::{analyze, Impact};
+use crate::rmc::record::elements::Element;
+use crate::rmc::record::graph::Graph;
+use crate::rmc::run::recorder::{Known, Prunable, Prune};
+use crate::rmc::run::replay::Replay;
+use crate::rmc::run::unchanged::Unchanged;
+
+use super::base::{checks_of, prunable, Base};
+use super::cost::*;
+use super::Algorithm;
+
+/// What a run reuses of the old version.
+pub enum Reuse {
+    Nothing,
+    Prune(Box<Prune>),
+    Replay(Box<Replay>),
+    /// The change leaves the recorded graph as it was: the check is the record's.
+    Unchanged(Box<crate::rmc::run::unchanged::Unchanged>),
+}
+
+/// What a check will do, decided before it runs.
+pub struct Plan {
+    /// The program to check, with its stable ids.
+    pub program: Program,
+    pub ids: StableIds,
+    pub impact: Option<Impact>,
+    /// What the run reuses.
+    pub reuse: Reuse,
+    /// The algorithm that runs: prune, replay or full.
+    pub algorithm: Algorithm,
+    /// Why the algorithm is what it is.
+    pub reason: String,
+    pub predicted: Option<Predicted>,
+}
+
+impl Plan {
+    pub fn incremental(&self) -> bool {
+        !matches!(self.reuse, Reuse::Nothing)
+    }
+}
+
+/// Plans the check of `program` (numbered by position, as built) against `base`, whose
+/// state graph it takes (to replay it, or to carry it into the next record). The steps, in
+/// order: nothing to reuse; why the record cannot be reused at all; what pruning and a
+/// replay would execute; a full check where either would execute most recorded states; the
+/// unchanged graph; auto's random walks; replay or prune.
+pub fn plan(
+    mut program: Program,
+    base: Option<&mut Base>,
+    opts: &Options,
+    want: Algorithm,
+) -> Plan {
+    let Some(base) = base else {
+        return recording_plan(program);
+    };
+    let impact = analyze(&base.program, &program, base.record.ids.next_free);
+    let ids = impact.ids.clone();
+    // The table was just made from this very program, so every location has an id.
+    let _ = ids.apply(&mut program);
+    let extension = layout_extension(base, &program, &impact, opts);
+    let mut cx = Context {
+        program,
+        ids,
+        impact,
+        want,
+        extension,
+        old_hash: base.record.meta.layout_hash,
+        states: base.record.fingerprints.len() as u64,
+        dangerous: String::new(),
+    };
+    if let Some(reason) = why_not_incremental(base, &cx, opts) {
+        return cx.full(reason, None);
+    }
+    cx.dangerous = format!(
+        "{} dangerous location{} of {}",
+        cx.impact.dangerous.len(),
+        if cx.impact.dangerous.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        base.program.location_ids().count()
+    );
+    let graph = base.record.graph.take();
+    let (sets, meets_danger, mut predicted) = predict_prune(base, &cx.impact);
+    let no_replay = why_no_replay(graph.is_some(), opts);
+    let replay = match (&no_replay, graph) {
+        (None, Some(g)) if want != Algorithm::Prune => {
+            Ok(predict_replay(base, &cx, g, &mut predicted))
+        }
+        (_, g) => Err(g),
+    };
+    if let Some(reason) = full_is_cheaper(&cx, &replay, &predicted) {
+        return cx.full(reason, Some(predicted));
+    }
+    let replay = match replay {
+        Ok(rp) if cx.extension.is_none() && cx.impact.notes.is_empty() => {
+            match unchanged_graph(base, &cx, rp, opts) {
+                Ok((u, reason)) => {
+                    return cx.plan(Reuse::Unchanged(u), Algorithm::Replay, reason, predicted)
+                }
+                Err(rp) => Ok(*rp),
+            }
+        }
+        other => other,
+    };
+    if let Some(reason) = probe_says_new(base, &cx, &mut predicted) {
+        return cx.full(reason, Some(predicted));
+    }
+    // Across a layout change, a pruning run writes no state graph (its pruned states'
+    // recorded vectors are the old layout's): when it would execute most states anyway, a
+    // replay, which writes one, is worth its walk.
+    let prune_graphless = cx.extension.is_some() && predicted.prune_executed * 2 >= cx.states;
+    match replay {
+        Ok(rp)
+            if want == Algorithm::Replay
+                || replay_cost(&predicted) < predicted.prune_executed as f64
+                || (want == Algorithm::Auto && prune_graphless) =>
+        {
+            let reason = replay_reason(&cx, &predicted);
+            let mut rp = rp;
+            rp.ready();
+            cx.plan(
+                Reuse::Replay(Box::new(rp)),
+                Algorithm::Replay,
+                reason,
+                predicted,
+            )
+        }
+        other => {
+            let graph = match other {
+                Ok(rp) => Some(rp.graph),
+                Err(g) => g,
+            };
+            prune_plan(base, cx, graph, sets, meets_danger, predicted, no_replay)
+        }
+    }
+}
+
+/// What the planning steps share.
+struct Context {
+    program: Program,
+    ids: StableIds,
+    impact: Impact,
+    want: Algorithm,
+    /// The layout only gained variables or changed global channels: states are met through
+    /// their projection onto the record's layout.
+    extension: Option<Extension>,
+    /// The record's layout hash (which seeds its fingerprints).
+    old_hash: u64,
+    /// Recorded states.
+    states: u64,
+    /// `N dangerous locations of M`, for the reasons.
+    dangerous: String,
+}
+
+impl Context {
+    fn plan(self, reuse: Reuse, algorithm: Algorithm, reason: String, p: Predicted) -> Plan {
+        Plan {
+            program: self.program,
+            ids: self.ids,
+            impact: Some(self.impact),
+            reuse,
+            algorithm,
+            reason,
+            predicted: Some(p),
+        }
+    }
+
+    fn full(self, reason: String, predicted: Option<Predicted>) -> Plan {
+        Plan {
+            program: self.program,
+            ids: self.ids,
+            impact: Some(self.impact),
+            reuse: Reuse::Nothing,
+            algorithm: Algorithm::Full,
+            reason,
+            predicted,
+        }
+    }
+}
+
+/// No record: a recording run.
+fn recording_plan(program: Program) -> Plan {
+    let ids = StableIds::identity(&program);
+    Plan {
+        program,
+        ids,
+        impact: None,
+        reuse: Reuse::Nothing,
+        algorithm: Algorithm::Full,
+        reason: "no record to reuse: a recording run".into(),
+        predicted: None,
+    }
+}
+
+/// A layout that only gains variables or changes global channels: states are looked up by
+/// their projection onto the record's layout (whose hash must be the old program's, to seed
+/// its fingerprints).
+fn layout_extension(
+    base: &Base,
+    program: &Program,
+    impact: &Impact,
+    opts: &Options,
+) -> Option<Extension> {
+    let layout = crate::explore::layout::Layout::new(program)
+        .map(|l| l.hash)
+        .ok();
+    let old_hash = base.record.meta.layout_hash;
+    impact
+        .extension
+        .clone()
+        .filter(|_| layout != Some(old_hash))
+        // With -q a valid end state needs every channel empty: what a changed channel holds
+        // then matters beyond its own operations.
+        .filter(|e| e.changed_globals.is_empty() || !opts.empty_channels)
+        .filter(|_| {
+            crate::explore::layout::Layout::new(&base.program).is_ok_and(|l| l.hash == old_hash)
+        })
+}
+
+/// Why nothing of the record can be reused, if so.
+fn why_not_incremental(base: &Base, cx: &Context, opts: &Options) -> Option<String> {
+    let layout = crate::explore::layout::Layout::new(&cx.program)
+        .map(|l| l.hash)
+        .ok();
+    if cx.want == Algorithm::Full {
+        Some("--algorithm full".to_string())
+    } else if !prunable(&cx.program) {
+        Some(
+            "the model has hidden variables: its successors are not a function of the stored \
+             state, so nothing is pruned"
+                .into(),
+        )
+    } else if !base.record.meta.prunable {
+        Some("the record's model had hidden variables".into())
+    } else if base.record.meta.checks != checks_of(opts) {
+        Some("the record was made with other checks (end states, assertions, -q)".into())
+    } else if layout != Some(base.record.meta.layout_hash) && cx.extension.is_none() {
+        Some(format!(
+            "the state layout changed ({}): no recorded state can be reused",
+            cx.impact
+                .layout_change
+                .clone()
+                .unwrap_or_else(|| "declarations".into())
+        ))
+    } else {
+        moved_proctype(&base.program, &cx.program).map(|moved| {
+            format!(
+                "{moved}: a process record names its proctype by position, so no recorded \
+                 state can be reused"
+            )
+        })
+    }
+}
+
+/// The record's sets as elements, whether each meets the change, and what pruning would
+/// execute: the recorded states whose set meets it.
+fn predict_prune(base: &Base, impact: &Impact) -> (Vec<Vec<Element>>, Vec<bool>, Predicted) {
+    let r = &base.record;
+    let sets: Vec<Vec<Element>> = r
+        .sets
+        .iter()
+        .map(|s| s.iter().map(|&e| r.elements[e as usize].clone()).collect())
+        .collect();
+    let meets_danger: Vec<bool> = sets
+        .iter()
+        .map(|s| {
+            s.iter()
+                .any(|e| e.locations().iter().any(|l| impact.is_dangerous(*l)))
+        })
+        .collect();
+    let prune_executed = r
+        .set_of
+        .iter()
+        .filter(|&&s| meets_danger[s as usize])
+        .count() as u64;
+    let predicted = Predicted {
+        prune_executed,
+        ..Predicted::default()
+    };
+    (sets, meets_danger, predicted)
+}
+
+/// Why replay cannot run, if so: it needs the graph and a search without a depth limit (a
+/// cut at the limit depends on the depth a state is reached at, which a record does not
+/// keep).
+fn why_no_replay(has_graph: bool, opts: &Options) -> Option<String> {
+    if !has_graph {
+        Some("the record has no state graph (an older record, or one a pruning run wrote)".into())
+    } else if opts.max_depth.is_some() {
+        Some("a depth limit (-m) is set".into())
+    } else {
+        None
+    }
+}
+
+/// The replay of the record's graph, and what it would walk and execute.
+fn predict_replay(base: &Base, cx: &Context, g: Graph, predicted: &mut Predicted) -> Replay {
+    let r = &base.record;
+    let impact = &cx.impact;
+    let mut rp = Replay::new(g, r.fingerprints.clone(), |l| impact.is_dangerous(l));
+    rp.project = cx.extension.clone().map(|e| (e, cx.old_hash));
+    if rp.project.is_none() {
+        rp.guards = impact.guards.clone();
+    }
+    let grouped = !cx.program.uses_priority;
+    // Auto runs a full check when pruning, and a replay executing none of its executed
+    // states' moves, would each cost most of one: then the groups need no reading.
+    let bar = FULL_SHARE * r.fingerprints.len() as f64;
+    let prune_too = cx.want == Algorithm::Auto && predicted.prune_executed as f64 >= bar;
+    let enough = |walked: u64, executed: u64| {
+        prune_too && walked as f64 * WALK_COST + executed as f64 * IDLE_COST >= bar
+    };
+    let m = Machine::new(&cx.program).ok();
+    let p = rp.predict(m.as_ref(), grouped, enough);
+    predicted.replay_walked = Some(p.walked);
+    predicted.replay_executed = Some(p.executed);
+    predicted.replay_moves_executed = Some(p.moves);
+    predicted.replay_idle = Some(p.idle);
+    rp
+}
+
+/// Auto's full check when prune and replay would each execute most recorded states: a state
+/// an incremental run executes costs more than one a recording run does (its lookup in the
+/// record answers the search, so it is made on the search's thread; a recording run looks
+/// nothing up), and a full check writes as good a record. (Without a graph to carry across
+/// a layout change, `prune_plan` says so itself.)
+fn full_is_cheaper(
+    cx: &Context,
+    replay: &Result<Replay, Option<Graph>>,
+    predicted: &Predicted,
+) -> Option<String> {
+    let states = cx.states;
+    let cheapest = match replay {
+        Ok(_) => Some(replay_cost(predicted).min(predicted.prune_executed as f64)),
+        Err(Some(_)) if cx.extension.is_none() => Some(predicted.prune_executed as f64),
+        Err(_) => None,
+    };
+    if cx.want != Algorithm::Auto
+        || states == 0
+        || !cheapest.is_some_and(|c| c >= FULL_SHARE * states as f64)
+    {
+        return None;
+    }
+    Some(format!(
+        "auto: a full check, predicted cheaper (pruning would execute {} of the {states} \
+         recorded states{}); {}",
+        predicted.prune_executed,
+        match (predicted.replay_walked, predicted.replay_executed) {
+            (Some(w), Some(x)) => format!(", replay walk {w} and execute {x}"),
+            _ => String::new(),
+        },
+        cx.dangerous
+    ))
+}
+
+/// A change that leaves the recorded graph as it was (an assertion that holds wherever it
+/// is reached, a value written where it is already): the states at the change are shown to
+/// expand as recorded, and nothing is walked. (Replay is on offer only for auto and replay.)
+fn unchanged_graph(
+    base: &mut Base,
+    cx: &Context,
+    rp: Replay,
+    opts: &Options,
+) -> Result<(Box<Unchanged>, String), Box<Replay>> {
+    match crate::rmc::run::unchanged::carry(&base.program, &cx.program, &base.record, rp, opts) {
+        Ok(mut u) => {
+            u.adopt(&mut base.record);
+            let reason = format!(
+                "{}the state graph is unchanged: the {} recorded states the change meets \
+                 expand as they did ({} by the values of their changed conditions, the others \
+                 executed in both versions and compared), so the record's figures and state \
+                 graph stand (nothing walked); {}",
+                if cx.want == Algorithm::Auto {
+                    "auto: "
+                } else {
+                    "replay: "
+                },
+                u.checked,
+                u.by_conditions,
+                cx.dangerous
+            );
+            Ok((Box::new(u), reason))
+        }
+        Err(rp) => Err(rp),
+    }
+}
+
+/// Auto's random walks through the new version (`probe`): prune and replay store the states
+/// the record lacks at more than a full check's cost, and the record cannot tell how many
+/// there will be. A full check when nearly every state they meet is new. Not across a
+/// layout change (states would be met through their projection).
+fn probe_says_new(base: &Base, cx: &Context, predicted: &mut Predicted) -> Option<String> {
+    if cx.want != Algorithm::Auto || cx.extension.is_some() || cx.states < PROBE_MIN_RECORDED {
+        return None;
+    }
+    let fps = &base.record.fingerprints;
+    let w = Machine::new(&cx.program).ok().and_then(|m| {
+        crate::rmc::run::probe::sample(&m, PROBE_WALKS, PROBE_STEPS, |fp| {
+            fps.binary_search(&fp).is_ok()
+        })
+    })?;
+    predicted.walk_states = Some(w.met);
+    predicted.walk_new = Some(w.new);
+    (w.met >= PROBE_MIN_MET && w.new_share() >= PROBE_NEW_SHARE).then(|| {
+        format!(
+            "auto: a full check, predicted cheaper: random walks through the new version met \
+             {} states, {} of them not in the record (pruning or a replay would store nearly \
+             every state anew); {}",
+            w.met, w.new, cx.dangerous
+        )
+    })
+}
+
+/// Across a layout that changed that way, states are met through their projection.
+fn projected(cx: &Context) -> String {
+    cx.extension
+        .as_ref()
+        .map(|e| {
+            format!(
+                "; the state layout changed ({}): recorded states are met through their \
+                 projection",
+                e.describe()
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// Why a replay runs.
+fn replay_reason(cx: &Context, predicted: &Predicted) -> String {
+    let (dangerous, projected, states) = (&cx.dangerous, projected(cx), cx.states);
+    if cx.want == Algorithm::Replay {
+        format!("replay: {dangerous}{projected}")
+    } else if replay_cost(predicted) >= predicted.prune_executed as f64 {
+        format!(
+            "auto: replay, which writes the state graph that pruning across a changed layout \
+             cannot ({} walked, {} executed; pruning would execute {} of {states}); \
+             {dangerous}{projected}",
+            predicted.replay_walked.unwrap_or(0),
+            predicted.replay_executed.unwrap_or(0),
+            predicted.prune_executed
+        )
+    } else {
+        format!(
+            "auto: replay predicted cheaper ({} walked, {} executed; pruning would execute \
+             {}); {dangerous}{projected}",
+            predicted.replay_walked.unwrap_or(0),
+            predicted.replay_executed.unwrap_or(0),
+            predicted.prune_executed
+        )
+    }
+}
+
+/// A pruning run, or a full check where pruning would not write a whole record with a graph.
+fn prune_plan(
+    base: &Base,
+    cx: Context,
+    graph: Option<Graph>,
+    sets: Vec<Vec<Element>>,
+    meets_danger: Vec<bool>,
+    predicted: Predicted,
+    no_replay: Option<String>,
+) -> Plan {
+    let (want, states) = (cx.want, cx.states);
+    let dangerous = cx.dangerous.clone();
+    // A pruned state keeps its recorded slot, vector and events: not across a layout change
+    // (the vectors would be the old layout's). There the old graph serves to carry what lies
+    // below the pruned states into the new layout (`carry`).
+    let (graph, across) = match cx.extension {
+        Some(_) => (None, graph),
+        None => (graph, None),
+    };
+    // Without it, the record written would lack the pruned states' parts of the state space,
+    // and a later run could prune into what it lacks.
+    if let (Some(e), None) = (&cx.extension, &across) {
+        let reason = format!(
+            "{}a full check: the state layout changed ({}) and the record has no state graph \
+             from which to carry the pruned parts of the state space into the new layout; \
+             {dangerous}",
+            match want {
+                Algorithm::Auto => "auto: ",
+                Algorithm::Replay => "neither replay nor pruning can run: ",
+                _ => "pruning cannot run: ",
+            },
+            e.describe()
+        );
+        return cx.full(reason, Some(predicted));
+    }
+    // Without a graph, a pruning run writes none either (its pruned states' parts of the
+    // state space are not walked), and every later commit is left with pruning. When pruning
+    // would execute most states anyway, a full check costs about the same and writes the
+    // graph that replay needs.
+    if want == Algorithm::Auto && graph.is_none() && predicted.prune_executed * 2 >= states {
+        let reason = format!(
+            "auto: a full check, which writes the state graph {} (pruning would execute {} of \
+             its {states} states); {dangerous}",
+            if cx.extension.is_some() {
+                "that a changed layout cannot reuse"
+            } else {
+                "the record lacks"
+            },
+            predicted.prune_executed
+        );
+        return cx.full(reason, Some(predicted));
+    }
+    let reason = match (want, no_replay.as_deref()) {
+        (Algorithm::Replay, Some(why)) => {
+            format!("replay cannot run ({why}): pruning; {dangerous}")
+        }
+        (Algorithm::Auto, None) => format!(
+            "auto: pruning predicted cheaper (it executes {}; replay would walk {} and execute \
+             {}); {dangerous}",
+            predicted.prune_executed,
+            predicted.replay_walked.unwrap_or(0),
+            predicted.replay_executed.unwrap_or(0)
+        ),
+        (Algorithm::Auto, Some(why)) => {
+            format!("auto: pruning, replay cannot run ({why}); {dangerous}")
+        }
+        _ => format!("pruning: {dangerous}"),
+    };
+    let reason = format!("{reason}{}", projected(&cx));
+    let r = &base.record;
+    let known = Known::new(
+        r.fingerprints.clone(),
+        r.set_of.clone(),
+        graph.as_ref().or(across.as_ref()),
+    );
+    let prune = Prune {
+        prunable: Prunable::new(&known, &meets_danger),
+        known: std::sync::Arc::new(known),
+        sets: std::sync::Arc::new(sets),
+        meets_danger,
+        graph,
+        across,
+        project: cx.extension.clone().map(|e| (e, cx.old_hash)),
+        give_up_after: crate::rmc::run::recorder::GIVE_UP_AFTER,
+    };
+    cx.plan(
+        Reuse::Prune(Box::new(prune)),
+        Algorithm::Prune,
+        reason,
+        predicted,
+    )
+}
+
+/// A proctype both versions have, at another position (the layout's hash, which sees each
+/// position's kind and locals, does not tell two swapped proctypes apart).
+fn moved_proctype(old: &Program, new: &Program) -> Option<String> {
+    new.procs.iter().enumerate().find_map(|(i, p)| {
+        let j = old.procs.iter().position(|q| q.name == p.name)?;
+        (j != i).then(|| {
+            format!(
+                "proctype {} moved from position {} to {}",
+                p.name,
+                j + 1,
+                i + 1
+            )
+        })
+    })
+}
