@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::report::verify::{CheckReport, CommitResults, ModelVerdict};
 use clap::{Args, ValueEnum};
-use serde_json::{json, Value};
 
 use super::error::{InternalError, Outcome};
 use super::walk::{At, Checked, Session};
@@ -165,8 +165,12 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                     tip_error = Some(e);
                 } else {
                     eprintln!("error: {short}: {e:#}");
-                    out_commits.push(json!({"commit": hex, "subject": subject, "models": [],
-                        "error": format!("{e:#}")}));
+                    out_commits.push(CommitResults {
+                        commit: hex,
+                        subject,
+                        models: Vec::new(),
+                        error: Some(format!("{e:#}")),
+                    });
                 }
                 continue;
             }
@@ -192,7 +196,7 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                 args.trail,
             ));
             let mut r = c.result.clone();
-            r["model"] = json!(model.name);
+            r.doc.model = model.name.clone();
             results.push(r);
             if newest {
                 tip.push((c, fail_on));
@@ -205,7 +209,12 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                 lines.join("")
             ))?;
         }
-        out_commits.push(json!({"commit": hex, "subject": subject, "models": results}));
+        out_commits.push(CommitResults {
+            commit: hex,
+            subject,
+            models: results,
+            error: None,
+        });
     }
     s.print_diagnostics();
     if let Some(e) = tip_error {
@@ -217,9 +226,11 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                 super::out(&totals.summary(ats.len()))?;
             }
         }
-        CheckFormat::Json => {
-            super::out(&(serde_json::to_string_pretty(&json!({"commits": out_commits}))? + "\n"))?
-        }
+        CheckFormat::Json => super::out(
+            &(serde_json::to_string_pretty(&CheckReport {
+                commits: out_commits,
+            })? + "\n"),
+        )?,
         CheckFormat::Sarif => sarif(&out_commits)?,
     }
     if !internal.is_empty() {
@@ -234,45 +245,32 @@ pub fn cmd_check(args: &CheckArgs) -> anyhow::Result<Outcome> {
 
 /// Prints the results as SARIF 2.1.0 (one result per violation; models that did not load
 /// or were absent have none).
-fn sarif(commits: &[Value]) -> anyhow::Result<()> {
+fn sarif(commits: &[CommitResults]) -> anyhow::Result<()> {
     let runs: Vec<(String, Vec<crate::report::verify::CheckDoc>)> = commits
         .iter()
         .map(|c| {
-            let docs = c["models"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|m| serde_json::from_value(m.clone()).ok())
+            let docs = c
+                .models
+                .iter()
+                .filter(|m| m.verdict().ran())
+                .map(|m| m.doc.clone())
                 .collect();
-            (c["commit"].as_str().unwrap_or_default().to_string(), docs)
+            (c.commit.clone(), docs)
         })
         .collect();
     let log = crate::report::sarif::sarif(&runs, env!("CARGO_PKG_VERSION"));
     super::out(&(serde_json::to_string_pretty(&log)? + "\n"))
 }
 
-/// The exit status from the newest commit of each model: an error beats a failure, which
-/// beats an incomplete search.
+/// The exit status from the newest commit's models (`cli/error.rs` decides what each
+/// verdict means).
 pub fn exit_of<'a>(newest: impl Iterator<Item = &'a (Checked, FailOn)>) -> Outcome {
-    let mut o = Outcome::Ok;
-    let rank = |o: &Outcome| match o {
-        Outcome::ModelError => 3,
-        Outcome::Violation => 2,
-        Outcome::Incomplete => 1,
-        Outcome::Ok => 0,
-    };
-    for (c, fail_on) in newest {
-        let this = match c.verdict.as_str() {
-            "error" => Outcome::ModelError,
-            "fail" if *fail_on == FailOn::Any || c.new_violations > 0 => Outcome::Violation,
-            "incomplete" => Outcome::Incomplete,
-            _ => Outcome::Ok,
-        };
-        if rank(&this) > rank(&o) {
-            o = this;
-        }
-    }
-    o
+    super::error::worst(newest.map(|(c, fail_on)| {
+        super::error::of_model(
+            c.result.verdict(),
+            *fail_on == FailOn::Any || c.new_violations > 0,
+        )
+    }))
 }
 
 /// How much of a new violation's trail the text output shows.
@@ -291,17 +289,16 @@ pub enum TrailArg {
 /// symmetry), each new one with its trail.
 fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
     use crate::report::verdict::{group, verdict_words, Groupable};
-    use crate::report::verify::ViolationDoc;
     let r = &c.result;
-    let st = &r["stats"];
-    let n = |k: &str| st[k].as_u64().unwrap_or(0);
-    let (stored, pruned, walked) = (n("states_stored"), n("states_pruned"), n("states_walked"));
-    let mode = r["mode"].as_str().unwrap_or("");
-    let claims: Vec<String> =
-        serde_json::from_value(r["claims_not_checked"].clone()).unwrap_or_default();
-    let verdict = match c.verdict.as_str() {
-        "fail" if fail_on == FailOn::New && c.new_violations == 0 => "fail (known)".to_string(),
-        v => verdict_words(v, &claims),
+    let d = &r.doc;
+    let st = &d.stats;
+    let (stored, pruned, walked) = (st.states_stored, st.states_pruned, st.states_walked);
+    let v = r.verdict();
+    let verdict = match v {
+        ModelVerdict::Fail if fail_on == FailOn::New && c.new_violations == 0 => {
+            "fail (known)".to_string()
+        }
+        v => verdict_words(v.as_str(), &d.claims_not_checked),
     };
     let name = if named {
         format!("{} ", c.model)
@@ -309,18 +306,19 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
         String::new()
     };
     let short = |x: u64| super::progress::short(x as f64);
-    let what = match (c.verdict.as_str(), mode) {
-        ("error", _) => format!("does not load: {}", r["error"].as_str().unwrap_or("")),
-        ("absent", _) => "no model at this commit".into(),
-        (_, "reused") => match r["reused_from"].as_str() {
-            Some(x) if r["base_commit"].as_str() != Some(x) => {
+    let what = match (v, d.mode.as_str()) {
+        (ModelVerdict::Error, _) => {
+            format!("does not load: {}", r.error.as_deref().unwrap_or(""))
+        }
+        (ModelVerdict::Absent, _) => "no model at this commit".into(),
+        (_, "reused") => match &r.reused_from {
+            Some(x) if r.base_commit.as_ref() != Some(x) => {
                 format!("same content as {}: result reused", &x[..x.len().min(7)])
             }
             _ => "unchanged: result reused".into(),
         },
         _ if c.reused => "already checked".into(),
         (_, "incremental") => {
-            let alg = r["algorithm"].as_str().unwrap_or("");
             let explored = stored.saturating_sub(pruned + walked);
             let mut parts = vec![format!("{} states explored", short(explored))];
             if pruned > 0 {
@@ -329,11 +327,12 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
             if walked > 0 {
                 parts.push(format!("{} replayed", short(walked)));
             }
-            if let Some(total) = r["record_states"].as_u64() {
+            if let Some(total) = r.record_states {
                 parts.push(format!("{} in the record", short(total)));
             }
             format!(
-                "incremental ({alg}): {}, {:.2} s",
+                "incremental ({}): {}, {:.2} s",
+                d.algorithm,
                 parts.join(", "),
                 c.elapsed.as_secs_f64()
             )
@@ -345,21 +344,12 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
         ),
     };
     let mut s = format!("    {name}{verdict:<10} {what}\n");
-    if c.verdict == "incomplete" || r["complete"] == false && c.verdict == "fail" {
-        let why = r["limit_detail"]
-            .as_object()
-            .and_then(|_| {
-                serde_json::from_value::<crate::report::verdict::LimitDoc>(
-                    r["limit_detail"].clone(),
-                )
-                .ok()
-            })
-            .map(|d| d.sentence())
-            .or_else(|| {
-                r["limit"]
-                    .as_str()
-                    .map(|l| format!("stopped by the {l} limit"))
-            });
+    if v.ran() && !d.complete {
+        let why = d.limit_detail.as_ref().map(|l| l.sentence()).or_else(|| {
+            d.limit
+                .as_ref()
+                .map(|l| format!("stopped by the {l} limit"))
+        });
         if let Some(why) = why {
             let again = if c.reused {
                 " (result reused: --retry-incomplete checks it again)"
@@ -369,8 +359,8 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
             s.push_str(&format!("      incomplete: {why}{again}\n"));
         }
     }
-    if let Some(full) = r["full_ms"].as_u64() {
-        if mode == "incremental" && full < c.elapsed.as_millis() as u64 {
+    if let Some(full) = r.full_ms {
+        if d.mode == "incremental" && full < c.elapsed.as_millis() as u64 {
             s.push_str(&format!(
                 "      note: a full check of this commit took {:.2} s: this incremental check \
                  cost more than a full one\n",
@@ -378,12 +368,7 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
             ));
         }
     }
-    let docs: Vec<ViolationDoc> = r["violations"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| serde_json::from_value(v.clone()).ok())
-        .collect();
+    let docs = &d.violations;
     for g in group(docs.iter().map(Groupable::from)) {
         let v = &docs[g.members[0]];
         let new = g.members.iter().any(|&i| docs[i].new);
@@ -412,18 +397,10 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
             s.push_str(&crate::report::verify::trail_text(v, "        ", window));
         }
     }
-    let fixed: Vec<String> = r["fixed"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|f| {
-            format!(
-                "{} [{}] (was at {})",
-                f["message"].as_str().unwrap_or(""),
-                f["kind"].as_str().unwrap_or(""),
-                f["location"].as_str().unwrap_or("")
-            )
-        })
+    let fixed: Vec<String> = d
+        .fixed
+        .iter()
+        .map(|f| format!("{} [{}] (was at {})", f.message, f.kind, f.location))
         .collect();
     let mut shown: Vec<&String> = Vec::new();
     for f in &fixed {
@@ -439,7 +416,7 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
         };
         s.push_str(&format!("      fixed: {f}{times}\n"));
     }
-    if let Some(a) = r["audit"].as_str() {
+    if let Some(a) = &r.audit {
         s.push_str(&format!("      audit: {a}\n"));
     }
     s
@@ -466,18 +443,16 @@ struct Totals {
 
 impl Totals {
     fn add(&mut self, c: &Checked) {
-        match c.verdict.as_str() {
-            "pass" => self.pass += 1,
-            "fail" => self.fail += 1,
+        match c.result.verdict() {
+            ModelVerdict::Pass => self.pass += 1,
+            ModelVerdict::Fail => self.fail += 1,
             _ => self.other += 1,
         }
         if !c.reused {
-            let st = &c.result["stats"];
-            let stored = st["states_stored"].as_u64().unwrap_or(0);
-            self.stored += stored;
-            let reused = st["states_pruned"].as_u64().unwrap_or(0)
-                + st["states_walked"].as_u64().unwrap_or(0);
-            self.explored += stored.saturating_sub(reused);
+            let st = &c.result.doc.stats;
+            self.stored += st.states_stored;
+            let reused = st.states_pruned + st.states_walked;
+            self.explored += st.states_stored.saturating_sub(reused);
         }
         self.secs += c.elapsed.as_secs_f64();
     }

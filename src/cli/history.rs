@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::report::verify::ModelResult;
 use clap::{Args, ValueEnum};
-use serde_json::Value;
 
 use super::error::Outcome;
 use super::walk::{At, Session};
@@ -113,8 +113,8 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
             }
             let checked = s.check(At::Commit(*c), m, None, &mut bar)?;
             let r = &checked.result;
-            let cell = cell(&m.name, &checked.verdict, r);
-            let measured = r["full_ms"].as_f64().or_else(|| {
+            let cell = cell(&m.name, r);
+            let measured = r.full_ms.map(|ms| ms as f64).or_else(|| {
                 (cell.mode == "full" && cell.states_stored > 0).then_some(cell.elapsed_ms as f64)
             });
             let work = full_work(r);
@@ -200,12 +200,12 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
 
 /// The work of a full check of a version (transitions and atomic steps), when the run's
 /// figures are a full check's (a full check or a replay; a pruning run skips work).
-fn full_work(r: &Value) -> Option<f64> {
-    let st = &r["stats"];
-    if st["states_pruned"].as_u64().unwrap_or(0) > 0 || r["complete"] == false {
+fn full_work(r: &ModelResult) -> Option<f64> {
+    let st = &r.doc.stats;
+    if st.states_pruned > 0 || !r.doc.complete {
         return None;
     }
-    let w = st["transitions"].as_u64()? + st["atomic_steps"].as_u64().unwrap_or(0);
+    let w = st.transitions + st.atomic_steps;
     (w > 0).then_some(w as f64)
 }
 
@@ -213,30 +213,29 @@ fn full_work(r: &Value) -> Option<f64> {
 /// a full check or a replay, the record it wrote for a pruning run (which holds every
 /// reachable state, pruned ones' included); unknown otherwise, and then no speed-up is
 /// estimated from it.
-fn full_states(r: &Value) -> Option<f64> {
-    let st = &r["stats"];
-    if r["complete"] == false {
+fn full_states(r: &ModelResult) -> Option<f64> {
+    let st = &r.doc.stats;
+    if !r.doc.complete {
         return None;
     }
-    if st["states_pruned"].as_u64().unwrap_or(0) == 0 {
-        return st["states_stored"].as_u64().map(|n| n as f64);
+    if st.states_pruned == 0 {
+        return Some(st.states_stored as f64);
     }
-    r["record_states"].as_u64().map(|n| n as f64)
+    r.record_states.map(|n| n as f64)
 }
 
-fn cell(model: &str, verdict: &str, r: &Value) -> ModelCell {
-    let st = &r["stats"];
-    let stored = st["states_stored"].as_u64().unwrap_or(0);
+fn cell(model: &str, r: &ModelResult) -> ModelCell {
+    let d = &r.doc;
+    let st = &d.stats;
+    let stored = st.states_stored;
     // Pruned and replayed states: their successors came from the record.
-    let pruned =
-        st["states_pruned"].as_u64().unwrap_or(0) + st["states_walked"].as_u64().unwrap_or(0);
-    let mode = r["mode"].as_str().unwrap_or("").to_string();
-    let elapsed = r["elapsed_ms"].as_u64().unwrap_or(0);
-    let reused = mode == "reused";
+    let pruned = st.states_pruned + st.states_walked;
+    let reused = d.mode == "reused";
+    let verdict = r.verdict();
     ModelCell {
         model: model.to_string(),
-        verdict: verdict.to_string(),
-        algorithm: r["algorithm"].as_str().unwrap_or("").to_string(),
+        verdict: verdict.as_str().to_string(),
+        algorithm: d.algorithm.clone(),
         states_stored: stored,
         states_explored: if reused {
             0
@@ -244,52 +243,42 @@ fn cell(model: &str, verdict: &str, r: &Value) -> ModelCell {
             stored.saturating_sub(pruned)
         },
         states_reused: pruned,
-        elapsed_ms: if reused { 0 } else { elapsed },
-        full_states: (mode == "full").then_some(stored),
+        elapsed_ms: if reused { 0 } else { r.elapsed_ms },
+        full_states: (d.mode == "full").then_some(stored),
         speedup: None,
-        violations: r["violations"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        violations: d
+            .violations
+            .iter()
             .map(|v| ViolationRef {
-                kind: v["kind"].as_str().unwrap_or("").to_string(),
-                location: v["location"].as_str().unwrap_or("").to_string(),
-                message: v["message"].as_str().unwrap_or("").to_string(),
-                status: if v["new"] == true { "new" } else { "still" }.to_string(),
+                kind: v.kind.clone(),
+                location: v.location.clone(),
+                message: v.message.clone(),
+                status: if v.new { "new" } else { "still" }.to_string(),
             })
             .collect(),
-        error: r["error"].as_str().map(str::to_string),
-        claims_not_checked: serde_json::from_value(r["claims_not_checked"].clone())
-            .unwrap_or_default(),
-        limit: (verdict == "incomplete" || r["complete"] == false && verdict == "fail")
+        error: r.error.clone(),
+        claims_not_checked: d.claims_not_checked.clone(),
+        limit: (verdict.ran() && !d.complete)
             .then(|| {
-                serde_json::from_value::<crate::report::verdict::LimitDoc>(
-                    r["limit_detail"].clone(),
-                )
-                .map(|d| d.sentence())
-                .ok()
-                .or_else(|| {
-                    r["limit"]
-                        .as_str()
+                d.limit_detail.as_ref().map(|l| l.sentence()).or_else(|| {
+                    d.limit
+                        .as_ref()
                         .map(|l| format!("stopped by the {l} limit"))
                 })
             })
             .flatten(),
-        mode,
+        mode: d.mode.clone(),
     }
 }
 
 /// Follows violations across commits: when each first appeared, when it was fixed.
-fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &Value) {
-    let verdict = r["verdict"].as_str().unwrap_or("");
-    if verdict == "error" || verdict == "absent" {
+fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &ModelResult) {
+    if !r.verdict().ran() {
         return;
     }
-    let keys = super::walk::keys_of(r);
-    let violations: Vec<&Value> = r["violations"].as_array().into_iter().flatten().collect();
     let key_of =
         |k: &crate::rmc::record::RecViolation| format!("{}@{:?}#{:?}", k.kind, k.at, k.edge);
-    let present: Vec<String> = keys.iter().map(key_of).collect();
+    let present: Vec<String> = r.keys.iter().map(key_of).collect();
     // Open violations that are gone are fixed here.
     for l in lives
         .iter_mut()
@@ -299,7 +288,7 @@ fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &Value) {
             l.fixed_in = Some(short.to_string());
         }
     }
-    for (i, k) in keys.iter().enumerate() {
+    for (i, k) in r.keys.iter().enumerate() {
         let key = key_of(k);
         let open = lives
             .iter()
@@ -307,31 +296,22 @@ fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &Value) {
         if open {
             continue;
         }
-        let v = violations.get(i).copied();
+        let v = r.doc.violations.get(i);
         // An invalid end state is told apart by where each blocked process is.
-        let location = match v.and_then(|v| v["locations"].as_array()) {
-            Some(ls) if !ls.is_empty() => ls
-                .iter()
-                .filter_map(|l| l.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            _ => v
-                .and_then(|v| v["location"].as_str())
-                .unwrap_or("")
-                .to_string(),
+        let location = match v {
+            Some(v) if !v.locations.is_empty() => v.locations.join(", "),
+            Some(v) => v.location.clone(),
+            None => String::new(),
         };
-        let locations: Vec<String> = v
-            .and_then(|v| serde_json::from_value(v["locations"].clone()).ok())
-            .unwrap_or_default();
         lives.push(ViolationLife {
-            locations,
+            locations: v.map(|v| v.locations.clone()).unwrap_or_default(),
             model: model.to_string(),
             kind: k.kind.clone(),
             location,
             message: k.message.clone(),
             first_seen: short.to_string(),
             fixed_in: None,
-            trail: v.and_then(|v| serde_json::from_value(v["trail"].clone()).ok()),
+            trail: v.and_then(|v| v.trail.clone()),
             key: Some(key),
         });
     }

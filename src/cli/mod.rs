@@ -5,7 +5,6 @@ pub mod cache;
 pub mod check;
 pub mod demo;
 pub mod diff;
-pub mod engine;
 pub mod error;
 pub mod history;
 pub mod init;
@@ -141,27 +140,15 @@ impl ModelArgs {
     }
 }
 
-/// The algorithm of a regression check, as the command line names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum AlgorithmArg {
-    /// Whichever of prune, replay and a full check the record predicts cheapest.
-    Auto,
-    /// Skip every state whose recorded reachable set misses the change.
-    Prune,
-    /// Walk the recorded state graph; execute only states whose expansion meets the change.
-    Replay,
-    /// Explore every state again (still writing a record).
-    Full,
-}
+/// `--algorithm`, on the engine's enum (one enum for the configuration, the command line
+/// and the engine).
+impl clap::ValueEnum for crate::rmc::check::Algorithm {
+    fn value_variants<'a>() -> &'a [Self] {
+        &crate::rmc::check::Algorithm::ALL
+    }
 
-impl From<AlgorithmArg> for crate::rmc::check::Algorithm {
-    fn from(a: AlgorithmArg) -> Self {
-        match a {
-            AlgorithmArg::Auto => crate::rmc::check::Algorithm::Auto,
-            AlgorithmArg::Prune => crate::rmc::check::Algorithm::Prune,
-            AlgorithmArg::Replay => crate::rmc::check::Algorithm::Replay,
-            AlgorithmArg::Full => crate::rmc::check::Algorithm::Full,
-        }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()).help(self.describe()))
     }
 }
 

@@ -5,13 +5,13 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::error::{InternalError, Outcome};
+use super::error::Outcome;
 use super::show::Format;
 use std::path::PathBuf;
 
-use super::AlgorithmArg;
-use crate::explore::{self, Machine, Options, Verdict};
+use crate::explore::{self, Options};
 use crate::report;
+use crate::rmc::check::{Algorithm, Base, Request};
 
 /// Check one model file for safety, as spin's pan does (no git needed)
 ///
@@ -87,7 +87,7 @@ pub struct VerifyArgs {
     /// predicts cheapest), prune, replay, or check everything again (full); all write
     /// --record.
     #[arg(long, value_enum)]
-    pub algorithm: Option<AlgorithmArg>,
+    pub algorithm: Option<Algorithm>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -123,16 +123,27 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         max_trails: args.max_trails,
     };
     let started = Instant::now();
-    let base = args.reuse.as_deref().and_then(super::engine::load_base);
+    let base = args.reuse.as_deref().and_then(|path| {
+        // A record that cannot be used costs time, never a verdict.
+        match Base::load(path, None) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!(
+                    "warning: {}: not reused ({e}); running a full check",
+                    path.display()
+                );
+                None
+            }
+        }
+    });
     let regression = args.record.is_some() || args.reuse.is_some();
     let algorithm = match (regression, args.algorithm) {
         (false, None) => None,
-        (_, a) => Some(a.unwrap_or(AlgorithmArg::Auto).into()),
+        (_, a) => Some(a.unwrap_or(Algorithm::Auto)),
     };
+    let name = args.model.file.display().to_string();
     let sources = crate::rmc::check::sources_of(&args.model.file, &loaded.files, &args.model.pp());
-    let job = super::engine::Job {
-        name: args.model.file.display().to_string(),
-        files: &loaded.files,
+    let request = Request {
         program,
         sources,
         opts: eopts,
@@ -140,33 +151,33 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         base,
         short_trails: args.short_trails,
         window: (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS),
-        limits,
     };
     let mut bar = super::progress::Bar::new();
-    let mut done = super::engine::run(job, &mut |s| bar.update(s))?;
+    let checked = super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?;
     bar.finish();
-    if let (Some(path), Some(_), "full") =
-        (&args.reuse, &done.doc.base, done.doc.algorithm.as_str())
+    let mut doc = report::verify::document(&name, &checked, &loaded.files, &limits);
+    if let (Some(path), Some(_), Algorithm::Full) =
+        (&args.reuse, &checked.base_hash, checked.algorithm)
     {
         // Not when auto chose a full check from its prediction (the summary says why): only
         // when the record could not be reused.
-        if args.algorithm != Some(AlgorithmArg::Full) && done.doc.predicted.is_none() {
+        if args.algorithm != Some(Algorithm::Full) && checked.predicted.is_none() {
             eprintln!(
                 "warning: {}: not used for pruning ({})",
                 path.display(),
-                done.doc.algorithm_reason
+                checked.reason
             );
         }
     }
     if let Some(path) = &args.record {
-        match &done.record {
+        match &checked.record {
             Some(r) => {
                 let bytes =
                     crate::cache::write_atomic_with(path, |w| r.write_to(w)).map_err(|e| {
                         anyhow::anyhow!("cannot write the record {}: {e}", path.display())
                     })?;
                 let states = r.fingerprints.len() as u64;
-                done.doc.record = Some(report::verify::RecordDoc {
+                doc.record = Some(report::verify::RecordDoc {
                     path: path.display().to_string(),
                     bytes,
                     states,
@@ -181,40 +192,8 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     match args.format {
-        Format::Text => super::out(&report::verify::text(&done.doc, elapsed))?,
-        Format::Json => super::out(&(serde_json::to_string_pretty(&done.doc)? + "\n"))?,
+        Format::Text => super::out(&report::verify::text(&doc, elapsed))?,
+        Format::Json => super::out(&(serde_json::to_string_pretty(&doc)? + "\n"))?,
     }
-    Ok(match done.verdict {
-        Verdict::Fail => Outcome::Violation,
-        Verdict::Pass => Outcome::Ok,
-        Verdict::Incomplete => Outcome::Incomplete,
-    })
-}
-
-/// Every trail, replayed through the interpreter to its violation before it is printed. A
-/// trail that does not reach its violation is a bug of git rmc, never the model's fault.
-pub fn replayed_trails(
-    m: &Machine,
-    out: &explore::Outcome,
-    opts: &Options,
-    window: Option<usize>,
-) -> anyhow::Result<Vec<Option<explore::Replayed>>> {
-    let mut trails = Vec::with_capacity(out.violations.len());
-    for v in &out.violations {
-        if v.trail.is_none() {
-            trails.push(None);
-            continue;
-        }
-        let view = m
-            .replay_violation(&out.initial, v, opts, window)
-            .map_err(|e| {
-                InternalError(format!(
-                    "the trail of a {} violation ({}) does not reach it when replayed ({e})",
-                    v.kind.as_str(),
-                    v.message
-                ))
-            })?;
-        trails.push(Some(view));
-    }
-    Ok(trails)
+    Ok(super::error::of_verdict(checked.verdict, true))
 }

@@ -9,18 +9,16 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use serde_json::{json, Value};
-
-use super::engine::{self, Job};
 use crate::cache::Cache;
 use crate::config::{self, Config, ModelConfig};
 use crate::git::{CommitId, Repo};
 use crate::promela::preprocess::PpOptions;
 use crate::promela::source::FileProvider;
 use crate::report::verdict::{LimitSource, LimitSources};
-use crate::rmc::check::{self, Algorithm, Base};
-use crate::rmc::record::{RecViolation, Record};
+use crate::report::verify::{ModelResult, ModelVerdict};
+use crate::rmc::check::{self, Algorithm, Base, Request};
+use crate::rmc::record::RecViolation;
+use anyhow::Context;
 
 /// How long a run waits for another one holding the cache.
 const CACHE_WAIT: Duration = Duration::from_secs(120);
@@ -47,7 +45,7 @@ pub struct Session {
     /// `-- PATHS`, relative to the work tree root.
     pub paths: Vec<PathBuf>,
     /// `--algorithm` (overrides the configuration).
-    pub algorithm: Option<config::Algorithm>,
+    pub algorithm: Option<Algorithm>,
     /// Also run a full check of every commit and compare.
     pub audit: bool,
     /// Run again the checks a limit cut, instead of reusing their results.
@@ -71,9 +69,9 @@ pub struct Models {
 /// for it) and what the command needs to decide its exit status.
 pub struct Checked {
     pub model: String,
-    pub verdict: String,
-    /// The result as stored in the cache.
-    pub result: Value,
+    /// The result as stored in the cache (its violations new against `--compare-with`,
+    /// when given).
+    pub result: ModelResult,
     /// Reused without checking anything (unchanged content, or already in the cache).
     pub reused: bool,
     /// Violations that are new (not at the base, or not at `--compare-with`).
@@ -287,15 +285,22 @@ impl Session {
         model.name.clone()
     }
 
+    /// The stored result of a model at a commit; one that does not read (an older or
+    /// corrupt file) is as none.
+    fn result_at(&self, c: CommitId, key: &str) -> Option<ModelResult> {
+        let v = self.cache.get_result(&c.hex(), key).ok()??;
+        serde_json::from_value(v).ok()
+    }
+
     /// The nearest first-parent ancestor of `from` (not `from` itself) with a complete
     /// result for the model: (commit, its stored result).
-    fn base_result(&self, from: CommitId, key: &str) -> Option<(CommitId, Value)> {
+    fn base_result(&self, from: CommitId, key: &str) -> Option<(CommitId, ModelResult)> {
         let mut c = from;
         for _ in 0..MAX_ANCESTORS {
             let info = self.repo.commit(c).ok()?;
             c = *info.parents.first()?;
-            if let Ok(Some(r)) = self.cache.get_result(&c.hex(), key) {
-                if r["complete"] == true && r["hash"].is_string() {
+            if let Some(r) = self.result_at(c, key) {
+                if r.doc.complete && r.hash.is_some() {
                     return Some((c, r));
                 }
             }
@@ -306,8 +311,8 @@ impl Session {
     /// Whether a stored result of the content at hand serves this check: a complete one
     /// always; one a limit cut while the same limits are in force, unless the command asks
     /// for incomplete checks to run again.
-    fn reusable(&self, r: &Value, limits: &str) -> bool {
-        r["complete"] == true || (!self.retry_incomplete && r["limits"] == limits)
+    fn reusable(&self, r: &ModelResult, limits: &str) -> bool {
+        r.doc.complete || (!self.retry_incomplete && r.limits.as_deref() == Some(limits))
     }
 
     /// The nearest first-parent ancestor of `at` (HEAD and its ancestors for the work tree)
@@ -320,19 +325,15 @@ impl Session {
         key: &str,
         hash: &str,
         limits: &str,
-    ) -> Option<(CommitId, Value)> {
+    ) -> Option<(CommitId, ModelResult)> {
         let mut c = match at {
             At::Commit(c) => *self.repo.commit(c).ok()?.parents.first()?,
             At::WorkTree => self.repo.head().ok()??,
         };
         for _ in 0..MAX_ANCESTORS {
-            if let Ok(Some(r)) = self.cache.get_result(&c.hex(), key) {
-                let recorded = r["complete"] != true || self.cache.has_record(key, hash);
-                if r["hash"] == hash
-                    && r["keys"].is_array()
-                    && self.reusable(&r, limits)
-                    && recorded
-                {
+            if let Some(r) = self.result_at(c, key) {
+                let recorded = !r.doc.complete || self.cache.has_record(key, hash);
+                if r.hash.as_deref() == Some(hash) && self.reusable(&r, limits) && recorded {
                     return Some((c, r));
                 }
             }
@@ -343,30 +344,30 @@ impl Session {
 
     /// The base for a check at `at`: the record of the nearest first-parent ancestor that has
     /// one (for the work tree, HEAD counts too).
-    fn base(&self, at: At, key: &str) -> Option<(CommitId, Value)> {
+    fn base(&self, at: At, key: &str) -> Option<(CommitId, ModelResult)> {
         match at {
             At::Commit(c) => self.base_result(c, key),
             At::WorkTree => {
                 let head = self.repo.head().ok()??;
-                match self.cache.get_result(&head.hex(), key) {
-                    Ok(Some(r)) if r["complete"] == true && r["hash"].is_string() => {
-                        Some((head, r))
-                    }
+                match self.result_at(head, key) {
+                    Some(r) if r.doc.complete && r.hash.is_some() => Some((head, r)),
                     _ => self.base_result(head, key),
                 }
             }
         }
     }
 
+    /// The record the cache keeps of content `hash`, as a base; None, after a warning that
+    /// says why, when it cannot be used (a bad record costs time, never a verdict).
     fn load_base(&self, key: &str, hash: &str) -> Option<Base> {
         let file = self.cache.open_record(key, hash).ok()??;
-        match Record::from_file_at(&file, &self.cache.record_path(key, hash))
-            .map_err(|e| e.to_string())
-            .and_then(|r| Base::from_record(r).map_err(|e| e.to_string()))
-        {
+        match Base::load(&self.cache.record_path(key, hash), Some(&file)) {
             Ok(b) => Some(b),
             Err(why) => {
-                eprintln!("warning: the cached record of {key} ({hash}) is not reused ({why}); checking in full");
+                eprintln!(
+                    "warning: the cached record of {key} ({hash}) is not reused ({why}); \
+                     checking in full"
+                );
                 None
             }
         }
@@ -376,9 +377,9 @@ impl Session {
     /// or worktree, whose record the store shares, or at a commit whose result is gone):
     /// the cheapest base there is, as nothing in it changed. Not for `--audit` nor a full
     /// check asked for. New and fixed violations are then told against the base commit's
-    /// result (`against`), not against this record.
+    /// result (`ModelResult::against`), not against this record.
     fn same_content(&self, key: &str, hash: &str, model: &ModelConfig) -> Option<Base> {
-        let full = self.algorithm.unwrap_or(model.algorithm) == config::Algorithm::Full;
+        let full = self.algorithm.unwrap_or(model.algorithm) == Algorithm::Full;
         if self.audit || full || !self.cache.has_record(key, hash) {
             return None;
         }
@@ -436,29 +437,28 @@ impl Session {
             defines: model.defines.clone(),
             include_dirs: model.include.clone(),
         };
-        let stored = |verdict: &str, result: Value| -> anyhow::Result<()> {
+        let stored = |r: &ModelResult| -> anyhow::Result<()> {
             if let At::Commit(c) = at {
-                let mut r = result;
-                r["verdict"] = json!(verdict);
-                self.cache.put_result(&c.hex(), &key, &r)?;
+                self.cache
+                    .put_result(&c.hex(), &key, &serde_json::to_value(r)?)?;
             }
             Ok(())
         };
-        let done = |verdict: &str, result: Value, reused: bool, new: usize| Checked {
+        let done = |result: ModelResult, reused: bool| Checked {
             model: model.name.clone(),
-            verdict: verdict.to_string(),
+            new_violations: result.new_violations,
             result,
             reused,
-            new_violations: new,
             elapsed: started.elapsed(),
             audit_failure: None,
         };
+        let entry = model.entry.display().to_string();
         // The model's files, from the commit's tree (never the work tree) or the work tree.
         let provider = self.provider(at)?;
         if provider.read(&model.entry).is_err() {
-            let r = json!({"model": model.name, "entry": model.entry, "verdict": "absent", "complete": false});
-            stored("absent", r.clone())?;
-            return Ok(done("absent", r, false, 0));
+            let r = ModelResult::without_check(&model.name, &entry, ModelVerdict::Absent, None);
+            stored(&r)?;
+            return Ok(done(r, false));
         }
         let loaded = crate::load(&model.entry, &provider, &pp);
         let Some(program) = loaded.program else {
@@ -471,53 +471,53 @@ impl Session {
                 .find(|d| d.is_error())
                 .map(|d| d.short(&loaded.files))
                 .unwrap_or_default();
-            let r = json!({"model": model.name, "entry": model.entry, "verdict": "error", "complete": false, "error": first});
-            stored("error", r.clone())?;
-            return Ok(done("error", r, false, 0));
+            let r =
+                ModelResult::without_check(&model.name, &entry, ModelVerdict::Error, Some(first));
+            stored(&r)?;
+            return Ok(done(r, false));
         };
         let (memory, memory_origin) =
             super::memory::resolve(model.limits.memory).map_err(anyhow::Error::msg)?;
         let limits = limit_sources(model, memory_origin);
         let opts = model.search_options(memory);
-        let checks = check::checks_of(&opts);
         let sources = check::sources_of(&model.entry, &loaded.files, &pp);
-        let hash = sources.content_hash(&checks);
+        let hash = sources.content_hash(&check::checks_of(&opts));
         let compare_keys = compare.map(|c| self.keys_at(c, &key));
         // What is returned (and printed) is new against the commit compared with, when
         // there is one; what is stored is new against the base.
-        let versus_compare = |mut r: Value| -> (Value, Option<usize>) {
-            let n = compare_keys.as_ref().map(|b| mark_new(&mut r, b));
-            (r, n)
+        let versus_compare = |mut r: ModelResult| -> ModelResult {
+            if let Some(b) = &compare_keys {
+                r.mark_new(b);
+            }
+            r
         };
         let limits_key = limits_key(model);
         // Already checked at this commit, with the same content (and, for a check a limit
         // cut, the same limits).
         if let At::Commit(c) = at {
-            if let Ok(Some(r)) = self.cache.get_result(&c.hex(), &key) {
-                if r["hash"] == hash.as_str() && self.reusable(&r, &limits_key) && !self.audit {
-                    let (r, n) = versus_compare(r);
-                    let new = n.unwrap_or(r["new_violations"].as_u64().unwrap_or(0) as usize);
-                    let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
-                    return Ok(done(&verdict, r, true, new));
+            if let Some(r) = self.result_at(c, &key) {
+                if r.hash.as_deref() == Some(hash.as_str())
+                    && self.reusable(&r, &limits_key)
+                    && !self.audit
+                {
+                    return Ok(done(versus_compare(r), true));
                 }
             }
         }
         let base = self.base(at, &key);
         // The content did not change since the base: its result is this commit's.
-        if let Some((bc, r)) = &base {
-            if r["hash"] == hash.as_str() && !self.audit {
-                let mut r = r.clone();
-                r["mode"] = json!("reused");
-                r["reused_from"] = json!(bc.hex());
-                r["base_commit"] = json!(bc.hex());
+        if let Some((bc, b)) = &base {
+            if b.hash.as_deref() == Some(hash.as_str()) && !self.audit {
+                let mut r = b.clone();
+                r.doc.mode = "reused".into();
+                r.reused_from = Some(bc.hex());
+                r.base_commit = Some(bc.hex());
                 // Nothing changed since the base: nothing is new, nothing was fixed.
-                let keys = keys_of(&r);
-                mark_new(&mut r, &keys);
-                r["fixed"] = json!([]);
-                let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
-                stored(&verdict, r.clone())?;
-                let (r, n) = versus_compare(r);
-                return Ok(done(&verdict, r, true, n.unwrap_or(0)));
+                let keys = r.keys.clone();
+                r.mark_new(&keys);
+                r.doc.fixed = Vec::new();
+                stored(&r)?;
+                return Ok(done(versus_compare(r), true));
             }
         }
         // The same content was checked further back (a revert, a fix that restores a
@@ -527,60 +527,47 @@ impl Session {
         // check to build on.)
         if !self.audit {
             if let Some((xc, x)) = self.seen_before(at, &key, &hash, &limits_key) {
-                let mut r = against(x, base.as_ref().map(|(_, r)| r));
-                r["mode"] = json!("reused");
-                r["reused_from"] = json!(xc.hex());
-                match &base {
-                    Some((bc, _)) => r["base_commit"] = json!(bc.hex()),
-                    None => {
-                        if let Some(o) = r.as_object_mut() {
-                            o.remove("base_commit");
-                        }
-                    }
-                }
-                let verdict = r["verdict"].as_str().unwrap_or("pass").to_string();
-                stored(&verdict, r.clone())?;
+                let mut r = x.against(base.as_ref().map(|(_, r)| r));
+                r.doc.mode = "reused".into();
+                r.reused_from = Some(xc.hex());
+                r.base_commit = base.as_ref().map(|(bc, _)| bc.hex());
+                stored(&r)?;
                 // As for a check that runs: new against the commit compared with, if any.
-                let (r, n) = versus_compare(r);
-                let new = n.unwrap_or(r["new_violations"].as_u64().unwrap_or(0) as usize);
-                return Ok(done(&verdict, r, true, new));
+                return Ok(done(versus_compare(r), true));
             }
         }
         let same = self.same_content(&key, &hash, model);
         let same_content = same.is_some();
         let base_rec = same.or_else(|| {
             base.as_ref()
-                .and_then(|(_, r)| r["hash"].as_str().and_then(|h| self.load_base(&key, h)))
+                .and_then(|(_, r)| r.hash.as_deref().and_then(|h| self.load_base(&key, h)))
         });
-        let algorithm = match self.algorithm.unwrap_or(model.algorithm) {
-            config::Algorithm::Full => Algorithm::Full,
-            config::Algorithm::Prune => Algorithm::Prune,
-            config::Algorithm::Replay => Algorithm::Replay,
-            config::Algorithm::Auto => Algorithm::Auto,
-        };
-        let job = Job {
-            name: model.entry.display().to_string(),
-            files: &loaded.files,
+        let request = Request {
             program: program.clone(),
             sources: sources.clone(),
             opts: opts.clone(),
-            algorithm: Some(algorithm),
+            algorithm: Some(self.algorithm.unwrap_or(model.algorithm)),
             base: base_rec,
             short_trails: false,
             window: None,
-            limits: limits.clone(),
         };
         bar.prefix = match at {
             At::Commit(c) => format!("{} {}: ", c.short(), model.name),
             At::WorkTree => format!("work tree {}: ", model.name),
         };
-        let done_run = engine::run(job, &mut |s| bar.update(s))?;
+        let checked = super::error::checked(check::check(request, &mut |s| bar.update(s)))?;
         bar.finish();
-        let mut doc = serde_json::to_value(&done_run.doc)?;
-        let keys: Vec<RecViolation> = done_run.keys.clone();
-        let complete = done_run.doc.complete;
-        if let Some(rec) = &done_run.record {
-            doc["record_states"] = json!(rec.fingerprints.len());
+        let mut r = ModelResult {
+            doc: crate::report::verify::document(&entry, &checked, &loaded.files, &limits),
+            keys: checked.keys(),
+            hash: Some(hash.clone()),
+            limits: Some(limits_key),
+            base_commit: base.as_ref().map(|(bc, _)| bc.hex()),
+            ..ModelResult::default()
+        };
+        r.new_violations = r.doc.violations.iter().filter(|v| v.new).count();
+        if let Some(rec) = &checked.record {
+            r.record_states = Some(rec.fingerprints.len() as u64);
             // Beside its base in the cache: the graph is written on it (`Record::write_beside`).
             // (A record of this very content is there already.)
             if !same_content {
@@ -588,254 +575,45 @@ impl Session {
                     .put_record_with(&key, &hash, |target, w| rec.write_beside(target, w))?;
             }
         }
-        let mut new = done_run.doc.violations.iter().filter(|v| v.new).count();
-        let verdict = done_run.verdict.as_str().to_string();
-        doc["hash"] = json!(hash);
-        doc["complete"] = json!(complete);
-        doc["limits"] = json!(limits_key);
-        doc["keys"] = serde_json::to_value(&keys)?;
-        doc["new_violations"] = json!(new);
         if same_content {
-            doc = against(doc, base.as_ref().map(|(_, r)| r));
-            new = doc["new_violations"].as_u64().unwrap_or(0) as usize;
-        }
-        doc["elapsed_ms"] = json!(started.elapsed().as_millis() as u64);
-        if let Some((bc, _)) = &base {
-            doc["base_commit"] = json!(bc.hex());
+            r = r.against(base.as_ref().map(|(_, b)| b));
         }
         let mut audit_failure = None;
         if self.audit {
-            let (audit, full_ms) = self.audit_one(
-                &loaded.files,
-                &program,
-                &sources,
-                &opts,
-                &key,
-                &base,
-                &done_run,
-            )?;
-            doc["full_ms"] = json!(full_ms);
-            doc["audit"] = json!(match audit {
-                Audit::Agrees => "agrees with a full check".to_string(),
-                Audit::NotCompared(why) => why,
-                Audit::Differs(why) => {
+            let full = Request {
+                program,
+                sources,
+                opts,
+                algorithm: Some(Algorithm::Full),
+                base: base
+                    .as_ref()
+                    .and_then(|(_, b)| b.hash.as_deref().and_then(|h| self.load_base(&key, h))),
+                short_trails: false,
+                window: None,
+            };
+            let t = Instant::now();
+            let full = super::error::checked(check::check(full, &mut |_| {}))?;
+            r.full_ms = Some(t.elapsed().as_millis() as u64);
+            r.audit = Some(match check::audit(&checked, &full) {
+                check::Audit::Agrees => "agrees with a full check".to_string(),
+                check::Audit::NotCompared(why) => why,
+                check::Audit::Differs(why) => {
                     audit_failure = Some(why.clone());
                     why
                 }
             });
         }
-        stored(&verdict, doc.clone())?;
-        let (doc, n) = versus_compare(doc);
-        let mut c = done(&verdict, doc, false, n.unwrap_or(new));
+        r.elapsed_ms = started.elapsed().as_millis() as u64;
+        stored(&r)?;
+        let mut c = done(versus_compare(r), false);
         c.audit_failure = audit_failure;
         Ok(c)
     }
 
-    /// A full check of the same version with the same base (so that locations compare),
-    /// against the check that ran: verdicts and violations must agree, and for a full run
-    /// or a replay every SPIN figure. Where a limit cut either search, only what the cut one
-    /// found is compared (see `audit_cut`).
-    #[allow(clippy::too_many_arguments)]
-    fn audit_one(
-        &self,
-        files: &crate::promela::source::SourceFiles,
-        program: &crate::program::Program,
-        sources: &crate::rmc::record::Sources,
-        opts: &crate::explore::Options,
-        key: &str,
-        base: &Option<(CommitId, Value)>,
-        ran: &engine::Done,
-    ) -> anyhow::Result<(Audit, u64)> {
-        let base_rec = base
-            .as_ref()
-            .and_then(|(_, r)| r["hash"].as_str().and_then(|h| self.load_base(key, h)));
-        let t = Instant::now();
-        let full = engine::run(
-            Job {
-                name: String::new(),
-                files,
-                program: program.clone(),
-                sources: sources.clone(),
-                opts: opts.clone(),
-                algorithm: Some(Algorithm::Full),
-                base: base_rec,
-                short_trails: false,
-                window: None,
-                limits: Default::default(),
-            },
-            &mut |_| {},
-        )?;
-        let full_ms = t.elapsed().as_millis() as u64;
-        if !(ran.doc.complete && full.doc.complete) {
-            return Ok((audit_cut(ran, &full), full_ms));
-        }
-        let keys = |d: &engine::Done| -> Vec<RecViolation> {
-            d.record
-                .as_ref()
-                .map(|r| r.violations.clone())
-                .unwrap_or_default()
-        };
-        let (a, b) = (keys(ran), keys(&full));
-        let same_set = a.len() == b.len() && a.iter().all(|x| b.iter().any(|y| same(x, y)));
-        if ran.verdict != full.verdict {
-            return Ok((
-                Audit::Differs(format!(
-                    "verdict {} but a full check says {}",
-                    ran.verdict.as_str(),
-                    full.verdict.as_str()
-                )),
-                full_ms,
-            ));
-        }
-        if !same_set {
-            return Ok((
-                Audit::Differs(format!(
-                    "{} violations but a full check finds {} (or others)",
-                    a.len(),
-                    b.len()
-                )),
-                full_ms,
-            ));
-        }
-        // A replay's figures are a full check's, exactly, as a full run's are.
-        if ran.doc.mode == "full" || ran.doc.algorithm == "replay" {
-            let (x, y) = (&ran.doc.stats, &full.doc.stats);
-            let fig = crate::explore::Stats::spin_figures;
-            if fig(x) != fig(y) {
-                return Ok((
-                    Audit::Differs(format!(
-                        "figures {:?} but a full check gives {:?}",
-                        fig(x),
-                        fig(y)
-                    )),
-                    full_ms,
-                ));
-            }
-        }
-        Ok((Audit::Agrees, full_ms))
-    }
-
-    /// The violations of a model at a commit (checking it when the cache does not know).
+    /// The violations of a model at a commit, as its stored result names them.
     fn keys_at(&self, c: CommitId, key: &str) -> Vec<RecViolation> {
-        match self.cache.get_result(&c.hex(), key) {
-            Ok(Some(r)) => keys_of(&r),
-            _ => Vec::new(),
-        }
+        self.result_at(c, key).map(|r| r.keys).unwrap_or_default()
     }
-}
-
-/// A stored result taken for a version of the same content: each violation new unless the
-/// base's result (`base`; None: no base, every one is new) has it, and the base's violations
-/// it lacks fixed, located as the base reported them. A result's `keys` name its
-/// `violations` one for one, in order.
-fn against(mut r: Value, base: Option<&Value>) -> Value {
-    let keys = keys_of(&r);
-    mark_new(&mut r, &base.map(keys_of).unwrap_or_default());
-    let mut fixed = Vec::new();
-    if let Some(base) = base {
-        let base_keys = keys_of(base);
-        let docs = base["violations"].as_array().cloned().unwrap_or_default();
-        for (i, b) in base_keys.iter().enumerate() {
-            if keys.iter().any(|k| same(k, b)) {
-                continue;
-            }
-            let d = docs.get(i);
-            // Where it was: the blocked processes' locations of an invalid end state, else
-            // the violating statement's.
-            let at: Vec<String> = d
-                .and_then(|d| d["locations"].as_array())
-                .map(|ls| {
-                    ls.iter()
-                        .filter_map(|l| l.as_str())
-                        .map(|l| l.rsplit(" at ").next().unwrap_or(l).to_string())
-                        .collect()
-                })
-                .filter(|ls: &Vec<String>| !ls.is_empty())
-                .or_else(|| {
-                    d.and_then(|d| d["location"].as_str())
-                        .map(|l| vec![l.to_string()])
-                })
-                .unwrap_or_default();
-            fixed.push(json!({
-                "kind": b.kind,
-                "location": at.join(", "),
-                "message": b.message,
-            }));
-        }
-    }
-    r["fixed"] = json!(fixed);
-    r
-}
-
-/// Marks each violation of a result new unless `versus` has it (by kind and stable
-/// location), and sets and returns their count. A result's `keys` name its `violations` one
-/// for one, in order.
-fn mark_new(r: &mut Value, versus: &[RecViolation]) -> usize {
-    let keys = keys_of(r);
-    let mut new = 0;
-    if let Some(docs) = r["violations"].as_array_mut() {
-        for (d, k) in docs.iter_mut().zip(&keys) {
-            let n = !versus.iter().any(|b| same(k, b));
-            new += usize::from(n);
-            d["new"] = json!(n);
-        }
-    }
-    r["new_violations"] = json!(new);
-    new
-}
-
-/// The violations of a stored result, as the record names them.
-pub fn keys_of(r: &Value) -> Vec<RecViolation> {
-    serde_json::from_value(r["keys"].clone()).unwrap_or_default()
-}
-
-/// What `--audit` makes of a check beside a full check of the same version.
-enum Audit {
-    Agrees,
-    /// Nothing that could differ: a limit cut both searches.
-    NotCompared(String),
-    /// A bug: the check that ran is not what a full check says.
-    Differs(String),
-}
-
-/// The audit of two checks at least one of which a limit cut. Where a search stops depends
-/// on what it holds (an incremental run also holds its base record, so a memory limit cuts
-/// it sooner), so a cut run's figures and violations are a part of a full check's, not
-/// equal to them, and its verdict is never a pass. What it found must still be found by a
-/// search that saw everything: each of its violations, by kind and location.
-fn audit_cut(ran: &engine::Done, full: &engine::Done) -> Audit {
-    let cut = |d: &engine::Done| d.doc.limit.clone().unwrap_or_else(|| "a limit".into());
-    let found = |d: &engine::Done| -> Vec<(String, String)> {
-        d.doc
-            .violations
-            .iter()
-            .map(|v| (v.kind.clone(), v.location.clone()))
-            .collect()
-    };
-    let (part, whole, which) = match (ran.doc.complete, full.doc.complete) {
-        (false, false) => {
-            return Audit::NotCompared(format!(
-                "not compared: a limit cut both this check ({}) and the full check ({})",
-                cut(ran),
-                cut(full)
-            ))
-        }
-        (false, true) => (ran, full, "this check"),
-        _ => (full, ran, "the full check"),
-    };
-    let all = found(whole);
-    if let Some((kind, at)) = found(part).into_iter().find(|v| !all.contains(v)) {
-        return Audit::Differs(format!(
-            "{which}, cut by its {} limit, found a {kind} violation at {at} that a complete \
-             search does not find",
-            cut(part)
-        ));
-    }
-    Audit::NotCompared(format!(
-        "not compared: {which} was cut by its {} limit (what it found, a complete search \
-         finds too)",
-        cut(part)
-    ))
 }
 
 /// The limits in force for a model, as settings (`memory=auto`, not the bytes it resolved
@@ -893,10 +671,6 @@ fn limit_sources(model: &ModelConfig, memory_origin: String) -> LimitSources {
         errors: key("max_errors"),
         memory,
     }
-}
-
-fn same(a: &RecViolation, b: &RecViolation) -> bool {
-    a.kind == b.kind && a.at == b.at && a.edge == b.edge
 }
 
 /// Of `models`, those no other one includes (through the preprocessor, from `provider`).

@@ -95,20 +95,8 @@ pub struct ModelConfig {
     pub limits: Limits,
 }
 
-/// How a check reuses the base commit's record (DESIGN.md 5.5).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Algorithm {
-    /// Predict the work of prune, replay and a full check from the record and run the
-    /// cheapest.
-    #[default]
-    Auto,
-    /// Skip every recorded state whose reachable set misses the change.
-    Prune,
-    /// Walk the recorded state graph, executing only where the change is.
-    Replay,
-    /// Explore everything (still writing a record).
-    Full,
-}
+/// How a check reuses the base commit's record (DESIGN.md 5.5): the engine's enum.
+pub use crate::rmc::check::Algorithm;
 
 /// What a check reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,24 +203,6 @@ impl FailOn {
         match self {
             FailOn::New => "new",
             FailOn::Any => "any",
-        }
-    }
-}
-
-impl Algorithm {
-    pub const ALL: [Algorithm; 4] = [
-        Algorithm::Auto,
-        Algorithm::Prune,
-        Algorithm::Replay,
-        Algorithm::Full,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Algorithm::Auto => "auto",
-            Algorithm::Prune => "prune",
-            Algorithm::Replay => "replay",
-            Algorithm::Full => "full",
         }
     }
 }

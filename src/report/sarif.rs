@@ -297,7 +297,7 @@ fn uri_path(path: &str) -> String {
 mod tests {
     use super::*;
     use crate::explore::Stats;
-    use crate::report::verify::StepDoc;
+    use crate::report::verify::{ModelVerdict, StepDoc};
 
     fn check(model: &str, base: Option<&str>, violations: Vec<ViolationDoc>) -> CheckDoc {
         CheckDoc {
@@ -313,11 +313,10 @@ mod tests {
             algorithm_reason: String::new(),
             predicted: None,
             verdict: if violations.is_empty() {
-                "pass"
+                ModelVerdict::Pass
             } else {
-                "fail"
-            }
-            .into(),
+                ModelVerdict::Fail
+            },
             complete: true,
             limit: None,
             limit_detail: None,
@@ -341,6 +340,7 @@ mod tests {
             message: format!("{kind} here"),
             new,
             locations: Vec::new(),
+            blocked_at: Vec::new(),
             trail: None,
             elided: 0,
         }

@@ -3,10 +3,60 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::explore::{Machine, Outcome, Replayed, Stats};
+use super::verdict::LimitSources;
+use crate::explore::{Stats, Verdict};
 use crate::promela::source::SourceFiles;
+use crate::rmc::check::Checked;
+use crate::rmc::record::RecViolation;
 
-#[derive(Serialize, Deserialize, Debug)]
+/// A model's verdict: a check's (pass, fail, incomplete), or why there is none at a commit
+/// (the model does not load there, or is not there). Decides the exit status
+/// (`cli/error.rs`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelVerdict {
+    #[default]
+    Pass,
+    Fail,
+    Incomplete,
+    Error,
+    Absent,
+}
+
+impl ModelVerdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelVerdict::Pass => "pass",
+            ModelVerdict::Fail => "fail",
+            ModelVerdict::Incomplete => "incomplete",
+            ModelVerdict::Error => "error",
+            ModelVerdict::Absent => "absent",
+        }
+    }
+
+    /// Whether a search ran (its figures mean something).
+    pub fn ran(self) -> bool {
+        matches!(
+            self,
+            ModelVerdict::Pass | ModelVerdict::Fail | ModelVerdict::Incomplete
+        )
+    }
+}
+
+impl From<Verdict> for ModelVerdict {
+    fn from(v: Verdict) -> Self {
+        match v {
+            Verdict::Pass => ModelVerdict::Pass,
+            Verdict::Fail => ModelVerdict::Fail,
+            Verdict::Incomplete => ModelVerdict::Incomplete,
+        }
+    }
+}
+
+/// The document of one check (the JSON of `verify`). Every field has a default, so that a
+/// result of a model that did not load, or one stored by an older git rmc, reads back.
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+#[serde(default)]
 pub struct CheckDoc {
     pub model: String,
     /// "full" or "incremental" (something was pruned or reused from the base).
@@ -19,7 +69,7 @@ pub struct CheckDoc {
     /// What the choice between prune and replay predicted (regression checks with a base).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted: Option<crate::rmc::check::Predicted>,
-    pub verdict: String,
+    pub verdict: ModelVerdict,
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
@@ -46,7 +96,7 @@ pub struct CheckDoc {
     pub record: Option<RecordDoc>,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct FixedDoc {
     pub kind: String,
     /// Where it was, in the base version.
@@ -54,7 +104,132 @@ pub struct FixedDoc {
     pub message: String,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
+/// One model's result at one commit: what `check --format json` prints per model and what
+/// the cache keeps. The check's document, and what the walk over commits adds: the content
+/// hash and limits it was made under, its violations by identity (`keys`, one per
+/// `violations`, in order), how it was reused, and the audit.
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+#[serde(default)]
+pub struct ModelResult {
+    #[serde(flatten)]
+    pub doc: CheckDoc,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// Verdict `error`: the first diagnostic, on one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// The limits in force, as settings (a result a limit cut is reused while they stay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits: Option<String>,
+    pub keys: Vec<RecViolation>,
+    pub new_violations: usize,
+    pub elapsed_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_commit: Option<String>,
+    /// Mode `reused`: the commit whose result this is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reused_from: Option<String>,
+    /// The states of the record the check wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_states: Option<u64>,
+    /// `--audit`: what a full check of the same commit said, and how long it took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_ms: Option<u64>,
+}
+
+/// What `check --format json` prints: per commit, oldest first, each model's result.
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct CheckReport {
+    pub commits: Vec<CommitResults>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct CommitResults {
+    /// The full hex id (`worktree` for uncommitted files).
+    pub commit: String,
+    pub subject: String,
+    pub models: Vec<ModelResult>,
+    /// The configuration did not load at this commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ModelResult {
+    /// A model that did not load at a commit, or is not there.
+    pub fn without_check(
+        model: &str,
+        entry: &str,
+        verdict: ModelVerdict,
+        error: Option<String>,
+    ) -> Self {
+        ModelResult {
+            doc: CheckDoc {
+                model: model.to_string(),
+                verdict,
+                ..CheckDoc::default()
+            },
+            entry: Some(entry.to_string()),
+            error,
+            ..ModelResult::default()
+        }
+    }
+
+    /// Marks each violation new unless `versus` has it (by identity), and returns and keeps
+    /// their count.
+    pub fn mark_new(&mut self, versus: &[RecViolation]) -> usize {
+        let flags = crate::rmc::check::new_against(&self.keys, versus);
+        for (v, n) in self.doc.violations.iter_mut().zip(&flags) {
+            v.new = *n;
+        }
+        self.new_violations = flags.iter().filter(|&&n| n).count();
+        self.new_violations
+    }
+
+    /// This result taken for a version of the same content: new against `base` (every
+    /// violation, without one), and the base's violations it lacks fixed, located as the base
+    /// reported them.
+    pub fn against(mut self, base: Option<&ModelResult>) -> ModelResult {
+        let versus = base.map(|b| b.keys.clone()).unwrap_or_default();
+        self.mark_new(&versus);
+        self.doc.fixed = match base {
+            None => Vec::new(),
+            Some(b) => b
+                .keys
+                .iter()
+                .zip(
+                    b.doc
+                        .violations
+                        .iter()
+                        .map(Some)
+                        .chain(std::iter::repeat(None)),
+                )
+                .filter(|(k, _)| !self.keys.iter().any(|x| crate::rmc::check::same(x, k)))
+                .map(|(k, d)| FixedDoc {
+                    kind: k.kind.clone(),
+                    // Where it was: the blocked processes' locations of an invalid end
+                    // state, else the violating statement's.
+                    location: match d {
+                        Some(d) if !d.blocked_at.is_empty() => d.blocked_at.join(", "),
+                        Some(d) => d.location.clone(),
+                        None => String::new(),
+                    },
+                    message: k.message.clone(),
+                })
+                .collect(),
+        };
+        self
+    }
+
+    pub fn verdict(&self) -> ModelVerdict {
+        self.doc.verdict
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct RecordDoc {
     pub path: String,
     pub bytes: u64,
@@ -62,7 +237,7 @@ pub struct RecordDoc {
     pub bytes_per_state: f64,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct ViolationDoc {
     pub kind: String,
     pub location: String,
@@ -70,6 +245,10 @@ pub struct ViolationDoc {
     pub new: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<String>,
+    /// Where each of those processes is (`file:line:col`), for telling where an invalid end
+    /// state was once it is fixed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked_at: Vec<String>,
     /// Absent beyond the first `--max-trails` violations of a kind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trail: Option<Vec<StepDoc>>,
@@ -79,7 +258,7 @@ pub struct ViolationDoc {
     pub elided: usize,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct StepDoc {
     pub step: usize,
     pub proc: String,
@@ -91,7 +270,7 @@ pub struct StepDoc {
     pub output: Option<String>,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct UnreachedDoc {
     pub proc: String,
     pub location: String,
@@ -104,118 +283,93 @@ const PAN_VECTORSZ: u64 = 1024;
 /// How many steps of a trail the text output shows at most (half from each end).
 pub const TEXT_TRAIL_STEPS: usize = 200;
 
-/// Builds the document of a finished check. `trails` holds each violation's replayed trail
-/// (None where the violation kept none; only some of its steps when it was replayed with a
-/// window).
+/// The document of a finished check, as the JSON and the text show it: `checked` rendered
+/// with `files` (its sources) and `limits` (where each limit came from, to say which one cut
+/// an incomplete search). Nothing is computed here that the check did not decide.
 pub fn document(
     model: &str,
-    m: &Machine,
+    checked: &Checked,
     files: &SourceFiles,
-    out: &Outcome,
-    trails: &[Option<Replayed>],
+    limits: &LimitSources,
 ) -> CheckDoc {
-    let verdict = out.verdict().as_str();
-    let violations = out
-        .violations
+    let violations = checked
+        .found
         .iter()
-        .zip(trails)
-        .map(|(v, t)| {
-            let location = match v.edge {
-                Some(e) => files.location(m.edge(e).span),
-                None => v
-                    .blocked
-                    .first()
-                    .map(|b| {
-                        files.location(
-                            m.prog.procs[b.proc].automaton.locations[b.loc.0 as usize].span,
-                        )
-                    })
-                    .unwrap_or_default(),
-            };
-            let locations = v
+        .map(|f| ViolationDoc {
+            kind: f.kind.as_str().to_string(),
+            location: files.location(f.at),
+            message: f.message.clone(),
+            new: f.new,
+            locations: f
                 .blocked
                 .iter()
-                .map(|b| {
-                    let p = &m.prog.procs[b.proc];
-                    format!(
-                        "{}({}) at {}",
-                        p.name,
-                        b.pid,
-                        files.location(p.automaton.locations[b.loc.0 as usize].span)
-                    )
-                })
-                .collect();
-            ViolationDoc {
-                kind: v.kind.as_str().to_string(),
-                location,
-                message: v.message.clone(),
-                new: true,
-                locations,
-                elided: t.as_ref().map_or(0, |t| t.steps - t.views.len()),
-                trail: t.as_ref().map(|t| {
-                    t.views
-                        .iter()
-                        .map(|s| StepDoc {
-                            step: s.step,
-                            proc: m.prog.procs[m.edge_proc(s.edge)].name.clone(),
-                            pid: s.pid,
-                            location: files.location(m.edge(s.edge).span),
-                            statement: m.edge(s.edge).text.clone(),
-                            changed: s
-                                .changed
-                                .iter()
-                                .map(|(n, v)| (n.clone(), serde_json::Value::from(*v)))
-                                .collect(),
-                            output: s.output.clone(),
-                        })
-                        .collect()
-                }),
-            }
+                .map(|b| format!("{}({}) at {}", b.proc, b.pid, files.location(b.at)))
+                .collect(),
+            blocked_at: f.blocked.iter().map(|b| files.location(b.at)).collect(),
+            elided: f
+                .trail
+                .as_ref()
+                .map_or(0, |t| t.steps.saturating_sub(t.shown.len())),
+            trail: f.trail.as_ref().map(|t| {
+                t.shown
+                    .iter()
+                    .map(|s| StepDoc {
+                        step: s.step,
+                        proc: s.proc.clone(),
+                        pid: s.pid,
+                        location: files.location(s.at),
+                        statement: s.statement.clone(),
+                        changed: s
+                            .changed
+                            .iter()
+                            .map(|(n, v)| (n.clone(), serde_json::Value::from(*v)))
+                            .collect(),
+                        output: s.output.clone(),
+                    })
+                    .collect()
+            }),
         })
         .collect();
-    let mut unreached = Vec::new();
-    for (no, &done) in out.executed.iter().enumerate() {
-        if done {
-            continue;
-        }
-        let e = m.edge(no as u32);
-        let p = &m.prog.procs[m.edge_proc(no as u32)];
-        if p.kind == crate::program::ProcKind::Never {
-            continue;
-        }
-        unreached.push(UnreachedDoc {
-            proc: p.name.clone(),
-            location: files.location(e.span),
-            statement: e.text.clone(),
-        });
-    }
+    let unreached = checked
+        .unreached
+        .iter()
+        .map(|u| UnreachedDoc {
+            proc: u.proc.clone(),
+            location: files.location(u.at),
+            statement: u.statement.clone(),
+        })
+        .collect();
+    let fixed = checked
+        .fixed
+        .iter()
+        .map(|g| FixedDoc {
+            kind: g.key.kind.clone(),
+            location: g.locations.join(", "),
+            message: g.key.message.clone(),
+        })
+        .collect();
     CheckDoc {
         model: model.to_string(),
-        mode: "full".into(),
-        base: None,
-        algorithm: "full".into(),
-        algorithm_reason: String::new(),
-        predicted: None,
-        verdict: verdict.to_string(),
-        complete: out.complete(),
-        limit: out.limit.map(|l| l.as_str().to_string()),
-        limit_detail: None,
-        stopped_by: out.stopped_by.map(|k| k.as_str().to_string()),
-        stats: out.stats.clone(),
-        dangerous_locations: 0,
-        claims_not_checked: m
-            .prog
-            .procs
-            .iter()
-            .filter(|p| p.kind == crate::program::ProcKind::Never)
-            .map(|p| format!("never {}", p.name))
-            .chain(m.prog.ltl.iter().map(|l| format!("ltl {}", l.name)))
-            .collect(),
-        xr_xs_not_checked: m.prog.has_xr_xs,
-        spin_needs_vectorsz_above: (out.stats.state_vector_bytes >= PAN_VECTORSZ)
-            .then_some(out.stats.state_vector_bytes),
+        mode: checked.mode.as_str().into(),
+        base: checked.base_hash.clone(),
+        algorithm: checked.algorithm.as_str().into(),
+        algorithm_reason: checked.reason.clone(),
+        predicted: checked.predicted,
+        verdict: checked.verdict.into(),
+        complete: checked.complete(),
+        limit: checked.limit.map(|(l, _)| l.as_str().to_string()),
+        limit_detail: checked
+            .limit
+            .and_then(|(l, value)| limits.detail(l.as_str(), value)),
+        stopped_by: checked.stopped_by.map(|k| k.as_str().to_string()),
+        stats: checked.stats.clone(),
+        dangerous_locations: checked.dangerous,
+        claims_not_checked: checked.claims_not_checked.clone(),
+        xr_xs_not_checked: checked.xr_xs_not_checked,
+        spin_needs_vectorsz_above: (checked.stats.state_vector_bytes >= PAN_VECTORSZ)
+            .then_some(checked.stats.state_vector_bytes),
         violations,
-        fixed: Vec::new(),
+        fixed,
         unreached,
         record: None,
     }

@@ -24,9 +24,21 @@ pub enum BaseError {
     Reload(String),
     #[error(transparent)]
     Ids(#[from] crate::rmc::diff::ids::MissingId),
+    #[error(transparent)]
+    Record(#[from] crate::rmc::record::RecordError),
 }
 
 impl Base {
+    /// Reads the record at `path` and rebuilds its version: the one way a base is loaded,
+    /// from a file the user names or from the cache (`file`, when the caller opened it).
+    pub fn load(path: &Path, file: Option<&std::fs::File>) -> Result<Base, BaseError> {
+        let record = match file {
+            Some(f) => Record::from_file_at(f, path)?,
+            None => Record::read(path)?,
+        };
+        Base::from_record(record)
+    }
+
     /// Rebuilds the recorded version's program from the sources the record holds.
     pub fn from_record(record: Record) -> Result<Base, BaseError> {
         let mut provider = MemoryProvider::new();

@@ -38,17 +38,31 @@ pub fn compare(current: &[RecViolation], base: Option<&Record>) -> (Vec<bool>, V
     let Some(base) = base else {
         return (vec![true; current.len()], Vec::new());
     };
-    let same =
-        |a: &RecViolation, b: &RecViolation| a.kind == b.kind && a.at == b.at && a.edge == b.edge;
-    let new = current
-        .iter()
-        .map(|v| !base.violations.iter().any(|b| same(v, b)))
-        .collect();
-    let fixed = base
-        .violations
-        .iter()
-        .filter(|b| !current.iter().any(|v| same(v, b)))
+    let new = new_against(current, &base.violations);
+    let fixed = gone_from(current, &base.violations)
+        .into_iter()
         .cloned()
         .collect();
     (new, fixed)
+}
+
+/// Whether two violations are one from version to version: the same kind at the same
+/// stable locations (and edge there). Messages hold values, which other changes can alter.
+pub fn same(a: &RecViolation, b: &RecViolation) -> bool {
+    a.kind == b.kind && a.at == b.at && a.edge == b.edge
+}
+
+/// Marks each of `current` new unless `versus` has it.
+pub fn new_against(current: &[RecViolation], versus: &[RecViolation]) -> Vec<bool> {
+    current
+        .iter()
+        .map(|v| !versus.iter().any(|b| same(v, b)))
+        .collect()
+}
+
+/// Those of `base` that `current` lacks.
+pub fn gone_from<'a>(current: &[RecViolation], base: &'a [RecViolation]) -> Vec<&'a RecViolation> {
+    base.iter()
+        .filter(|b| !current.iter().any(|v| same(v, b)))
+        .collect()
 }

@@ -6,6 +6,7 @@
 //! `assemble` (the next record). `base` holds the version a check builds on.
 
 pub mod assemble;
+pub mod audit;
 pub mod base;
 pub mod cost;
 pub mod execute;
@@ -21,16 +22,21 @@ use crate::rmc::record::{RecViolation, Record, Sources};
 pub use found::{BlockedAt, Found, Gone, Step, Trail, Unreached};
 
 pub use assemble::{record, set_locations};
+pub use audit::{audit, Audit};
 pub use base::{checks_of, sources_of, Base, BaseError};
 pub use cost::*;
 pub use execute::{run, run_on, Run};
-pub use identity::{compare, rec_violation};
+pub use identity::{compare, gone_from, new_against, rec_violation, same};
 pub use plan::{plan, Plan, Reuse};
 pub use trails::{complete_trails, LostViolation};
 
-/// Which algorithm a check uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which algorithm a check uses: the one enum that the configuration (`algorithm` in
+/// `.rmc.toml`), the command line (`--algorithm`) and the engine share.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Algorithm {
+    /// Whichever of prune, replay and a full check is predicted cheapest (DESIGN.md 5.5).
+    #[default]
+    Auto,
     /// Skip every state whose recorded reachable set misses the change.
     Prune,
     /// Walk the recorded state graph, executing only the states whose footprint meets the
@@ -38,17 +44,34 @@ pub enum Algorithm {
     Replay,
     /// Explore everything (still writing a record).
     Full,
-    /// Whichever of prune, replay and a full check is predicted cheapest (DESIGN.md 5.5).
-    Auto,
 }
 
 impl Algorithm {
+    pub const ALL: [Algorithm; 4] = [
+        Algorithm::Auto,
+        Algorithm::Prune,
+        Algorithm::Replay,
+        Algorithm::Full,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
+            Algorithm::Auto => "auto",
             Algorithm::Prune => "prune",
             Algorithm::Replay => "replay",
             Algorithm::Full => "full",
-            Algorithm::Auto => "auto",
+        }
+    }
+
+    /// What it does, in a line (the command line's help).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "whichever of prune, replay and a full check the record predicts cheapest",
+            Algorithm::Prune => "skip every state whose recorded reachable set misses the change",
+            Algorithm::Replay => {
+                "walk the recorded state graph; execute only states whose expansion meets the change"
+            }
+            Algorithm::Full => "explore every state again (still writing a record)",
         }
     }
 }
