@@ -8,9 +8,9 @@
 
 pub mod cache;
 pub mod cli;
-pub mod config;
+pub(crate) mod config;
 pub mod explore;
-pub mod git;
+pub(crate) mod git;
 pub mod program;
 pub mod promela;
 pub mod report;
@@ -18,9 +18,20 @@ pub mod rmc;
 
 use std::path::Path;
 
+/// A search's options (checks and limits), figures and verdict.
+pub use explore::{Options, Stats, Verdict};
+/// Where a model's files are read from (disk, memory; a git tree in the binary), and the
+/// preprocessor's options (`-D`, `-I`).
+pub use promela::preprocess::PpOptions;
+pub use promela::source::{DiskProvider, FileProvider, MemoryProvider, SourceFiles};
+/// One check of one version of a model, the engine's front door: a `Request` (the program,
+/// the options, a `Base` to reuse and the `Algorithm`) becomes a `Checked` (figures, verdict,
+/// violations with trails, new and fixed against the base, the record to write).
+pub use rmc::check::{check, Algorithm, Base, CheckError, Checked, Mode, Request};
+/// What a check leaves for the next: the record file.
+pub use rmc::{Record, RecordError};
+
 use promela::diag::Diagnostic;
-use promela::preprocess::PpOptions;
-use promela::source::{FileProvider, SourceFiles};
 
 /// A model read and checked by the front end.
 pub struct Loaded {

@@ -1740,3 +1740,29 @@ fn two_clones_checking_at_once_share_the_store_safely() {
         assert_eq!(y["stats"]["states_executed"], 0, "{y}");
     }
 }
+
+/// A cache that cannot be written is the machine's trouble, not the model's: exit 5, with
+/// what could not be done, never 2.
+#[test]
+fn a_cache_that_cannot_be_written_is_not_a_model_error() {
+    let mut r = Repo::new();
+    r.write("model.pml", MODEL);
+    r.commit("first");
+    let blocker = r.path().join("not-a-folder");
+    std::fs::write(&blocker, "a file where the cache should go\n").expect("write");
+    let out = Command::new(assert_cmd::cargo::cargo_bin("git-rmc"))
+        .args(["check"])
+        .current_dir(r.path())
+        .env("GIT_RMC_CACHE_DIR", &blocker)
+        .env("GIT_RMC_STORE", "none")
+        .env("GIT_RMC_CONFIG", "none")
+        .env("GIT_RMC_MEMORY_LIMIT", "2G")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot use the cache"),
+        "{}",
+        stderr(&out)
+    );
+}

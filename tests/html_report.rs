@@ -10,6 +10,7 @@ use std::process::Command;
 
 use git_rmc::report::history::ViolationRef;
 use git_rmc::report::history::{html, CommitRow, HistoryDoc, ModelCell, ViolationLife};
+use git_rmc::report::verify::ModelVerdict;
 use git_rmc::report::verify::StepDoc;
 
 /// The most a history page may weigh and still open quickly in a browser.
@@ -78,7 +79,7 @@ fn playground() -> HistoryDoc {
             let stored = 40_000 + 137_000 * (k as u64 + 1) + 911 * i as u64;
             let mut cell = ModelCell {
                 model: model.to_string(),
-                verdict: "pass".to_string(),
+                verdict: ModelVerdict::Pass,
                 mode: if i == 0 { "full" } else { "incremental" }.to_string(),
                 algorithm: ["full", "prune", "replay"][if i == 0 { 0 } else { 1 + (i + k) % 2 }]
                     .to_string(),
@@ -103,7 +104,7 @@ fn playground() -> HistoryDoc {
             };
             if k == 3 && i < 4 {
                 cell = ModelCell {
-                    verdict: "absent".to_string(),
+                    verdict: ModelVerdict::Absent,
                     mode: String::new(),
                     algorithm: String::new(),
                     full_states: None,
@@ -111,16 +112,16 @@ fn playground() -> HistoryDoc {
                     ..cell
                 };
             } else if k == 2 && i % 9 == 4 {
-                cell.verdict = "incomplete".to_string();
+                cell.verdict = ModelVerdict::Incomplete;
             } else if k == 1 && (i == 30 || i == 31) {
-                cell.verdict = "error".to_string();
+                cell.verdict = ModelVerdict::Error;
                 cell.algorithm = String::new();
                 cell.error = Some(format!(
                     "{model}:57:12: syntax error: expected ';' or '}}' after the statement, \
                      found 'od' (the do loop opened at {model}:41:5 is never closed)"
                 ));
             } else if k == 0 && (10..22).contains(&i) || k == 2 && (40..47).contains(&i) {
-                cell.verdict = "fail".to_string();
+                cell.verdict = ModelVerdict::Fail;
                 let first = if k == 0 { 10 } else { 40 };
                 let location = format!("{model}:{}:9", 100 + k);
                 cell.violations.push(ViolationRef {
@@ -151,7 +152,7 @@ fn playground() -> HistoryDoc {
         if i % 5 == 3 && i > 3 {
             let cell = &mut models[3];
             let location = format!("{}:{}:5", MODELS[3], 60 + i);
-            cell.verdict = "fail".to_string();
+            cell.verdict = ModelVerdict::Fail;
             cell.violations.push(ViolationRef {
                 kind: "invalid-end-state".to_string(),
                 location: location.clone(),

@@ -138,11 +138,7 @@ pub fn history_in(cwd: &Path, args: &HistoryArgs) -> anyhow::Result<Outcome> {
     for (i, row) in rows.iter_mut().enumerate() {
         for (k, cell) in row.models.iter_mut().enumerate() {
             // (A reused result took no check: it has no speed-up to show.)
-            if cell.mode == "full"
-                || cell.mode == "reused"
-                || cell.verdict == "error"
-                || cell.verdict == "absent"
-            {
+            if cell.mode == "full" || cell.mode == "reused" || !cell.verdict.ran() {
                 continue;
             }
             let nearest = full_ms
@@ -234,7 +230,7 @@ fn cell(model: &str, r: &ModelResult) -> ModelCell {
     let verdict = r.verdict();
     ModelCell {
         model: model.to_string(),
-        verdict: verdict.as_str().to_string(),
+        verdict,
         algorithm: d.algorithm.clone(),
         states_stored: stored,
         states_explored: if reused {

@@ -1,20 +1,20 @@
 //! The command line: argument parsing (clap), one file per command, and the single place that
 //! maps outcomes to exit codes (`error.rs`). Glue only: the engine computes, `report` renders.
 
-pub mod cache;
-pub mod check;
-pub mod demo;
-pub mod diff;
-pub mod error;
-pub mod history;
-pub mod init;
-pub mod man;
-pub mod memory;
-pub mod progress;
-pub mod show;
-pub mod user;
-pub mod verify;
-pub mod walk;
+pub(crate) mod cache;
+pub(crate) mod check;
+pub(crate) mod demo;
+pub(crate) mod diff;
+pub(crate) mod error;
+pub(crate) mod history;
+pub(crate) mod init;
+pub(crate) mod man;
+pub(crate) mod memory;
+pub(crate) mod progress;
+pub(crate) mod show;
+pub(crate) mod user;
+pub(crate) mod verify;
+pub(crate) mod walk;
 
 use clap::{Parser, Subcommand};
 

@@ -61,7 +61,6 @@ pub type LeftOut = (PathBuf, String);
 /// The configuration that applies at a commit, and a note when it was not its own file.
 pub struct Models {
     pub config: Config,
-    pub origin: String,
     pub note: Option<String>,
 }
 
@@ -163,7 +162,7 @@ impl Session {
     /// does not list is checked with default options.
     pub fn models(&self, at: At) -> anyhow::Result<Models> {
         let name = config::FILE_NAME;
-        let (config, origin, mut note) = match self.read(at, Path::new(name)) {
+        let (config, _origin, mut note) = match self.read(at, Path::new(name)) {
             Ok(text) => {
                 let origin = match at {
                     At::Commit(c) => format!("{name} at {}", c.short()),
@@ -231,11 +230,7 @@ impl Session {
             config.models = chosen;
             note = None;
         }
-        Ok(Models {
-            config,
-            origin,
-            note,
-        })
+        Ok(Models { config, note })
     }
 
     /// The files at `at`: a commit's tree, or the work tree.

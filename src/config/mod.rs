@@ -27,15 +27,15 @@
 //! ```
 
 mod error;
-pub mod memory;
+pub(crate) mod memory;
 mod parse;
 mod template;
-pub mod user;
+pub(crate) mod user;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use error::{ConfigError, ConfigErrorKind};
+pub use error::ConfigError;
 pub use memory::{MemoryLimit, Size};
 pub use user::{Choice, UserConfig};
 

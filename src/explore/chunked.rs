@@ -242,6 +242,7 @@ impl ByteStack {
         }
     }
 
+    #[cfg(test)]
     pub fn memory(&self) -> u64 {
         self.held
     }

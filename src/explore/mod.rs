@@ -9,21 +9,21 @@
 //! of git or the terminal; states hold stable location ids, so their canonical bytes and
 //! fingerprints do not change when unrelated code is edited.
 
-pub mod budget;
-pub mod chunked;
-pub mod eval;
+pub(crate) mod budget;
+pub(crate) mod chunked;
+pub(crate) mod eval;
 pub mod event;
-pub mod exec;
-pub mod layout;
+pub(crate) mod exec;
+pub(crate) mod layout;
 pub mod machine;
-pub mod outcome;
-pub mod pan_size;
-pub mod property;
+pub(crate) mod outcome;
+pub(crate) mod pan_size;
+pub(crate) mod property;
 pub mod search;
 pub mod shortest;
 pub mod state;
-pub mod store;
-pub mod succ;
+pub(crate) mod store;
+pub(crate) mod succ;
 pub mod trail;
 
 pub use machine::{LocIndex, Machine};

@@ -130,19 +130,6 @@ impl Register {
     pub fn len(&self) -> usize {
         self.list.len()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
-    /// Bytes held by trails.
-    pub fn trail_bytes(&self) -> u64 {
-        self.list
-            .iter()
-            .map(|v| v.trail.as_ref().map_or(0, |t| t.capacity()) as u64)
-            .sum::<u64>()
-            * std::mem::size_of::<TrailStep>() as u64
-    }
 }
 
 fn kind_index(k: ViolationKind) -> usize {

@@ -10,6 +10,10 @@
 //! recorded expansion instead of executing it, progress) plugs in through `Rider`; there is
 //! one search loop. A replayed frame takes its events from the rider and makes the same
 //! moves, in the same order, as an executed one, so the figures are the same.
+//!
+//! One file of about 1,500 lines, on purpose: the search loop, pan's counting and Tarjan's
+//! bookkeeping share the frames and their invariants at every step; kept together, the one
+//! loop stays one (see `Rider` for what rides along from other modules).
 
 use crate::explore::Blocked;
 use std::time::Instant;

@@ -55,10 +55,6 @@ impl Store {
         self.places.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.places.is_empty()
-    }
-
     #[inline]
     pub fn get(&self, id: u32) -> &[u8] {
         let p = self.places.get(id as usize);
@@ -74,6 +70,7 @@ impl Store {
     }
 
     /// The id of a state stored already.
+    #[cfg(test)]
     pub fn find(&self, key: &[u8]) -> Option<u32> {
         self.probe(key).ok()
     }

@@ -23,11 +23,6 @@ impl CommitId {
         self.0.to_string()
     }
 
-    /// The 20 raw bytes (for content-addressed keys).
-    pub fn as_bytes(&self) -> &[u8] {
-        self.0.as_bytes()
-    }
-
     pub(crate) fn oid(self) -> git2::Oid {
         self.0
     }

@@ -79,6 +79,7 @@ impl Repo {
         })
     }
 
+    #[cfg(test)]
     /// `from`'s first parent, that one's first parent, ... (not `from` itself), newest
     /// first. Stops without an error at a root commit and at a shallow clone's boundary (a
     /// parent whose object is missing).
@@ -96,6 +97,7 @@ impl Repo {
         Ok(out)
     }
 
+    #[cfg(test)]
     /// Whether `ancestor` is in `of`'s history; a commit counts as its own ancestor, as for
     /// `git merge-base --is-ancestor`.
     pub fn is_ancestor(&self, ancestor: CommitId, of: CommitId) -> Result<bool, GitError> {
@@ -148,6 +150,7 @@ impl Repo {
         self.walk(tip, exclude)
     }
 
+    #[cfg(test)]
     /// The newest commit that is an ancestor of (or equal to) `tip` and reachable from one
     /// of `tips` (a merge base over several refs); None when there is none. "Newest": of the
     /// merge bases, one that is no ancestor of another; if several such remain (histories

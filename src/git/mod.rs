@@ -3,7 +3,7 @@
 //! the front end. It knows nothing of Promela beyond the `FileProvider` it implements, and
 //! writes to a repository only in `build` (a new repository from snapshots, for `demo`).
 
-pub mod build;
+pub(crate) mod build;
 mod commit;
 mod error;
 mod history;

@@ -33,6 +33,7 @@ impl Repo {
         opened.map(Repo::from).map_err(|e| not_found(e, start))
     }
 
+    #[cfg(test)]
     /// The repository at `path` exactly (a work tree root, a `.git` folder or a bare
     /// repository), without searching upwards or reading the environment.
     pub fn open(path: &Path) -> Result<Repo, GitError> {

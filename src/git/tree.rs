@@ -54,6 +54,7 @@ impl Repo {
 
 impl TreeFiles<'_> {
     /// The commit these files are read from.
+    #[cfg(test)]
     pub fn commit(&self) -> CommitId {
         self.commit
     }

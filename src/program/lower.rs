@@ -4,6 +4,9 @@
 //! after each `do`, and jumps (`goto`, `break`, `.`) that are steps only where pan keeps them
 //! (first in an option or block, or leaving an atomic sequence). Only locations reachable
 //! from the start are kept, as in pan.
+//!
+//! One file, as spin's element building is one walk: jumps are folded and atomic and unless
+//! structure applied as the elements are made, over the same tables.
 
 use std::collections::HashMap;
 

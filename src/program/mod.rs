@@ -6,8 +6,8 @@
 //! explorer never looks at the AST.
 
 pub mod expr;
-pub mod lower;
-pub mod resolve;
+pub(crate) mod lower;
+pub(crate) mod resolve;
 pub mod types;
 
 use serde::Serialize;

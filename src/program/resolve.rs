@@ -431,10 +431,6 @@ impl Resolver {
         idx
     }
 
-    pub fn global_index(&self, name: &str) -> Option<usize> {
-        self.global_names.get(name).copied()
-    }
-
     // ----- references -----
 
     fn var_decl(&self, slot: Slot) -> Option<&Var> {

@@ -3,13 +3,13 @@
 
 pub mod ast;
 pub mod diag;
-pub mod inlines;
-pub mod lexer;
-pub mod parser;
+pub(crate) mod inlines;
+pub(crate) mod lexer;
+pub(crate) mod parser;
 pub mod preprocess;
-pub mod semis;
+pub(crate) mod semis;
 pub mod source;
-pub mod token;
+pub(crate) mod token;
 
 use std::path::Path;
 

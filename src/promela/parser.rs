@@ -2,6 +2,10 @@
 //! precedences, the same places where a name must already be a typedef, proctype or mtype
 //! constant, and the same rejections (`!full(q)`, an unparenthesised `->` conditional). Embedded
 //! C, `trace` and `return` get a "not supported" diagnostic instead of a parse error.
+//!
+//! One file, as `spin.y` is one grammar: declarations, statements and expressions call each
+//! other at every level, and the parser's state (the known typedefs, proctypes and mtypes,
+//! the ltl mode, the scope numbering) is shared by all of them.
 
 use std::collections::HashSet;
 

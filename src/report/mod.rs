@@ -3,10 +3,10 @@
 //! Markdown, HTML) and SARIF for code-scanning services. Never computes anything the engine
 //! could.
 
-pub mod diagnostics;
-pub mod diff;
+pub(crate) mod diagnostics;
+pub(crate) mod diff;
 pub mod history;
-pub mod sarif;
-pub mod show;
+pub(crate) mod sarif;
+pub(crate) mod show;
 pub mod verdict;
 pub mod verify;

@@ -34,6 +34,18 @@ impl ModelVerdict {
         }
     }
 
+    pub fn from_name(s: &str) -> Option<ModelVerdict> {
+        [
+            ModelVerdict::Pass,
+            ModelVerdict::Fail,
+            ModelVerdict::Incomplete,
+            ModelVerdict::Error,
+            ModelVerdict::Absent,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+    }
+
     /// Whether a search ran (its figures mean something).
     pub fn ran(self) -> bool {
         matches!(

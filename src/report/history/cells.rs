@@ -3,6 +3,7 @@
 //! speed-ups, dates, and user text flattened to one line.
 
 use super::{ModelCell, ViolationLife};
+use crate::report::verify::ModelVerdict;
 
 /// The verdict as the table shows it: failures and incomplete runs in capitals, so they stand
 /// out in a column of passes (as `verify` prints them).
@@ -17,7 +18,7 @@ pub fn verdict_label(verdict: &str) -> &str {
 /// The verdict a cell shows: as `verdict_label`, and a pass that did not check the model's
 /// claims says so (`pass (safety only: ltl p not checked)`; with many, how many).
 pub fn verdict_text(c: &ModelCell) -> String {
-    if c.verdict == "pass" && !c.claims_not_checked.is_empty() {
+    if c.verdict == ModelVerdict::Pass && !c.claims_not_checked.is_empty() {
         let words = crate::report::verdict::verdict_words("pass", &c.claims_not_checked);
         if words.chars().count() <= 44 {
             return words;
@@ -27,7 +28,7 @@ pub fn verdict_text(c: &ModelCell) -> String {
             c.claims_not_checked.len()
         );
     }
-    verdict_label(&c.verdict).to_string()
+    verdict_label(c.verdict.as_str()).to_string()
 }
 
 /// The violations of a history as people would count them: those of one model, introduced
@@ -66,7 +67,7 @@ pub fn mode(c: &ModelCell) -> String {
 /// Whether the cell's figures mean anything: a model that does not load or is not there was
 /// not searched, so its zeros are not results.
 pub fn ran(c: &ModelCell) -> bool {
-    matches!(c.verdict.as_str(), "pass" | "fail" | "incomplete")
+    c.verdict.ran()
 }
 
 /// A count in at most five or six characters (`9999`, `12.3k`, `456k`, `1.2M`), for the

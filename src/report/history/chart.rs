@@ -64,7 +64,11 @@ pub fn svg(d: &HistoryDoc) -> String {
         .iter()
         .map(|c| {
             let searched: Vec<_> = c.models.iter().filter(|m| ran(m)).collect();
-            let verdicts: Vec<&str> = c.models.iter().map(|m| verdict_class(&m.verdict)).collect();
+            let verdicts: Vec<&str> = c
+                .models
+                .iter()
+                .map(|m| verdict_class(m.verdict.as_str()))
+                .collect();
             Point {
                 explored: searched
                     .iter()
@@ -174,7 +178,7 @@ pub fn svg(d: &HistoryDoc) -> String {
         let verdicts: Vec<String> = c
             .models
             .iter()
-            .map(|m| format!("{} {}", one_line(&m.model), m.verdict))
+            .map(|m| format!("{} {}", one_line(&m.model), m.verdict.as_str()))
             .collect();
         let mut tip = format!(
             "{} {}\n{}\n{} states explored",

@@ -215,7 +215,7 @@ fn commits(o: &mut String, d: &HistoryDoc) {
 
 /// The verdict, mode and figures of one model at one commit.
 fn cell(o: &mut String, m: &ModelCell) {
-    let class = verdict_class(&m.verdict);
+    let class = verdict_class(m.verdict.as_str());
     let _ = write!(
         o,
         "<td class=\"verdict {class}\"><span class=\"v v-{class}\">{}</span></td>",

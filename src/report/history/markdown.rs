@@ -102,7 +102,7 @@ pub fn markdown(d: &HistoryDoc) -> String {
 /// room for every digit.
 fn figures(m: &ModelCell) -> Vec<String> {
     let verdict = match m.verdict.as_str() {
-        "fail" | "incomplete" | "error" => format!("**{}**", verdict_label(&m.verdict)),
+        "fail" | "incomplete" | "error" => format!("**{}**", verdict_label(m.verdict.as_str())),
         _ => md(&verdict_text(m)),
     };
     let notes = match (&m.error, &m.limit) {

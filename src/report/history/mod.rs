@@ -51,7 +51,7 @@ pub struct CommitRow {
 pub struct ModelCell {
     pub model: String,
     /// "pass", "fail", "incomplete", "error" (the model does not load) or "absent".
-    pub verdict: String,
+    pub verdict: crate::report::verify::ModelVerdict,
     /// "full", "incremental" or "reused" (the content is unchanged: the result was reused).
     pub mode: String,
     /// "full", "prune", "replay", or "" when nothing ran.

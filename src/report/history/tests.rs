@@ -7,13 +7,13 @@ use quick_xml::Reader;
 
 use super::cells::{compact, date, duration, speedup};
 use super::*;
-use crate::report::verify::TEXT_TRAIL_STEPS;
+use crate::report::verify::{ModelVerdict, TEXT_TRAIL_STEPS};
 
 fn cell(verdict: &str, mode: &str, algorithm: &str, figures: [u64; 4]) -> ModelCell {
     let [stored, explored, pruned, ms] = figures;
     ModelCell {
         model: "models/elevator.pml".to_string(),
-        verdict: verdict.to_string(),
+        verdict: ModelVerdict::from_name(verdict).unwrap_or_default(),
         mode: mode.to_string(),
         algorithm: algorithm.to_string(),
         states_stored: stored,
@@ -730,7 +730,7 @@ fn colour(style: &str, selector: &str, property: &str) -> String {
 #[test]
 fn an_incomplete_check_has_its_own_colour_in_the_table_and_the_chart() {
     let mut d = one_model();
-    d.commits[2].models[0].verdict = "incomplete".to_string();
+    d.commits[2].models[0].verdict = ModelVerdict::Incomplete;
     let page = html(&d);
     let root = parse_xml(&page);
     let svg = &root.find("svg")[0];

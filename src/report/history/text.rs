@@ -78,7 +78,7 @@ pub fn text(d: &HistoryDoc, color: bool) -> String {
             cells.extend(figures(m));
             rows.push(Row {
                 cells,
-                verdict: m.verdict.clone(),
+                verdict: m.verdict.as_str().to_string(),
                 error: m
                     .error
                     .as_deref()

@@ -5,15 +5,15 @@
 //! reported from pruned states), `identity` (new and fixed violations against the base) and
 //! `assemble` (the next record). `base` holds the version a check builds on.
 
-pub mod assemble;
-pub mod audit;
-pub mod base;
-pub mod cost;
-pub mod execute;
-pub mod found;
-pub mod identity;
-pub mod plan;
-pub mod trails;
+mod assemble;
+mod audit;
+mod base;
+mod cost;
+mod execute;
+mod found;
+mod identity;
+mod plan;
+mod trails;
 
 use crate::explore::{Limit, Machine, Options, Stats, Verdict, ViolationKind};
 use crate::program::Program;

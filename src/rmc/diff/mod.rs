@@ -6,8 +6,8 @@
 //!
 //! **Invariant:** reads two `Program`s and a record's ids; never searches.
 
-pub mod chan_alias;
+pub(crate) mod chan_alias;
 pub mod extension;
-pub mod ids;
-pub mod impact;
-pub mod label;
+pub(crate) mod ids;
+pub(crate) mod impact;
+pub(crate) mod label;

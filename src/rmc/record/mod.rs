@@ -8,12 +8,14 @@
 //! machine or the time; every file is versioned and checksummed, and one that does not
 //! read is refused with the reason, never half used.
 
-pub mod blob;
+pub(crate) mod blob;
+pub(crate) mod codec;
 pub mod elements;
 mod file;
-pub mod fpindex;
+pub(crate) mod fpindex;
 pub mod graph;
-pub mod graph_build;
-pub mod graph_file;
+pub(crate) mod graph_build;
+pub(crate) mod graph_file;
+pub(crate) mod names;
 
 pub use file::*;

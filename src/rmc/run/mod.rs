@@ -9,11 +9,11 @@
 //! **Invariant:** no second search loop: everything here plugs into `explore::search`
 //! through its `Rider`, or walks a record without searching.
 
-pub mod book;
-pub mod book_pipe;
-pub mod carry;
-pub mod pipe;
+pub(crate) mod book;
+pub(crate) mod book_pipe;
+pub(crate) mod carry;
+pub(crate) mod pipe;
 pub mod probe;
-pub mod recorder;
-pub mod replay;
-pub mod unchanged;
+pub(crate) mod recorder;
+pub(crate) mod replay;
+pub(crate) mod unchanged;

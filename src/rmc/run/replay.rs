@@ -2,6 +2,10 @@
 //! recorded states may be replayed (their footprint misses the dangerous locations), and the
 //! reading of their events, in the search's order, translated to the new machine's edges and
 //! locations. Recorded states are known by their slot (the key the search uses for them).
+//!
+//! One file of about 870 lines, on purpose: the replay's cursor over a recorded state's
+//! events is private state that opening, grouping, predicting and reading all move; split
+//! across files it would have to be exposed to each.
 
 use crate::explore::budget::Held;
 use crate::explore::Blocked;
