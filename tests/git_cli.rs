@@ -73,20 +73,25 @@ impl Repo {
     fn check(&self, args: &[&str]) -> (Option<i32>, Vec<serde_json::Value>, String) {
         let mut a = vec!["check", "--format", "json"];
         a.extend_from_slice(args);
-        let out = self.rmc(&a);
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-        let results = doc["commits"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|c| c["models"][0].clone())
-            .collect();
-        (
-            out.status.code(),
-            results,
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        check_results(self.rmc(&a))
     }
+}
+
+/// The output of `git rmc check --format json`: (exit code, per commit the first model's
+/// result, standard error).
+fn check_results(out: Output) -> (Option<i32>, Vec<serde_json::Value>, String) {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let results = doc["commits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| c["models"][0].clone())
+        .collect();
+    (
+        out.status.code(),
+        results,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn git_in(dir: &Path, args: &[&str], time: u64) -> String {
@@ -1383,19 +1388,7 @@ impl Home {
     fn check(&self, dir: &Path, args: &[&str]) -> (Option<i32>, Vec<serde_json::Value>, String) {
         let mut a = vec!["check", "--format", "json"];
         a.extend_from_slice(args);
-        let out = self.rmc(dir, &a, &[("GIT_RMC_MEMORY_LIMIT", "2G")]);
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-        let results = doc["commits"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|c| c["models"][0].clone())
-            .collect();
-        (
-            out.status.code(),
-            results,
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        check_results(self.rmc(dir, &a, &[("GIT_RMC_MEMORY_LIMIT", "2G")]))
     }
 }
 
