@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod explore;
 pub mod git;
+pub mod ltl;
 pub mod program;
 pub mod promela;
 pub mod report;
