@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use git_rmc::ltl::translate;
+use git_rmc::ltl::{never_claim_for_ltl, translate};
 
 /// The random section's seed and size (changing them needs `refresh.sh`).
 const SEED: u64 = 40;
@@ -240,6 +240,98 @@ fn fresh_random_formulas_match_live_spin() {
     };
     let formulas = random_formulas(env("GIT_RMC_SEED", 1), env("GIT_RMC_COUNT", 200) as usize);
     compare(formulas.iter().map(|f| (f.as_str(), spin_f(spin, f))));
+}
+
+/// The conformance models with `ltl` formulas (a directory is copied whole for its includes),
+/// and a model of our own with `W`, `->`, remote references and an unnamed formula.
+const MODELS: &[&str] = &[
+    "ltl_formulas.pml",
+    "ltl_next_as_value.pml",
+    "bad/ltl_next_operator.pml",
+    "ltl_line_lag/main.pml",
+    "leader_election/main.pml",
+];
+
+const OWN_MODEL: &str = r#"int x;
+proctype P() { done: skip }
+active proctype main() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }
+ltl p1 { [](x<3) }
+ltl p2 { []<>(x==3) && (x != 2 U x == 1) W (P[0]@done) }
+ltl { (x==1) -> <> (x == 2) || !(x>0) && x <= 4 }
+ltl p4 { [] (x >= 0 -> (x < 4 V x != 5)) <-> <> [] (x == 0) }
+"#;
+
+/// For `ltl name { ... }` spin prints `ltl name: text` and writes the translation of `!(text)`
+/// into `_spin_nvr.tmp`; it stops at the first formula its translator rejects.
+#[test]
+fn model_claims_match_spins_nvr_file() {
+    let Some(spin) = spin() else {
+        eprintln!("spin 6.5.2 is not on the PATH: model claims not compared");
+        return;
+    };
+    let models = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/models");
+    let mut checked = 0;
+    for model in MODELS.iter().map(|m| Some(*m)).chain([None]) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let main = match model {
+            Some(rel) => {
+                let src = models.join(rel);
+                let name = src.file_name().expect("a file").to_owned();
+                if rel.contains('/') && !rel.starts_with("bad/") {
+                    copy_dir(src.parent().expect("a directory"), dir.path());
+                } else {
+                    std::fs::copy(&src, dir.path().join(&name)).expect("copy model");
+                }
+                name.to_string_lossy().into_owned()
+            }
+            None => {
+                std::fs::write(dir.path().join("own.pml"), OWN_MODEL).expect("write model");
+                "own.pml".to_string()
+            }
+        };
+        let out = Command::new(spin)
+            .arg("-a")
+            .arg(&main)
+            .current_dir(dir.path())
+            .output()
+            .expect("run spin -a");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let rejected = stdout.contains("tl_spin:");
+        let mut ours = String::new();
+        let mut failed = false;
+        for line in stdout.lines() {
+            let Some((name, text)) = line.strip_prefix("ltl ").and_then(|l| l.split_once(": "))
+            else {
+                continue;
+            };
+            assert!(!failed, "{main}: spin went on after a rejected formula");
+            match never_claim_for_ltl(name, text) {
+                Ok(claim) => ours.push_str(&claim),
+                Err(_) => failed = true,
+            }
+            checked += 1;
+        }
+        assert_eq!(
+            failed, rejected,
+            "{main}: rejection differs from spin's\n{stdout}"
+        );
+        let nvr = std::fs::read_to_string(dir.path().join("_spin_nvr.tmp")).unwrap_or_default();
+        assert_eq!(ours, nvr, "{main}: claims differ from spin's _spin_nvr.tmp");
+    }
+    assert!(checked >= 12, "only {checked} formulas");
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).expect("read model directory") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
 }
 
 /// SplitMix64: small, seeded, and the same on every platform.

@@ -9,27 +9,34 @@
 //! [`emit`] prints it. All phases share one arena of formula nodes ([`terms`]) and one cache of
 //! canonical forms, whose order of use shapes the output, so the phases run in spin's order.
 //! The behaviour follows the Debian build of spin 6.5.2: no `X` (it is built without `NXT`),
-//! spin's optimisations on (no `NO_OPT`), unclutterring on (no `-X`).
+//! spin's optimisations on (no `NO_OPT`), uncluttering on (no `-X`).
 //!
 //! # Claims of a model's `ltl` formulas
-//! For `ltl name { body }`, spin prints the body with its Promela printer, translates
-//! `!(` + that text + `)`, and writes the claim into `_spin_nvr.tmp` as
-//! `never name {    /* !(text) */` ... (see [`never_claim_for_ltl`]). It also prints
-//! `ltl name: text` when it parses the model. The printed text puts every operand of a
-//! temporal or boolean operator in parentheses, separated by single spaces:
-//! - unary `[]`, `<>`, `!`, `X`: `op (operand)`, e.g. `[] (<> ((x==3)))`;
-//! - binary `U`, `V`, `&&`, `||`, `<->`: `(lhs) op (rhs)`;
-//! - `a -> b` is printed as `(! (a)) || (b)`, and `a W b` as `([] (a)) || ((a) U (b))`;
-//! - an expression operand is printed as spin prints Promela expressions: a comparison or
-//!   arithmetic as `(x<3)` (parenthesised, no spaces), so `[] (x < 3)` becomes `[] ((x<3))`;
-//!   a remote reference as `P[0]@done`, a bare variable as `up`, a constant as its value.
+//! For `ltl name { body }` (unnamed formulas are `ltl_0`, `ltl_1`, ... in source order), spin
+//! prints the parsed body with its Promela printer, shows it as `ltl name: text`, translates
+//! `!(` + text + `)` and writes the claim into `_spin_nvr.tmp`, which it then parses as a
+//! `never` claim; the claims follow each other there in source order, each exactly
+//! [`never_claim_for_ltl`]`(name, text)`. A formula the translator rejects stops spin. The text
+//! is built as follows (observed with spin 6.5.2):
+//! - a temporal or boolean operator has each operand in parentheses, one space around a
+//!   binary operator and after a unary one: `[] (a)`, `<> (a)`, `! (a)`, `X (a)`, `(a) U (b)`,
+//!   `(a) V (b)`, `(a) && (b)`, `(a) || (b)`, `(a) <-> (b)`;
+//! - `a -> b` (and `a implies b`) is printed `(! (a)) || (b)`; `a W b` is printed
+//!   `([] (a)) || ((a) U (b))`; the keywords `always`, `eventually`, `until`,
+//!   `stronguntil`, `weakuntil`, `release`, `equivalent` are printed as `[]`, `<>`, `U`, `U`,
+//!   `W` (so as above), `V`, `<->`;
+//! - any other expression is printed as spin prints Promela expressions: a binary operator
+//!   parenthesised without spaces, `(x<3)`, `((x+1)>(2*x))`; a negative constant `-(1)`;
+//!   `true`/`false` as `1`/`0`; names, `len(q)`, `P[0]:x`, mtype names as written; a remote
+//!   label `(P@done)`, `(P[0]@done)`.
 //!
-//! The body of `ltl p1 { [](x<3) }` is `[] ((x<3))` and its claim starts
-//! `never p1 {    /* !([] ((x<3))) */`.
+//! So `ltl p1 { [](x<3) }` prints `ltl p1: [] ((x<3))` and its claim starts
+//! `never p1 {    /* !([] ((x<3))) */`; `ltl { b -> <> c }` prints `ltl ltl_0: (! (b)) || (<> (c))`.
 //!
 //! # Limits
 //! Formulas longer than 65,536 bytes, or with more than 10,000 nested factors, are rejected
-//! (spin takes them); a translation stops at 4 million formula nodes. Translation runs on a
+//! (spin takes them); a translation stops at 25 million formula nodes (spin needs minutes
+//! for formulas that come near). Translation runs on a
 //! thread of its own with a large stack, so deep formulas cannot overflow the caller's.
 
 mod buchi;

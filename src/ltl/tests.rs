@@ -42,7 +42,16 @@ fn lexer_reads_operators_in_every_spelling() {
     use Token::*;
     assert_eq!(
         tokens("[]p <> q U r V s").unwrap(),
-        [Always, pred("p"), Eventually, pred("q"), Until, pred("r"), Release, pred("s")]
+        [
+            Always,
+            pred("p"),
+            Eventually,
+            pred("q"),
+            Until,
+            pred("r"),
+            Release,
+            pred("s")
+        ]
     );
     assert_eq!(
         tokens(r"/\ \/ && || -> <-> ! not").unwrap(),
@@ -61,7 +70,10 @@ fn lexer_takes_bracketed_text_without_temporal_operators_as_a_predicate() {
     use Token::*;
     assert_eq!(tokens("(x<3)").unwrap(), [pred("x<3")]);
     assert_eq!(tokens("(P[0]@done)").unwrap(), [pred("P[0]@done")]);
-    assert_eq!(tokens("((x==1)&&(y!=2))").unwrap(), [pred("(x==1)&&(y!=2)")]);
+    assert_eq!(
+        tokens("((x==1)&&(y!=2))").unwrap(),
+        [pred("(x==1)&&(y!=2)")]
+    );
     assert_eq!(tokens("(aUb)").unwrap(), [pred("aUb")]);
     assert_eq!(tokens("{x > 1}").unwrap(), [pred("x > 1")]);
     assert_eq!(tokens("{p").unwrap(), [pred("p")]);
@@ -113,7 +125,10 @@ fn parser_applies_spins_rewrites() {
     assert_eq!(parsed("p V [] q").unwrap(), "(false V (q))");
     assert_eq!(parsed("p -> q").unwrap(), "(! ((p)) || (q))");
     assert_eq!(parsed("p -> p").unwrap(), "true");
-    assert_eq!(parsed("(p U q) && (r U q)").unwrap(), "(((p) && (r)) U (q))");
+    assert_eq!(
+        parsed("(p U q) && (r U q)").unwrap(),
+        "(((p) && (r)) U (q))"
+    );
     assert_eq!(parsed("!(p U q)").unwrap(), "(! ((p)) V ! ((q)))");
     assert_eq!(
         parsed("!(p && <>q) U r").unwrap(),
@@ -139,7 +154,12 @@ fn canonical_order_can_nest_a_chain_as_spin_does() {
     // spin puts the chain on the left of a new link.
     let mut t = Terms::new();
     let leaf = |t: &mut Terms, s: &str| t.predicate(s.into()).unwrap();
-    let (a, b, c, d) = (leaf(&mut t, "a"), leaf(&mut t, "b"), leaf(&mut t, "c"), leaf(&mut t, "d"));
+    let (a, b, c, d) = (
+        leaf(&mut t, "a"),
+        leaf(&mut t, "b"),
+        leaf(&mut t, "c"),
+        leaf(&mut t, "d"),
+    );
     let ca = t.binary(Op::And, c, a).unwrap();
     let dca = t.binary(Op::And, d, ca).unwrap();
     let all = t.binary(Op::And, b, dca).unwrap();
@@ -211,7 +231,10 @@ fn claims_match_spin() {
 fn tabs_and_newlines_are_spaces_as_in_spin() {
     let claim = translate("p\t&&\nq").unwrap();
     assert!(claim.starts_with("never  {    /* p && q */\n"), "{claim}");
-    assert_eq!(claim.replace("p && q", ""), translate("p && q").unwrap().replace("p && q", ""));
+    assert_eq!(
+        claim.replace("p && q", ""),
+        translate("p && q").unwrap().replace("p && q", "")
+    );
 }
 
 #[test]
@@ -236,12 +259,18 @@ fn deep_formulas_end_in_a_claim_or_an_error() {
     // Parentheses around an operator are parentheses (around none they start a predicate).
     let nested = |n: usize| format!("{}p{}", "<>(".repeat(n), ")".repeat(n));
     assert!(translate(&nested(3000)).is_ok());
-    assert!(matches!(translate(&nested(20_000)), Err(LtlError::TooLarge(_))));
+    assert!(matches!(
+        translate(&nested(20_000)),
+        Err(LtlError::TooLarge(_))
+    ));
     assert!(translate(&format!("{}p", "!".repeat(9000))).is_ok());
     assert!(translate(&format!("{}p", "[] ".repeat(5000))).is_ok());
     let chain: Vec<String> = (0..20).map(|i| format!("p{i}")).collect();
     assert!(translate(&chain.join(" && ")).is_ok());
-    assert!(matches!(translate(&"p".repeat(70_000)), Err(LtlError::TooLarge(_))));
+    assert!(matches!(
+        translate(&"p".repeat(70_000)),
+        Err(LtlError::TooLarge(_))
+    ));
 }
 
 mod random_input {
