@@ -11,6 +11,7 @@ pub mod cli;
 pub(crate) mod config;
 pub mod explore;
 pub(crate) mod git;
+pub mod ltl;
 pub mod program;
 pub mod promela;
 pub mod report;
