@@ -66,7 +66,7 @@ pub fn cmd_diff(args: &DiffArgs) -> anyhow::Result<Outcome> {
     };
     let old = if is_record(old_p) {
         // The impact analysis reads the model and the ids, not the state graph.
-        let rec = Record::read_without_graph(old_p)?;
+        let rec = Record::read_without_states(old_p)?;
         Base::from_record(rec)?
     } else {
         let old_args = super::ModelArgs {

@@ -4,15 +4,23 @@
 //! not break them).
 //!
 //! ```text
-//! magic "GITRMCR\n" | format u32 | sections u32 | per section: tag [u8;4], offset u64, len u64
-//! | section bytes ... | xxh3-64 of everything before it
+//! magic "GITRMCR\n" | format u32 | sections u32
+//! | per section: tag [u8;4], offset u64, len u64, raw u64 | section bytes ... | xxh3-64 of
+//! everything before it
 //! ```
+//!
+//! A section of 64 KiB or more is stored compressed with zstd when that saves a tenth of it
+//! (`raw` is then its length decompressed, else 0): the state graph's vectors and events
+//! and the fingerprints are most of a record and compress about threefold, which is what
+//! keeps a user's cache of records small. Compressed sections are decompressed at load into
+//! memory of their own; the others stay in the file's mapping.
 //!
 //! Sections: `META` (JSON: semantics version, model, options, layout hash, figures, edges
 //! executed),
 //! `SRCS` (every source file read, so a later diff needs nothing else), `IDS ` (the
-//! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted,
-//! and each state's set), `VIOL` (JSON: the violations found), and optionally the state
+//! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted:
+//! whole, or on the base record as which of its fingerprints are kept and which added; and
+//! each state's set), `VIOL` (JSON: the violations found), and optionally the state
 //! graph (DESIGN.md 5.4: records without it are used by pruning only), whole in `GRPH` or
 //! written on a base record in `BASE` and `GOVL` (`graph_file`). Integers are
 //! little-endian.
@@ -35,7 +43,15 @@ use crate::rmc::record::graph_file;
 
 pub(super) const MAGIC: &[u8; 8] = b"GITRMCR\n";
 /// The file format. Bumped when the layout of a section changes.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
+/// Bytes of one table-of-contents entry: tag, offset, length, length decompressed.
+pub(super) const ENTRY: usize = 28;
+/// Sections shorter than this are stored as they are: compressing them saves little.
+const COMPRESS_FROM: u64 = 1 << 16;
+/// zstd's level for sections. Level 3 (its default) writes records 4 % smaller, but its
+/// larger windows held a recording run's peak 34 % higher against 13 % at level 1 (the
+/// sample's record of 739k states).
+const LEVEL: i32 = 1;
 /// How many records deep a record's graph may stand on bases (each one a file to read at
 /// load): the writer writes a whole graph rather than go deeper.
 pub const MAX_BASES: u32 = 4;
@@ -205,6 +221,172 @@ impl Part<'_> {
             }
         }
     }
+}
+
+/// A section's parts compressed (None: zstd refused to start, and the section is stored as
+/// it is). Two workers, always: the search is over when a record is written, and with a
+/// fixed count the bytes do not depend on the machine (zstd is built with its workers).
+fn compress(parts: &[Part]) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Write;
+    let Ok(mut z) = zstd::stream::write::Encoder::new(Vec::new(), LEVEL) else {
+        return Ok(None);
+    };
+    z.multithread(2)?;
+    // A frame that decompresses to other bytes is told by its own checksum, not left to
+    // the readers of the section.
+    z.include_checksum(true)?;
+    for p in parts {
+        p.put(&mut |b: &[u8]| z.write_all(b))?;
+    }
+    z.finish().map(Some)
+}
+
+/// A compressed section's bytes, `raw` long decompressed; the memory is reserved first, so a
+/// corrupt length is an error, not an abort.
+fn decompress(z: &[u8], raw: u64) -> Result<Bytes, RecordError> {
+    let corrupt = |what: String| RecordError::Corrupt(format!("a compressed section {what}"));
+    let n = usize::try_from(raw).map_err(|_| corrupt("is too long".into()))?;
+    let mut out: Vec<u8> = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|_| corrupt(format!("needs {raw} bytes of memory")))?;
+    let mut d = zstd::bulk::Decompressor::new().map_err(|e| corrupt(e.to_string()))?;
+    let got = d
+        .decompress_to_buffer(z, &mut out)
+        .map_err(|e| corrupt(format!("does not decompress ({e})")))?;
+    if got != n {
+        return Err(corrupt(format!("holds {got} bytes, not {raw}")));
+    }
+    Ok(Bytes::from(out))
+}
+
+/// How many leading bytes of `n` sorted fingerprints their buckets imply: one per 256-fold
+/// of states, so that a bucket holds about one state or more.
+fn implied_bytes(n: usize) -> u32 {
+    match n {
+        0..256 => 0,
+        256..65_536 => 1,
+        65_536..16_777_216 => 2,
+        _ => 3,
+    }
+}
+
+/// Sorted fingerprints, their leading bytes told by buckets: a byte saying how many
+/// (`k`), the count of fingerprints in each of the 256^k buckets as varints, then each
+/// fingerprint's other 16 - k bytes, little-endian. Fingerprints are uniform, so this is
+/// as short as they can be written (2 bytes a state less from 65,536 states on); zstd
+/// cannot find those bytes itself.
+fn put_fingerprints(fps: &[Fingerprint], out: &mut Vec<u8>) {
+    let k = implied_bytes(fps.len());
+    out.push(k as u8);
+    if k > 0 {
+        let mut at = 0;
+        for bucket in 0..1usize << (8 * k) {
+            let start = at;
+            while at < fps.len() && fps[at].top(8 * k) == bucket {
+                at += 1;
+            }
+            crate::rmc::record::codec::put_varint(out, (at - start) as u64);
+        }
+    }
+    let keep = 16 - k as usize;
+    out.reserve(fps.len() * keep);
+    for f in fps {
+        out.extend_from_slice(&f.0.to_le_bytes()[..keep]);
+    }
+}
+
+/// A `STAT` section's fingerprints: whole, or as which of its base record's it keeps and
+/// those it adds (a record written on a base, whose states are mostly the base's).
+const STAT_WHOLE: u8 = 0;
+const STAT_ON_BASE: u8 = 1;
+
+/// Sorted fingerprints `fps` against the base's sorted `base`: the base's count, a bit per
+/// base fingerprint kept, then the added ones as `put_fingerprints` writes them.
+fn put_fingerprints_on(fps: &[Fingerprint], base: &[Fingerprint], out: &mut Vec<u8>) {
+    out.extend_from_slice(&(base.len() as u32).to_le_bytes());
+    let mut bits = vec![0u8; base.len().div_ceil(8)];
+    let mut added = Vec::new();
+    let mut i = 0;
+    for &f in fps {
+        while i < base.len() && base[i] < f {
+            i += 1;
+        }
+        match base.get(i) {
+            Some(&b) if b == f => bits[i / 8] |= 1 << (i % 8),
+            _ => added.push(f),
+        }
+    }
+    out.extend_from_slice(&bits);
+    out.extend_from_slice(&(added.len() as u32).to_le_bytes());
+    put_fingerprints(&added, out);
+}
+
+/// `n` fingerprints written by `put_fingerprints_on` against `base`.
+fn get_fingerprints_on(
+    r: &mut R,
+    n: usize,
+    base: &[Fingerprint],
+) -> Result<Vec<Fingerprint>, RecordError> {
+    let corrupt = |what: &str| RecordError::Corrupt(format!("STAT: {what}"));
+    if r.u32()? as usize != base.len() {
+        return Err(corrupt("not the base's fingerprints"));
+    }
+    let bits = r.bytes(base.len().div_ceil(8))?;
+    let kept = base
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| bits[i / 8] & (1 << (i % 8)) != 0)
+        .map(|(_, &f)| f);
+    let k = r.count(13)?;
+    let added = get_fingerprints(r, k)?;
+    let mut out = Vec::with_capacity(n);
+    let mut added = added.into_iter().peekable();
+    for f in kept {
+        while let Some(a) = added.next_if(|&a| a < f) {
+            out.push(a);
+        }
+        out.push(f);
+    }
+    out.extend(added);
+    if out.len() != n {
+        return Err(corrupt("fingerprint count"));
+    }
+    Ok(out)
+}
+
+/// `n` fingerprints written by `put_fingerprints`.
+fn get_fingerprints(r: &mut R, n: usize) -> Result<Vec<Fingerprint>, RecordError> {
+    let corrupt = || RecordError::Corrupt("STAT: fingerprint buckets".into());
+    let k = r.bytes(1)?[0] as u32;
+    if k != implied_bytes(n) {
+        return Err(corrupt());
+    }
+    let mut tops = Vec::with_capacity(n);
+    if k > 0 {
+        for bucket in 0..1u128 << (8 * k) {
+            let mut at = r.at;
+            let count = crate::rmc::record::codec::get_varint(r.b, &mut at).ok_or_else(corrupt)?;
+            r.at = at;
+            if count > (n - tops.len()) as u64 {
+                return Err(corrupt());
+            }
+            tops.extend(std::iter::repeat_n(bucket << (128 - 8 * k), count as usize));
+        }
+        if tops.len() != n {
+            return Err(corrupt());
+        }
+    }
+    let keep = 16 - k as usize;
+    let low = r.bytes(n.checked_mul(keep).ok_or(RecordError::Truncated)?)?;
+    Ok(low
+        .chunks_exact(keep)
+        .enumerate()
+        .map(|(i, c)| {
+            let mut a = [0u8; 16];
+            a[..keep].copy_from_slice(c);
+            Fingerprint(tops.get(i).copied().unwrap_or(0) | u128::from_le_bytes(a))
+        })
+        .collect())
 }
 
 pub(super) struct W(pub(super) Vec<u8>);
@@ -385,10 +567,17 @@ impl Record {
             }
         }
         sections.push((*b"SETS", vec![Part::Own(w.0)]));
-        let mut w = W(Vec::with_capacity(4 + self.fingerprints.len() * 20));
+        let mut w = W(Vec::with_capacity(5 + self.fingerprints.len() * 20));
         w.u32(self.fingerprints.len() as u32);
-        for f in self.fingerprints.iter() {
-            w.0.extend_from_slice(&f.0.to_le_bytes());
+        match on {
+            Some(o) => {
+                w.0.push(STAT_ON_BASE);
+                put_fingerprints_on(&self.fingerprints, &o.fingerprints, &mut w.0);
+            }
+            None => {
+                w.0.push(STAT_WHOLE);
+                put_fingerprints(&self.fingerprints, &mut w.0);
+            }
         }
         for s in &self.set_of {
             w.u32(*s);
@@ -406,17 +595,33 @@ impl Record {
             }
         }
 
-        let header = 8 + 4 + 4 + sections.len() * 20;
+        // The large sections compressed first: the table of contents, written first, holds
+        // their lengths.
+        let mut packed: Vec<Option<(Vec<u8>, u64)>> = Vec::with_capacity(sections.len());
+        for (tag, parts) in &sections {
+            let len: u64 = parts.iter().map(|p| p.len()).sum();
+            // BASE is read from the file alone (`graph_file::base_of`), never compressed.
+            let z = match len >= COMPRESS_FROM && tag != b"BASE" {
+                true => compress(parts)?.filter(|z| (z.len() as u64) < len - len / 10),
+                false => None,
+            };
+            packed.push(z.map(|z| (z, len)));
+        }
+        let header = 8 + 4 + 4 + sections.len() * ENTRY;
         let mut head = Vec::with_capacity(header);
         head.extend_from_slice(MAGIC);
         head.extend_from_slice(&FORMAT.to_le_bytes());
         head.extend_from_slice(&(sections.len() as u32).to_le_bytes());
         let mut offset = header as u64;
-        for (tag, parts) in &sections {
-            let len: u64 = parts.iter().map(|p| p.len()).sum();
+        for ((tag, parts), z) in sections.iter().zip(&packed) {
+            let (len, raw) = match z {
+                Some((z, raw)) => (z.len() as u64, *raw),
+                None => (parts.iter().map(|p| p.len()).sum(), 0),
+            };
             head.extend_from_slice(tag);
             head.extend_from_slice(&offset.to_le_bytes());
             head.extend_from_slice(&len.to_le_bytes());
+            head.extend_from_slice(&raw.to_le_bytes());
             offset += len;
         }
         let mut sum = xxhash_rust::xxh3::Xxh3::new();
@@ -425,9 +630,14 @@ impl Record {
             out.write_all(b)
         };
         put(&head)?;
-        for (_, parts) in &sections {
-            for p in parts {
-                p.put(&mut put)?;
+        for ((_, parts), z) in sections.iter().zip(&packed) {
+            match z {
+                Some((z, _)) => put(z)?,
+                None => {
+                    for p in parts {
+                        p.put(&mut put)?;
+                    }
+                }
             }
         }
         out.write_all(&sum.digest().to_le_bytes())?;
@@ -437,24 +647,41 @@ impl Record {
     /// Reads a record's bytes, checking magic, format, checksum and semantics version (the
     /// state graph's bytes copied out of `b`).
     pub fn from_bytes(b: &[u8]) -> Result<Record, RecordError> {
-        Record::parse(b, None, None, true)
+        Record::parse(&Bytes::copy_from_slice(b), None, true)
     }
 
     /// `from_bytes`, the state graph's bytes shared with `b` instead of copied.
     pub fn from_shared(b: Bytes) -> Result<Record, RecordError> {
-        Record::parse(&b, Some(&b), None, true)
+        Record::parse(&b, None, true)
     }
 
-    /// `with_graph` false: the state graph is left out (and no base is read).
-    fn parse(
-        b: &[u8],
-        owner: Option<&Bytes>,
+    /// `with_states` false: the states (fingerprints, sets, graph) are left out, and no base
+    /// is read.
+    fn parse(b: &Bytes, path: Option<&Path>, with_states: bool) -> Result<Record, RecordError> {
+        Record::parse_at(b, path, with_states, MAX_BASES)
+    }
+
+    /// `parse`, for a record that may stand on `bases_left` more base records.
+    fn parse_at(
+        b: &Bytes,
         path: Option<&Path>,
-        with_graph: bool,
+        with_states: bool,
+        bases_left: u32,
     ) -> Result<Record, RecordError> {
         let (toc, checksum) = checked(b)?;
+        Record::from_toc(&toc, checksum, path, with_states, bases_left)
+    }
+
+    /// `parse_at`, from the sections of a checked file.
+    fn from_toc(
+        toc: &Toc,
+        checksum: u64,
+        path: Option<&Path>,
+        with_states: bool,
+        bases_left: u32,
+    ) -> Result<Record, RecordError> {
         let get = |tag: &[u8; 4]| -> Result<&[u8], RecordError> {
-            section(&toc, tag).ok_or_else(|| {
+            section(toc, tag).map(|s| &s[..]).ok_or_else(|| {
                 RecordError::Corrupt(format!(
                     "no {} section",
                     String::from_utf8_lossy(tag).trim()
@@ -548,18 +775,49 @@ impl Record {
             }
             sets.push(s);
         }
+        let violations: Vec<RecViolation> = serde_json::from_slice(get(b"VIOL")?)
+            .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
+        if !with_states {
+            return Ok(Record {
+                meta,
+                sources,
+                ids,
+                elements,
+                sets,
+                fingerprints: Arc::new(Vec::new()),
+                set_of: Vec::new(),
+                violations,
+                graph: None,
+            });
+        }
         let stat = get(b"STAT")?;
         let mut r = R { b: stat, at: 0 };
-        let n = r.count(20)?;
-        let fps = r.bytes(n * 16)?;
-        let fingerprints: Vec<Fingerprint> = fps
-            .chunks_exact(16)
-            .map(|c| {
-                let mut a = [0u8; 16];
-                a.copy_from_slice(c);
-                Fingerprint(u128::from_le_bytes(a))
-            })
-            .collect();
+        let n = r.count(4)?;
+        let on_base = match r.bytes(1)?[0] {
+            STAT_WHOLE => false,
+            STAT_ON_BASE => true,
+            _ => return Err(RecordError::Corrupt("STAT: mode".into())),
+        };
+        // The base record its graph (and maybe its fingerprints) stand on.
+        let base = match section(toc, b"BASE") {
+            Some(s) => {
+                let (bref, btoc, bsum, bpath) = graph_file::base_toc(s, path, bases_left)?;
+                let base = Record::from_toc(&btoc, bsum, Some(&bpath), true, bases_left - 1)
+                    .map_err(|e| graph_file::base_error(&bref, e))?;
+                graph_file::base_fits(&bref, base.graph.as_ref())?;
+                Some(base)
+            }
+            None if on_base => {
+                return Err(RecordError::Corrupt(
+                    "STAT: on a base it does not name".into(),
+                ))
+            }
+            None => None,
+        };
+        let fingerprints = match &base {
+            Some(base) if on_base => get_fingerprints_on(&mut r, n, &base.fingerprints)?,
+            _ => get_fingerprints(&mut r, n)?,
+        };
         let ids_bytes = r.bytes(n * 4)?;
         let set_of: Vec<u32> = ids_bytes
             .chunks_exact(4)
@@ -568,15 +826,12 @@ impl Record {
         if set_of.iter().any(|&s| s as usize >= sets.len()) {
             return Err(RecordError::Corrupt("state set".into()));
         }
-        if fingerprints.windows(2).any(|w| w[0] >= w[1]) {
+        if fingerprints.len() != n || fingerprints.windows(2).any(|w| w[0] >= w[1]) {
             return Err(RecordError::Corrupt("fingerprints out of order".into()));
         }
-        let violations: Vec<RecViolation> = serde_json::from_slice(get(b"VIOL")?)
-            .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
-        let graph = match with_graph {
-            true => graph_file::read(&toc, owner, path, checksum, MAX_BASES)?,
-            false => None,
-        };
+        let fingerprints = Arc::new(fingerprints);
+        let base_graph = base.as_ref().and_then(|b| b.graph.as_ref());
+        let graph = graph_file::read(toc, path, checksum, base_graph, &fingerprints)?;
         if let Some(g) = &graph {
             g.validate(fingerprints.len())
                 .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
@@ -587,7 +842,7 @@ impl Record {
             ids,
             elements,
             sets,
-            fingerprints: Arc::new(fingerprints),
+            fingerprints,
             set_of,
             violations,
             graph,
@@ -598,13 +853,14 @@ impl Record {
         Record::read_at(path, true)
     }
 
-    /// The record at `path` without its state graph (nor its bases): what an impact
-    /// analysis needs, read in a fraction of the time at 10^7 states.
-    pub fn read_without_graph(path: &Path) -> Result<Record, RecordError> {
+    /// The record at `path` without its states (no fingerprints, sets or graph, and no base
+    /// read): the model and its ids, what an impact analysis needs, read in a fraction of the
+    /// time at 10^7 states.
+    pub fn read_without_states(path: &Path) -> Result<Record, RecordError> {
         Record::read_at(path, false)
     }
 
-    fn read_at(path: &Path, with_graph: bool) -> Result<Record, RecordError> {
+    fn read_at(path: &Path, with_states: bool) -> Result<Record, RecordError> {
         let io = |err| RecordError::Io {
             path: path.display().to_string(),
             err,
@@ -614,16 +870,16 @@ impl Record {
             RecordError::Io { err, .. } => io(err),
             e => e,
         })?;
-        Record::parse(&b, Some(&b), Some(path), with_graph)
+        Record::parse(&b, Some(path), with_states)
     }
 
     /// Reads the record in `file`, mapped rather than copied into memory where the system
-    /// allows (a record of 10^7 states is more than a gigabyte, most of it the state graph,
-    /// which then stays in the file's pages). A record written on a base record is refused
+    /// allows (a section stored as it is then stays in the file's pages; a compressed one,
+    /// the state graph of any but the smallest models, is decompressed once). A record written on a base record is refused
     /// (its base is found beside it: `from_file_at`).
     pub fn from_file(file: &std::fs::File) -> Result<Record, RecordError> {
         let b = mapped(file)?;
-        Record::parse(&b, Some(&b), None, true)
+        Record::parse(&b, None, true)
     }
 
     /// `from_file`, for the file at `path`: the graph of a record written on a base record
@@ -631,15 +887,16 @@ impl Record {
     /// later may be written on this one.
     pub fn from_file_at(file: &std::fs::File, path: &Path) -> Result<Record, RecordError> {
         let b = mapped(file)?;
-        Record::parse(&b, Some(&b), Some(path), true)
+        Record::parse(&b, Some(path), true)
     }
 
     // Writing is the cache's (`Cache::put_record` with `to_bytes`): the only writer under
     // .rmc/, and atomically.
 }
 
-/// A record's sections: (tag, bytes).
-pub(super) type Toc<'a> = Vec<([u8; 4], &'a [u8])>;
+/// A record's sections: (tag, bytes), views of the file's bytes or, for a compressed
+/// section, its bytes decompressed.
+pub(super) type Toc = Vec<([u8; 4], Bytes)>;
 
 /// A file's bytes, mapped where the system allows (a short file is read: its diagnosis,
 /// truncated or not a record, comes from the bytes, and there is nothing to save).
@@ -666,7 +923,7 @@ pub(super) fn mapped(file: &std::fs::File) -> Result<Bytes, RecordError> {
 
 /// The record of a file's bytes, checked (magic, format, length, checksum): its sections
 /// by tag, and its checksum.
-pub(super) fn checked(b: &[u8]) -> Result<(Toc<'_>, u64), RecordError> {
+pub(super) fn checked(b: &Bytes) -> Result<(Toc, u64), RecordError> {
     if b.len() < 16 || &b[..8] != MAGIC {
         return Err(if b.len() < 8 && MAGIC.starts_with(b) {
             RecordError::Truncated
@@ -684,13 +941,13 @@ pub(super) fn checked(b: &[u8]) -> Result<(Toc<'_>, u64), RecordError> {
     // The table of contents says how long the file must be: shorter is truncated (a
     // more useful diagnosis than the checksum's).
     let sections = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as usize;
-    let toc_end = sections.saturating_mul(20).saturating_add(16);
+    let toc_end = sections.saturating_mul(ENTRY).saturating_add(16);
     if toc_end > b.len() {
         return Err(RecordError::Truncated);
     }
     let end = (0..sections)
         .map(|i| {
-            let e = &b[16 + i * 20 + 4..16 + i * 20 + 20];
+            let e = &b[16 + i * ENTRY + 4..16 + i * ENTRY + 20];
             let mut o = [0u8; 8];
             let mut l = [0u8; 8];
             o.copy_from_slice(&e[..8]);
@@ -709,22 +966,95 @@ pub(super) fn checked(b: &[u8]) -> Result<(Toc<'_>, u64), RecordError> {
         return Err(RecordError::Checksum);
     }
     let mut r = R { b: body, at: 12 };
-    let n = r.count(20)?;
+    let n = r.count(ENTRY)?;
     let mut toc = Vec::with_capacity(n);
     for _ in 0..n {
         let mut tag = [0u8; 4];
         tag.copy_from_slice(r.bytes(4)?);
         let off = r.u64()? as usize;
         let len = r.u64()? as usize;
+        let raw = r.u64()?;
         let end = off.checked_add(len).ok_or(RecordError::Truncated)?;
         if end > body.len() {
             return Err(RecordError::Truncated);
         }
-        toc.push((tag, &body[off..end]));
+        let bytes = match raw {
+            0 => b.slice(off..end),
+            raw => decompress(&b[off..end], raw)?,
+        };
+        toc.push((tag, bytes));
     }
     Ok((toc, u64::from_le_bytes(s)))
 }
 
-pub(super) fn section<'a>(toc: &[([u8; 4], &'a [u8])], tag: &[u8; 4]) -> Option<&'a [u8]> {
-    toc.iter().find(|(t, _)| t == tag).map(|(_, s)| *s)
+pub(super) fn section<'a>(toc: &'a [([u8; 4], Bytes)], tag: &[u8; 4]) -> Option<&'a Bytes> {
+    toc.iter().find(|(t, _)| t == tag).map(|(_, s)| s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` sorted distinct fingerprints, spread as hashes are.
+    fn sorted(n: u64, seed: u64) -> Vec<Fingerprint> {
+        let mut v: Vec<Fingerprint> = (0..n)
+            .map(|i| {
+                Fingerprint(xxhash_rust::xxh3::xxh3_128_with_seed(
+                    &i.to_le_bytes(),
+                    seed,
+                ))
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn fingerprints_read_back_at_every_bucket_width() {
+        for n in [0, 1, 255, 256, 257, 65_535, 65_536, 70_000] {
+            let fps = sorted(n, 1);
+            let mut out = Vec::new();
+            put_fingerprints(&fps, &mut out);
+            let implied = implied_bytes(fps.len()) as usize;
+            let buckets = if implied == 0 { 0 } else { 1 << (8 * implied) };
+            // A varint a bucket (one or two bytes here), then the bytes not implied.
+            let heads = out.len() - fps.len() * (16 - implied) - 1;
+            assert!((buckets..=2 * buckets).contains(&heads), "{n}: {heads}");
+            let mut r = R { b: &out, at: 0 };
+            assert_eq!(get_fingerprints(&mut r, fps.len()).unwrap(), fps, "{n}");
+            assert_eq!(r.at, out.len());
+        }
+    }
+
+    #[test]
+    fn fingerprints_on_a_base_keep_a_bit_each_and_add_the_rest() {
+        let base = sorted(70_000, 1);
+        // Every third base fingerprint dropped, 1,000 new ones.
+        let mut fps: Vec<Fingerprint> = base.iter().step_by(3).copied().collect();
+        fps.extend(sorted(1_000, 2));
+        fps.sort();
+        let mut out = Vec::new();
+        put_fingerprints_on(&fps, &base, &mut out);
+        assert!(out.len() < 70_000 / 8 + 1_000 * 16 + 300, "{}", out.len());
+        let mut r = R { b: &out, at: 0 };
+        assert_eq!(get_fingerprints_on(&mut r, fps.len(), &base).unwrap(), fps);
+        // Against another base, or with another count, it is corrupt, not a wrong list.
+        let mut r = R { b: &out, at: 0 };
+        assert!(get_fingerprints_on(&mut r, fps.len(), &base[1..]).is_err());
+        let mut r = R { b: &out, at: 0 };
+        assert!(get_fingerprints_on(&mut r, fps.len() + 1, &base).is_err());
+    }
+
+    #[test]
+    fn bucket_counts_that_overflow_the_count_are_corrupt() {
+        let fps = sorted(300, 3);
+        let mut out = Vec::new();
+        put_fingerprints(&fps, &mut out);
+        // The first bucket claims every state.
+        out[1] = 0x80;
+        out.insert(2, 0x7f);
+        let mut r = R { b: &out, at: 0 };
+        assert!(get_fingerprints(&mut r, fps.len()).is_err());
+    }
 }

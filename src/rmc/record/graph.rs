@@ -60,6 +60,8 @@ pub struct Origin {
     pub slots: u32,
     /// How many base records the origin itself stands on.
     pub depth: u32,
+    /// The origin record's fingerprints: a record written on it names which it keeps.
+    pub fingerprints: std::sync::Arc<Vec<crate::explore::Fingerprint>>,
 }
 
 impl Origin {

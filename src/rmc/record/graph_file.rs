@@ -10,10 +10,15 @@
 use std::path::Path;
 
 use bytes::Bytes;
+use std::sync::Arc;
+
+use crate::explore::Fingerprint;
 
 use crate::rmc::record::blob::Blob;
 use crate::rmc::record::graph::{get_varint, put_varint, Graph, Origin};
-use crate::rmc::record::{checked, mapped, section, Part, RecordError, MAGIC, MAX_BASES, R, W};
+use crate::rmc::record::{
+    checked, mapped, section, Part, RecordError, Toc, ENTRY, MAGIC, MAX_BASES, R, W,
+};
 
 /// The layout of the `GRPH` and `GOVL` sections. A record whose graph has another layout is
 /// still used, without its graph (pruning only).
@@ -61,7 +66,7 @@ pub(super) fn base_section(o: &Origin) -> Vec<u8> {
 }
 
 /// What a `BASE` section says.
-struct BaseRef {
+pub(super) struct BaseRef {
     name: String,
     checksum: u64,
     events: u64,
@@ -174,35 +179,26 @@ pub(super) fn parts<'a>(g: &'a Graph, on: Option<&Origin>) -> Vec<Part<'a>> {
 }
 
 /// The graph of a record's sections (`toc`; `checksum`, the file's), none when it has none
-/// or one of another layout. `path`, the file's, finds a base, and makes the graph's origin.
+/// or one of another layout; `base`, the graph of the record its `BASE` section names
+/// (`base_ref`), read by the caller. `path`, the file's, makes the graph's origin, which
+/// keeps the record's `fingerprints`.
 pub(super) fn read(
-    toc: &[([u8; 4], &[u8])],
-    owner: Option<&Bytes>,
+    toc: &[([u8; 4], Bytes)],
     path: Option<&Path>,
     checksum: u64,
-    bases_left: u32,
+    base: Option<&Graph>,
+    fingerprints: &Arc<Vec<Fingerprint>>,
 ) -> Result<Option<Graph>, RecordError> {
     let (graph, depth) = match (section(toc, b"BASE"), section(toc, b"GRPH")) {
-        (Some(base), _) => {
+        (Some(_), _) => {
             let body = section(toc, b"GOVL")
                 .ok_or_else(|| RecordError::Corrupt("a BASE section without GOVL".into()))?;
-            let b = read_base_ref(base)?;
-            let Some(dir) = path.and_then(Path::parent) else {
-                return Err(RecordError::Base(format!(
-                    "the record is written on base record {}, and was read without the folder that holds it",
-                    b.name
-                )));
-            };
-            if bases_left == 0 {
-                return Err(RecordError::Corrupt(format!(
-                    "more than {MAX_BASES} base records deep"
-                )));
-            }
-            let base = read_base(&dir.join(&b.name), &b, bases_left - 1)?;
+            let base =
+                base.ok_or_else(|| RecordError::Corrupt("a base without its graph".into()))?;
             let depth = base.origin.as_ref().map_or(0, |o| o.depth + 1);
-            (section_graph(body, owner, Some(&base))?, depth)
+            (section_graph(body, Some(base))?, depth)
         }
-        (None, Some(body)) => (section_graph(body, owner, None)?, 0),
+        (None, Some(body)) => (section_graph(body, None)?, 0),
         (None, None) => (None, 0),
     };
     Ok(graph.map(|mut g| {
@@ -213,15 +209,34 @@ pub(super) fn read(
             vectors: g.vectors.len(),
             slots: g.len() as u32,
             depth,
+            fingerprints: fingerprints.clone(),
         });
         g
     }))
 }
 
-/// The graph of the base record `b` names, at `path`, as the record was written on it.
-fn read_base(path: &Path, b: &BaseRef, bases_left: u32) -> Result<Graph, RecordError> {
+/// The sections of the base record a `BASE` section (`base`) names, beside the record at
+/// `path`, checked to be the file the record was written on; its checksum and its path.
+pub(super) fn base_toc(
+    base: &[u8],
+    path: Option<&Path>,
+    bases_left: u32,
+) -> Result<(BaseRef, Toc, u64, std::path::PathBuf), RecordError> {
+    let b = read_base_ref(base)?;
+    let Some(dir) = path.and_then(Path::parent) else {
+        return Err(RecordError::Base(format!(
+            "the record is written on base record {}, and was read without the folder that holds it",
+            b.name
+        )));
+    };
+    if bases_left == 0 {
+        return Err(RecordError::Corrupt(format!(
+            "more than {MAX_BASES} base records deep"
+        )));
+    }
+    let path = dir.join(&b.name);
     let why = |what: String| RecordError::Base(format!("its base record {} {what}", b.name));
-    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
+    let file = std::fs::File::open(&path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => why("is missing".into()),
         _ => why(format!("cannot be read ({e})")),
     })?;
@@ -230,39 +245,37 @@ fn read_base(path: &Path, b: &BaseRef, bases_left: u32) -> Result<Graph, RecordE
     if checksum != b.checksum {
         return Err(why("has changed since the record was written on it".into()));
     }
-    let g = read(&toc, Some(&bytes), Some(path), checksum, bases_left)
-        .map_err(|e| match e {
-            RecordError::Base(m) => RecordError::Base(m),
-            e => why(format!("is unusable ({e})")),
-        })?
-        .ok_or_else(|| why("has no state graph".into()))?;
-    if g.events.len() != b.events || g.vectors.len() != b.vectors || g.len() != b.slots as usize {
-        return Err(why(
-            "does not hold the graph the record was written on".into()
-        ));
+    Ok((b, toc, checksum, path))
+}
+
+/// A base record's error, said of the record written on it.
+pub(super) fn base_error(b: &BaseRef, e: RecordError) -> RecordError {
+    match e {
+        RecordError::Base(m) => RecordError::Base(m),
+        e => RecordError::Base(format!("its base record {} is unusable ({e})", b.name)),
     }
-    Ok(g)
+}
+
+/// Whether the base's graph `g` is the one the record was written on.
+pub(super) fn base_fits(b: &BaseRef, g: Option<&Graph>) -> Result<(), RecordError> {
+    let why = |what: &str| RecordError::Base(format!("its base record {} {what}", b.name));
+    let g = g.ok_or_else(|| why("has no state graph"))?;
+    if g.events.len() != b.events || g.vectors.len() != b.vectors || g.len() != b.slots as usize {
+        return Err(why("does not hold the graph the record was written on"));
+    }
+    Ok(())
 }
 
 /// A `GRPH` section's graph, or (with `base`) a `GOVL` section's on that base; None when
 /// it has another layout.
-fn section_graph(
-    b: &[u8],
-    owner: Option<&Bytes>,
-    base: Option<&Graph>,
-) -> Result<Option<Graph>, RecordError> {
-    // A blob inside the owner's bytes is a view of them; else a copy.
-    let share = |s: &[u8]| {
-        let (whole, part) = (owner.map(|o| o.as_ptr_range()), s.as_ptr_range());
-        match owner {
-            _ if s.is_empty() => Blob::default(),
-            Some(o) if whole.is_some_and(|w| w.start <= part.start && part.end <= w.end) => {
-                Blob::shared(o.slice_ref(s))
-            }
-            _ => Blob::shared(Bytes::copy_from_slice(s)),
-        }
+fn section_graph(section: &Bytes, base: Option<&Graph>) -> Result<Option<Graph>, RecordError> {
+    // A blob is a view of the section's bytes (the file's mapping, or the section
+    // decompressed), never a copy.
+    let share = |s: &[u8]| match s.is_empty() {
+        true => Blob::default(),
+        false => Blob::shared(section.slice_ref(s)),
     };
-    let mut r = R { b, at: 0 };
+    let mut r = R { b: section, at: 0 };
     if r.u32()? != GRAPH_FORMAT {
         return Ok(None);
     }
@@ -377,9 +390,9 @@ pub(super) fn base_of(path: &Path) -> Result<Option<String>, RecordError> {
         return Err(RecordError::NotARecord);
     }
     let n = u32::from_le_bytes([head[12], head[13], head[14], head[15]]) as usize;
-    let mut toc = vec![0u8; n.min(1 << 10) * 20];
+    let mut toc = vec![0u8; n.min(1 << 10) * ENTRY];
     f.read_exact(&mut toc).map_err(io)?;
-    for e in toc.chunks_exact(20) {
+    for e in toc.chunks_exact(ENTRY) {
         if &e[..4] != b"BASE" {
             continue;
         }
