@@ -431,6 +431,13 @@ fn a_compressed_section_that_does_not_decompress_is_refused_not_a_panic() {
     bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
     let err = Record::from_bytes(&bytes).map(|_| ()).expect_err("refused");
     assert!(err.to_string().contains("compressed"), "{err}");
+    // What needs no states never decompresses the graph: the model still reads (`diff`).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("r.rec");
+    std::fs::write(&path, &bytes).expect("write");
+    let model = Record::read_without_states(&path).expect("the model part reads");
+    assert!(model.fingerprints.is_empty() && model.graph.is_none());
+    assert!(Record::read(&path).is_err());
 }
 
 #[test]

@@ -12,8 +12,8 @@
 //! A section of 64 KiB or more is stored compressed with zstd when that saves a tenth of it
 //! (`raw` is then its length decompressed, else 0): the state graph's vectors and events
 //! and the fingerprints are most of a record and compress about threefold, which is what
-//! keeps a user's cache of records small. Compressed sections are decompressed at load into
-//! memory of their own; the others stay in the file's mapping.
+//! keeps a user's cache of records small. A compressed section is decompressed into memory
+//! of its own when a reader asks for it; the others stay in the file's mapping.
 //!
 //! Sections: `META` (JSON: semantics version, model, options, layout hash, figures, edges
 //! executed),
@@ -225,13 +225,15 @@ impl Part<'_> {
 
 /// A section's parts compressed (None: zstd refused to start, and the section is stored as
 /// it is). Two workers, always: the search is over when a record is written, and with a
-/// fixed count the bytes do not depend on the machine (zstd is built with its workers).
+/// fixed count the bytes do not depend on the machine.
 fn compress(parts: &[Part]) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Write;
     let Ok(mut z) = zstd::stream::write::Encoder::new(Vec::new(), LEVEL) else {
         return Ok(None);
     };
-    z.multithread(2)?;
+    // (A zstd built without workers compresses on this thread: the same format, other
+    // bytes; the build this crate names has them.)
+    let _ = z.multithread(2);
     // A frame that decompresses to other bytes is told by its own checksum, not left to
     // the readers of the section.
     z.include_checksum(true)?;
@@ -680,23 +682,21 @@ impl Record {
         with_states: bool,
         bases_left: u32,
     ) -> Result<Record, RecordError> {
-        let get = |tag: &[u8; 4]| -> Result<&[u8], RecordError> {
-            section(toc, tag).map(|s| &s[..]).ok_or_else(|| {
+        let get = |tag: &[u8; 4]| -> Result<Bytes, RecordError> {
+            section(toc, tag)?.ok_or_else(|| {
                 RecordError::Corrupt(format!(
                     "no {} section",
                     String::from_utf8_lossy(tag).trim()
                 ))
             })
         };
-        let meta: Meta = serde_json::from_slice(get(b"META")?)
+        let meta: Meta = serde_json::from_slice(&get(b"META")?)
             .map_err(|e| RecordError::Corrupt(format!("META: {e}")))?;
         if meta.semantics != SEMANTICS {
             return Err(RecordError::Semantics(meta.semantics));
         }
-        let mut r = R {
-            b: get(b"SRCS")?,
-            at: 0,
-        };
+        let srcs = get(b"SRCS")?;
+        let mut r = R { b: &srcs, at: 0 };
         let main = r.str()?;
         let mut defines = Vec::new();
         for _ in 0..r.count(4)? {
@@ -718,8 +718,9 @@ impl Record {
             defines,
             include_dirs,
         };
+        let ids_section = get(b"IDS ")?;
         let mut r = R {
-            b: get(b"IDS ")?,
+            b: &ids_section,
             at: 0,
         };
         let next_free = r.u32()?;
@@ -728,10 +729,8 @@ impl Record {
             pairs.push((r.u32()?, r.u32()?));
         }
         let ids = StableIds { pairs, next_free };
-        let mut r = R {
-            b: get(b"ELEM")?,
-            at: 0,
-        };
+        let elem = get(b"ELEM")?;
+        let mut r = R { b: &elem, at: 0 };
         let mut elements = Vec::new();
         for _ in 0..r.count(5)? {
             let tag = r.bytes(1)?[0];
@@ -758,8 +757,9 @@ impl Record {
                 _ => return Err(RecordError::Corrupt("element".into())),
             });
         }
+        let sets_section = get(b"SETS")?;
         let mut r = R {
-            b: get(b"SETS")?,
+            b: &sets_section,
             at: 0,
         };
         let mut sets = Vec::new();
@@ -775,7 +775,7 @@ impl Record {
             }
             sets.push(s);
         }
-        let violations: Vec<RecViolation> = serde_json::from_slice(get(b"VIOL")?)
+        let violations: Vec<RecViolation> = serde_json::from_slice(&get(b"VIOL")?)
             .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
         if !with_states {
             return Ok(Record {
@@ -791,7 +791,7 @@ impl Record {
             });
         }
         let stat = get(b"STAT")?;
-        let mut r = R { b: stat, at: 0 };
+        let mut r = R { b: &stat, at: 0 };
         let n = r.count(4)?;
         let on_base = match r.bytes(1)?[0] {
             STAT_WHOLE => false,
@@ -799,9 +799,9 @@ impl Record {
             _ => return Err(RecordError::Corrupt("STAT: mode".into())),
         };
         // The base record its graph (and maybe its fingerprints) stand on.
-        let base = match section(toc, b"BASE") {
+        let base = match section(toc, b"BASE")? {
             Some(s) => {
-                let (bref, btoc, bsum, bpath) = graph_file::base_toc(s, path, bases_left)?;
+                let (bref, btoc, bsum, bpath) = graph_file::base_toc(&s, path, bases_left)?;
                 let base = Record::from_toc(&btoc, bsum, Some(&bpath), true, bases_left - 1)
                     .map_err(|e| graph_file::base_error(&bref, e))?;
                 graph_file::base_fits(&bref, base.graph.as_ref())?;
@@ -894,9 +894,15 @@ impl Record {
     // .rmc/, and atomically.
 }
 
-/// A record's sections: (tag, bytes), views of the file's bytes or, for a compressed
-/// section, its bytes decompressed.
-pub(super) type Toc = Vec<([u8; 4], Bytes)>;
+/// A section as the file stores it: its bytes (a view of the file's), and its length
+/// decompressed (0: stored as it is).
+pub(super) struct Stored {
+    bytes: Bytes,
+    raw: u64,
+}
+
+/// A record's sections by tag.
+pub(super) type Toc = Vec<([u8; 4], Stored)>;
 
 /// A file's bytes, mapped where the system allows (a short file is read: its diagnosis,
 /// truncated or not a record, comes from the bytes, and there is nothing to save).
@@ -978,17 +984,29 @@ pub(super) fn checked(b: &Bytes) -> Result<(Toc, u64), RecordError> {
         if end > body.len() {
             return Err(RecordError::Truncated);
         }
-        let bytes = match raw {
-            0 => b.slice(off..end),
-            raw => decompress(&b[off..end], raw)?,
-        };
-        toc.push((tag, bytes));
+        toc.push((
+            tag,
+            Stored {
+                bytes: b.slice(off..end),
+                raw,
+            },
+        ));
     }
     Ok((toc, u64::from_le_bytes(s)))
 }
 
-pub(super) fn section<'a>(toc: &'a [([u8; 4], Bytes)], tag: &[u8; 4]) -> Option<&'a Bytes> {
-    toc.iter().find(|(t, _)| t == tag).map(|(_, s)| s)
+/// The bytes of the section `tag` (None: the record has none), decompressed when stored
+/// compressed: only the sections a reader asks for are (a `diff` of a record never
+/// decompresses its state graph).
+pub(super) fn section(
+    toc: &[([u8; 4], Stored)],
+    tag: &[u8; 4],
+) -> Result<Option<Bytes>, RecordError> {
+    match toc.iter().find(|(t, _)| t == tag) {
+        None => Ok(None),
+        Some((_, s)) if s.raw == 0 => Ok(Some(s.bytes.clone())),
+        Some((_, s)) => decompress(&s.bytes, s.raw).map(Some),
+    }
 }
 
 #[cfg(test)]

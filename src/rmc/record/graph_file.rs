@@ -183,23 +183,23 @@ pub(super) fn parts<'a>(g: &'a Graph, on: Option<&Origin>) -> Vec<Part<'a>> {
 /// (`base_ref`), read by the caller. `path`, the file's, makes the graph's origin, which
 /// keeps the record's `fingerprints`.
 pub(super) fn read(
-    toc: &[([u8; 4], Bytes)],
+    toc: &Toc,
     path: Option<&Path>,
     checksum: u64,
     base: Option<&Graph>,
     fingerprints: &Arc<Vec<Fingerprint>>,
 ) -> Result<Option<Graph>, RecordError> {
-    let (graph, depth) = match (section(toc, b"BASE"), section(toc, b"GRPH")) {
-        (Some(_), _) => {
-            let body = section(toc, b"GOVL")
+    let (graph, depth) = match base {
+        Some(base) => {
+            let body = section(toc, b"GOVL")?
                 .ok_or_else(|| RecordError::Corrupt("a BASE section without GOVL".into()))?;
-            let base =
-                base.ok_or_else(|| RecordError::Corrupt("a base without its graph".into()))?;
             let depth = base.origin.as_ref().map_or(0, |o| o.depth + 1);
-            (section_graph(body, Some(base))?, depth)
+            (section_graph(&body, Some(base))?, depth)
         }
-        (None, Some(body)) => (section_graph(body, None)?, 0),
-        (None, None) => (None, 0),
+        None => match section(toc, b"GRPH")? {
+            Some(body) => (section_graph(&body, None)?, 0),
+            None => (None, 0),
+        },
     };
     Ok(graph.map(|mut g| {
         g.origin = path.map(|p| Origin {
