@@ -208,12 +208,18 @@ fn verify_options_silence_kinds() {
 }
 
 #[test]
-fn verify_names_claims_it_does_not_check() {
+fn verify_checks_the_first_claim_and_names_the_others() {
+    // pan's default: the first claim (bounded) is checked, the other two are not.
     let (code, text) = verify(&["--format", "json"], "ltl_formulas.pml");
     assert_eq!(code, Some(0), "{text}");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["claim"], "ltl bounded", "{text}");
     let claims = doc["claims_not_checked"].as_array().expect("claims");
-    assert_eq!(claims.len(), 3, "{claims:?}");
+    assert_eq!(claims, &["ltl returns", "ltl mixed"], "{claims:?}");
+    // pan -c0 on the product with `bounded`: 16 stored, 1 matched, depth 31.
+    assert_eq!(doc["stats"]["states_stored"], 16, "{text}");
+    assert_eq!(doc["stats"]["states_matched"], 1, "{text}");
+    assert_eq!(doc["stats"]["depth_reached"], 31, "{text}");
 }
 
 #[test]

@@ -21,8 +21,13 @@ use crate::rmc::check::{Algorithm, Base, Request};
 /// stored and matched, transitions, atomic steps, depth) are SPIN's, as
 /// `spin -o1 -o2 -o3 -a; gcc -DNOREDUCE -DSAFETY -DNOCLAIM; ./pan -c0` prints them.
 ///
-/// Never claims and ltl formulas are not checked yet: the output names them. spin's .trail
-/// files are not written; trails are printed (and in the JSON) instead.
+/// A model with a never claim or ltl formulas is checked with its first claim, as pan does
+/// without -a: the claim and the system move in lockstep (the claim first), a claim that
+/// reaches its closing brace is a violation (claim-end), a safety formula fails as the
+/// claim's assertion, and invalid end states are not checked. Figures are pan's for the
+/// product (gcc -DNOREDUCE; ./pan -c0). Acceptance cycles are not searched yet; the other
+/// claims are named as not checked. spin's .trail files are not written; trails are printed
+/// (and in the JSON) instead.
 ///
 /// With --record FILE the check also writes its record; a later check of a changed version
 /// with --reuse FILE skips every state the change cannot affect (regression model checking)
@@ -94,7 +99,7 @@ pub struct VerifyArgs {
 }
 
 pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
-    let Some((loaded, program)) = super::load_model(&args.model)? else {
+    let Some((loaded, program)) = super::load_model_with_claims(&args.model)? else {
         return Ok(Outcome::ModelError);
     };
     let color = std::io::stderr().is_terminal();

@@ -148,11 +148,15 @@ pub enum ViolationKind {
     DProctypeNondeterminism,
     Unsupported,
     ReceiveTooManyFields,
+    /// The never claim reached its closing brace (pan: "end state in claim reached").
+    ClaimEnd,
+    /// An accepting cycle of the product with the never claim (pan -a).
+    AcceptanceCycle,
 }
 
 impl ViolationKind {
     /// In the order of their codes in records: a new kind goes last.
-    pub const ALL: [ViolationKind; 19] = [
+    pub const ALL: [ViolationKind; 21] = [
         ViolationKind::Assertion,
         ViolationKind::InvalidEndState,
         ViolationKind::IndexOutOfRange,
@@ -172,6 +176,8 @@ impl ViolationKind {
         ViolationKind::DProctypeNondeterminism,
         ViolationKind::Unsupported,
         ViolationKind::ReceiveTooManyFields,
+        ViolationKind::ClaimEnd,
+        ViolationKind::AcceptanceCycle,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -195,6 +201,8 @@ impl ViolationKind {
             ViolationKind::DProctypeNondeterminism => "d_proctype-nondeterminism",
             ViolationKind::Unsupported => "unsupported",
             ViolationKind::ReceiveTooManyFields => "receive-too-many-fields",
+            ViolationKind::ClaimEnd => "claim-end",
+            ViolationKind::AcceptanceCycle => "acceptance-cycle",
         }
     }
 

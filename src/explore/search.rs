@@ -31,6 +31,8 @@ use super::store::Store;
 use super::succ::{Cursor, FaultAt, Next};
 use super::trail::TrailStep;
 
+mod product;
+
 /// What the search does with a state stored for the first time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visit {
@@ -204,6 +206,10 @@ struct Frame {
     /// when its cursor does not announce them.
     group: u16,
     step: Option<TrailStep>,
+    /// In a product with a never claim (`product`): whose turn it is and pan's other bits
+    /// (`product::CLAIM`, ...); always 0 without a claim. (A claim's turn keeps where its
+    /// options stand in `cursor`.)
+    tau: u8,
 }
 
 /// Where a step led, as the search learns it: a state the interpreter built (in `next`), or
@@ -274,6 +280,10 @@ struct Search<'m, 'p, R: Rider> {
     /// The group begun last (its pid; None: the end of the first pass), whose marker is
     /// told to the rider with its first event (an empty group is never told).
     pending: Option<Option<u8>>,
+    /// The search is the product with the machine's never claim (`product`).
+    claim: bool,
+    /// The product's bits of the frame pushed next (`Frame::tau`; 0 without a claim).
+    next_tau: u8,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -356,10 +366,17 @@ pub fn search<R: Rider>(
         halted: false,
         grouped,
         pending: None,
+        claim: m.claim.is_some(),
+        next_tau: 0,
     };
     s.rider.begin(&s.budget);
     s.next = initial;
-    s.visit(0, None, None, None, Target::Built);
+    if s.claim {
+        // The claim moves first.
+        s.visit_product(0, None, product::CLAIM, None, false);
+    } else {
+        s.visit(0, None, None, None, Target::Built);
+    }
     let mut tick = 0u32;
     while !s.frames.is_empty() {
         if s.limit.is_some() || s.stopped_by.is_some() || s.halted {
@@ -413,6 +430,9 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// One step of an executed frame: the interpreter's next successor, fault or end.
     fn executed(&mut self, fi: usize, depth: u64) {
+        if self.claim {
+            return self.product_step(fi, depth);
+        }
         self.load(fi);
         let mut c = self.frames.get_ref(fi).cursor;
         let r = loop {
@@ -750,22 +770,7 @@ impl<R: Rider> Search<'_, '_, R> {
             };
             self.tell(step, flag, if repeats { To::Repeat } else { To::Atomic });
             if repeats {
-                let edge = step.map(|s| s.edge).unwrap_or(NONE);
-                let kind = ViolationKind::NonTerminatingAtomic;
-                self.rider.violation(self.m, kind, Some(edge), &[]);
-                if !self.found.seen_edge(kind, edge) {
-                    let trail = self.trail_for(kind, step);
-                    self.add(Violation {
-                        kind,
-                        edge: Some(edge),
-                        pid: Some(p),
-                        message: NON_TERMINATING.into(),
-                        blocked: Vec::new(),
-                        trail,
-                        via: None,
-                    });
-                }
-                return;
+                return self.non_terminating(step, p);
             }
             self.reach(depth);
             let anchor = anchor.unwrap_or(NONE);
@@ -805,6 +810,25 @@ impl<R: Rider> Search<'_, '_, R> {
                 self.tell(step, flag, To::State(id));
                 self.enter(id, sid, key, depth, step, built);
             }
+        }
+    }
+
+    /// A state repeats inside one atomic run of process `p` (`step` led to it).
+    fn non_terminating(&mut self, step: Option<TrailStep>, p: u8) {
+        let edge = step.map(|s| s.edge).unwrap_or(NONE);
+        let kind = ViolationKind::NonTerminatingAtomic;
+        self.rider.violation(self.m, kind, Some(edge), &[]);
+        if !self.found.seen_edge(kind, edge) {
+            let trail = self.trail_for(kind, step);
+            self.add(Violation {
+                kind,
+                edge: Some(edge),
+                pid: Some(p),
+                message: NON_TERMINATING.into(),
+                blocked: Vec::new(),
+                trail,
+                via: None,
+            });
         }
     }
 
@@ -1006,7 +1030,12 @@ impl<R: Rider> Search<'_, '_, R> {
             self.out_of_memory();
             return false;
         };
-        let cursor = Cursor::new(&self.next, only);
+        let tau = self.next_tau;
+        let cursor = if self.claim {
+            Cursor::product(&self.next, only, tau & product::TIMEOUT != 0)
+        } else {
+            Cursor::new(&self.next, only)
+        };
         let frame = Frame {
             id,
             sid,
@@ -1019,6 +1048,7 @@ impl<R: Rider> Search<'_, '_, R> {
             anchor,
             group: NO_GROUP,
             step,
+            tau,
         };
         if self.frames.push(frame).is_err() {
             self.path.truncate(at);
@@ -1049,6 +1079,7 @@ impl<R: Rider> Search<'_, '_, R> {
             anchor,
             group: NO_GROUP,
             step,
+            tau: 0,
         };
         if self.frames.push(frame).is_err() {
             return self.out_of_memory();

@@ -73,6 +73,13 @@ impl Machine<'_> {
     /// Walks `st`'s successors (the moving process's alone first, as inside an atomic
     /// sequence, then everyone's) up to the step `s`; its state is left in `out`.
     fn take(&self, st: &State, s: &TrailStep, out: &mut State, tmp: &mut State) -> Taken {
+        if s.pid == super::claim::CLAIM_PID && self.claim.is_some() {
+            return match self.claim_take(st, s.edge, out) {
+                Some(Ok(flag)) => Taken::Next(flag),
+                Some(Err(f)) => Taken::Fault(f),
+                None => Taken::No,
+            };
+        }
         if let Some(t) = self.take_direct(st, s, out) {
             return t;
         }
@@ -337,6 +344,7 @@ impl Machine<'_> {
             }
             // The repeated state is the one the trail ends in.
             ViolationKind::NonTerminatingAtomic => !steps.is_empty(),
+            ViolationKind::ClaimEnd => self.claim_end_edge(&end.state) == v.edge,
             _ => false,
         }
     }

@@ -94,6 +94,9 @@ pub struct CheckDoc {
     pub stats: Stats,
     pub dangerous_locations: u64,
     pub claims_not_checked: Vec<String>,
+    /// The never claim checked with the system (pan's `never claim + (name)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
     pub xr_xs_not_checked: bool,
     /// pan's state vector would exceed its default VECTORSZ (1,024 bytes): spin needs
     /// `-DVECTORSZ=N` with N above this.
@@ -377,6 +380,7 @@ pub fn document(
         stats: checked.stats.clone(),
         dangerous_locations: checked.dangerous,
         claims_not_checked: checked.claims_not_checked.clone(),
+        claim: checked.claim.clone(),
         xr_xs_not_checked: checked.xr_xs_not_checked,
         spin_needs_vectorsz_above: (checked.stats.state_vector_bytes >= PAN_VECTORSZ)
             .then_some(checked.stats.state_vector_bytes),
@@ -441,11 +445,20 @@ pub fn trail_text(v: &ViolationDoc, indent: &str, window: Option<usize>) -> Stri
 pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     use std::fmt::Write;
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "git rmc verify: {} (full state space search for safety, as pan -DSAFETY -DNOCLAIM)",
-        doc.model
-    );
+    match &doc.claim {
+        Some(c) => writeln!(
+            o,
+            "git rmc verify: {} (full state space search with the claim of {c}, as pan -c0 \
+             without -a)",
+            doc.model
+        ),
+        None => writeln!(
+            o,
+            "git rmc verify: {} (full state space search for safety, as pan -DSAFETY -DNOCLAIM)",
+            doc.model
+        ),
+    }
+    .ok();
     if !doc.claims_not_checked.is_empty() {
         let _ = writeln!(
             o,

@@ -238,13 +238,39 @@ pub(super) fn checked(
             statement: e.text.clone(),
         });
     }
+    // The claim the search ran is checked; an ltl formula whose claim was added to the
+    // model (`load_with_claims`) is that claim.
+    let checked = m.claim.as_ref().map(|c| c.proc);
+    let never = |name: &str| {
+        m.prog
+            .procs
+            .iter()
+            .any(|p| p.kind == ProcKind::Never && p.name == name)
+    };
+    let claim = checked.map(|c| {
+        let name = &m.prog.procs[c].name;
+        match m.prog.ltl.iter().any(|l| &l.name == name) {
+            true => format!("ltl {name}"),
+            false => format!("never {name}"),
+        }
+    });
     let claims_not_checked = m
         .prog
         .procs
         .iter()
-        .filter(|p| p.kind == ProcKind::Never)
-        .map(|p| format!("never {}", p.name))
-        .chain(m.prog.ltl.iter().map(|l| format!("ltl {}", l.name)))
+        .enumerate()
+        .filter(|&(i, p)| p.kind == ProcKind::Never && Some(i) != checked)
+        .map(|(_, p)| match m.prog.ltl.iter().any(|l| l.name == p.name) {
+            true => format!("ltl {}", p.name),
+            false => format!("never {}", p.name),
+        })
+        .chain(
+            m.prog
+                .ltl
+                .iter()
+                .filter(|l| !never(&l.name))
+                .map(|l| format!("ltl {}", l.name)),
+        )
         .collect();
     Checked {
         program: m.prog.clone(),
@@ -256,6 +282,7 @@ pub(super) fn checked(
         fixed,
         unreached,
         claims_not_checked,
+        claim,
         xr_xs_not_checked: m.prog.has_xr_xs,
         mode: run.mode,
         algorithm: run.algorithm,
