@@ -226,3 +226,21 @@ impl Machine<'_> {
         None
     }
 }
+
+impl Machine<'_> {
+    /// pan's accept flag of a product state: the claim or a process of the system is at an
+    /// `accept` label.
+    pub fn accepting(&self, st: &State) -> bool {
+        let claim = self.claim.as_ref().is_some_and(|c| {
+            self.prog.procs[c.proc]
+                .automaton
+                .locations
+                .get(c.loc(st) as usize)
+                .is_some_and(|l| l.accept)
+        });
+        claim
+            || st
+                .pids()
+                .any(|p| self.location(st, p).is_some_and(|l| l.accept))
+    }
+}

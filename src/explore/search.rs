@@ -284,6 +284,8 @@ struct Search<'m, 'p, R: Rider> {
     claim: bool,
     /// The product's bits of the frame pushed next (`Frame::tau`; 0 without a claim).
     next_tau: u8,
+    /// The nested search for acceptance cycles (a product with -a).
+    ndfs: Option<Box<product::Ndfs>>,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -326,6 +328,7 @@ pub fn search<R: Rider>(
                 blocked: Vec::new(),
                 trail: Some(Vec::new()),
                 via: None,
+                cycle: None,
             });
             let mut out = empty(None, found);
             out.stopped_by = kind.is_fatal().then_some(kind);
@@ -368,12 +371,18 @@ pub fn search<R: Rider>(
         pending: None,
         claim: m.claim.is_some(),
         next_tau: 0,
+        ndfs: None,
     };
+    if s.claim && opts.acceptance {
+        s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget)));
+    }
     s.rider.begin(&s.budget);
     s.next = initial;
     if s.claim {
-        // The claim moves first.
-        s.visit_product(0, None, product::CLAIM, None, false);
+        // The claim moves first (as the initial state is, it is accepting or not).
+        let accept = s.ndfs.is_some() && m.accepting(&s.next);
+        let to = product::CLAIM | if accept { product::ACCEPT } else { 0 };
+        s.visit_product(0, None, to, None, false);
     } else {
         s.visit(0, None, None, None, Target::Built);
     }
@@ -406,7 +415,13 @@ pub fn search<R: Rider>(
 
 impl<R: Rider> Search<'_, '_, R> {
     fn finish(mut self, started: Instant) -> Outcome {
-        self.stats.transitions = self.stats.states_stored + self.stats.states_matched;
+        if let Some(n) = &self.ndfs {
+            // pan's figures: stored = visited less nShadow (see `Ndfs::phantom`).
+            self.stats.states_stored += n.phantom;
+            self.stats.states_revisited = self.stats.states_revisited.saturating_sub(n.phantom);
+        }
+        self.stats.transitions =
+            self.stats.states_stored + self.stats.states_revisited + self.stats.states_matched;
         self.stats.states_executed = self
             .stats
             .states_stored
@@ -828,6 +843,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 blocked: Vec::new(),
                 trail,
                 via: None,
+                cycle: None,
             });
         }
     }
@@ -1254,6 +1270,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 blocked,
                 trail,
                 via: Some(self.cur.v.clone()),
+                cycle: None,
             });
         }
         self.keys = keys;
@@ -1317,6 +1334,7 @@ impl<R: Rider> Search<'_, '_, R> {
             blocked: Vec::new(),
             trail,
             via: None,
+            cycle: None,
         });
     }
 
@@ -1380,6 +1398,7 @@ impl<R: Rider> Search<'_, '_, R> {
             blocked: Vec::new(),
             trail,
             via: None,
+            cycle: None,
         });
     }
 
@@ -1417,6 +1436,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 blocked: blocked.to_vec(),
                 trail,
                 via: None,
+                cycle: None,
             });
         }
     }

@@ -329,6 +329,7 @@ mod tests {
             dangerous_locations: 0,
             claims_not_checked: Vec::new(),
             claim: None,
+            acceptance: false,
             xr_xs_not_checked: false,
             spin_needs_vectorsz_above: None,
             violations,
@@ -347,6 +348,7 @@ mod tests {
             locations: Vec::new(),
             blocked_at: Vec::new(),
             trail: None,
+            cycle_start: None,
             elided: 0,
         }
     }

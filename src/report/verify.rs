@@ -97,6 +97,9 @@ pub struct CheckDoc {
     /// The never claim checked with the system (pan's `never claim + (name)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim: Option<String>,
+    /// Acceptance cycles of the product with `claim` were looked for (pan -a).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub acceptance: bool,
     pub xr_xs_not_checked: bool,
     /// pan's state vector would exceed its default VECTORSZ (1,024 bytes): spin needs
     /// `-DVECTORSZ=N` with N above this.
@@ -267,6 +270,10 @@ pub struct ViolationDoc {
     /// Absent beyond the first `--max-trails` violations of a kind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trail: Option<Vec<StepDoc>>,
+    /// An acceptance cycle: the step of the trail where the cycle starts (the trail ends
+    /// in the state before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_start: Option<usize>,
     /// Steps of the trail left out of `trail` after its first half (text output of very
     /// long trails only; the JSON keeps every step).
     #[serde(skip)]
@@ -321,6 +328,7 @@ pub fn document(
                 .map(|b| format!("{}({}) at {}", b.proc, b.pid, files.location(b.at)))
                 .collect(),
             blocked_at: f.blocked.iter().map(|b| files.location(b.at)).collect(),
+            cycle_start: f.cycle_start,
             elided: f
                 .trail
                 .as_ref()
@@ -381,6 +389,7 @@ pub fn document(
         dangerous_locations: checked.dangerous,
         claims_not_checked: checked.claims_not_checked.clone(),
         claim: checked.claim.clone(),
+        acceptance: checked.claim.is_some() && checked.acceptance,
         xr_xs_not_checked: checked.xr_xs_not_checked,
         spin_needs_vectorsz_above: (checked.stats.state_vector_bytes >= PAN_VECTORSZ)
             .then_some(checked.stats.state_vector_bytes),
@@ -422,6 +431,9 @@ pub fn trail_text(v: &ViolationDoc, indent: &str, window: Option<usize>) -> Stri
             );
         }
         next = s.step + 1;
+        if v.cycle_start == Some(s.step) {
+            let _ = writeln!(o, "{indent}       <<<<<START OF CYCLE>>>>>");
+        }
         let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = write!(
             o,
@@ -446,6 +458,12 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     match &doc.claim {
+        Some(c) if doc.acceptance => writeln!(
+            o,
+            "git rmc verify: {} (full state space search with the claim of {c}, acceptance \
+             cycles included, as pan -a -c0)",
+            doc.model
+        ),
         Some(c) => writeln!(
             o,
             "git rmc verify: {} (full state space search with the claim of {c}, as pan -c0 \
@@ -532,9 +550,23 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
         s.depth_reached,
         doc.violations.len()
     );
-    let _ = writeln!(o, "{:>9} states, stored", s.states_stored);
+    if s.states_revisited > 0 {
+        // pan -a: the nested search's visits too.
+        let _ = writeln!(
+            o,
+            "{:>9} states, stored ({} visited)",
+            s.states_stored,
+            s.states_stored + s.states_revisited
+        );
+    } else {
+        let _ = writeln!(o, "{:>9} states, stored", s.states_stored);
+    }
     let _ = writeln!(o, "{:>9} states, matched", s.states_matched);
-    let _ = writeln!(o, "{:>9} transitions (= stored+matched)", s.transitions);
+    let sum = match s.states_revisited {
+        0 => "stored+matched",
+        _ => "visited+matched",
+    };
+    let _ = writeln!(o, "{:>9} transitions (= {sum})", s.transitions);
     let _ = writeln!(o, "{:>9} atomic steps", s.atomic_steps);
     if doc.base.is_some() {
         let _ = writeln!(

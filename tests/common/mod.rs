@@ -240,7 +240,8 @@ pub fn pan_figures(model: &Path, gcc: &[&str], pan: &[&str]) -> Option<([u64; 6]
         [
             before("states, stored")?,
             before("states, matched")?,
-            before("transitions (= stored+matched)")?,
+            // (`= visited+matched` with -a)
+            before("transitions (=")?,
             before("atomic steps")?,
             after("depth reached")?,
             after("errors:")?,

@@ -26,6 +26,9 @@ pub struct Found {
     pub blocked: Vec<BlockedAt>,
     /// None beyond the first `max_trails` violations of a kind.
     pub trail: Option<Trail>,
+    /// An acceptance cycle: the number of the trail's step where the cycle starts (as
+    /// `Step::step` numbers them; the trail ends in the state before that step).
+    pub cycle_start: Option<usize>,
     /// What identifies it from version to version.
     pub key: RecViolation,
     /// Not in the base (every violation is new without one).
@@ -157,7 +160,18 @@ pub(super) fn resolve(
             Some(e) => m.edge(e).span,
             None => blocked.first().map(|b| b.at).unwrap_or_default(),
         };
+        let cycle_start = match (v.cycle, &v.trail) {
+            (Some(k), Some(t)) => Some(
+                t.iter()
+                    .take(k)
+                    .map(|s| 1 + usize::from(s.rv.is_some()))
+                    .sum::<usize>()
+                    + 1,
+            ),
+            _ => None,
+        };
         found.push(Found {
+            cycle_start,
             kind: v.kind,
             message: v.message.clone(),
             at,
@@ -283,6 +297,7 @@ pub(super) fn checked(
         unreached,
         claims_not_checked,
         claim,
+        acceptance: opts.acceptance,
         xr_xs_not_checked: m.prog.has_xr_xs,
         mode: run.mode,
         algorithm: run.algorithm,

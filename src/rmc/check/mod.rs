@@ -134,6 +134,8 @@ pub struct Checked {
     pub claims_not_checked: Vec<String>,
     /// The never claim the search ran in lockstep with (`ltl name` or `never name`).
     pub claim: Option<String>,
+    /// Acceptance cycles were looked for (pan -a).
+    pub acceptance: bool,
     pub xr_xs_not_checked: bool,
     pub mode: Mode,
     pub algorithm: Algorithm,
