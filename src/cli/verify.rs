@@ -78,7 +78,8 @@ pub struct VerifyArgs {
     /// distinct violation is still reported.
     #[arg(long, value_name = "N", default_value_t = explore::outcome::DEFAULT_MAX_TRAILS)]
     pub max_trails: usize,
-    /// Replace each trail by a shortest one to the same violation (a breadth-first search).
+    /// Replace each trail by a shortest one to the same violation (a breadth-first search;
+    /// not with a never claim, whose product it does not search: the trails stay).
     #[arg(long)]
     pub short_trails: bool,
     /// Write the record of this check to FILE (a recording run): what a later check of a

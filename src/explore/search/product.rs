@@ -114,7 +114,7 @@ impl Bits {
 /// What a nested search makes of a state it reaches (pan's `h_store` with the visit and
 /// stack bits of both searches, and the checks around it).
 enum Arrive {
-    /// Explore it: its search id, and whether it is new to the whole search.
+    /// Explore it: its search id.
     Explore(u32),
     /// Met again, or a cycle was reported.
     Done,
