@@ -435,10 +435,15 @@ pub fn trail_text(v: &ViolationDoc, indent: &str, window: Option<usize>) -> Stri
             let _ = writeln!(o, "{indent}       <<<<<START OF CYCLE>>>>>");
         }
         let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // A never claim's step carries no pid of the system's.
+        let pid = match s.pid {
+            crate::explore::claim::CLAIM_PID => "claim".to_string(),
+            p => p.to_string(),
+        };
         let _ = write!(
             o,
-            "{indent}{:>5}  {}({}) {}  {}",
-            s.step, s.proc, s.pid, s.location, s.statement
+            "{indent}{:>5}  {}({pid}) {}  {}",
+            s.step, s.proc, s.location, s.statement
         );
         if !changed.is_empty() {
             let _ = write!(o, "   [{}]", changed.join(", "));
