@@ -27,8 +27,8 @@ use crate::rmc::check::{Algorithm, Base, Request};
 /// claim's assertion, and invalid end states are not checked. Figures are pan's for the
 /// product (gcc -DNOREDUCE; ./pan -c0). With -a, acceptance cycles too, by pan's nested
 /// depth-first search (./pan -a -c0: states stored and visited), each with a trail that
-/// marks where its cycle starts. The other claims are named as not checked. spin's .trail files are not written; trails are printed
-/// (and in the JSON) instead.
+/// marks where its cycle starts. The other claims are named as not checked. spin's .trail
+/// files are not written; trails are printed (and in the JSON) instead.
 ///
 /// With --record FILE the check also writes its record; a later check of a changed version
 /// with --reuse FILE skips every state the change cannot affect (regression model checking)
