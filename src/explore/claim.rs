@@ -151,7 +151,9 @@ impl Machine<'_> {
                 _ => {}
             }
             out.copy_from(st);
-            // No process has the claim's pid: `enabled(p)` asks of any process.
+            // No process has the claim's pid: `enabled(p)` asks of any process. (`np_` in a
+            // claim is read from the state, as pan reads it with -a; without -a pan's is
+            // true except while the claim stutters.)
             let cx = Ctx {
                 pid: CLAIM_PID,
                 timeout,

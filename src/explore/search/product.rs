@@ -48,6 +48,11 @@ const SEEDED: u8 = 64;
 /// pan's nested depth-first search for acceptance cycles (-a, section 3 of the claims
 /// note): states on each search's stack, the states the nested search visited, and the
 /// seed it started from. Sets of search ids; their memory comes from the search's budget.
+///
+/// One case is not pan's: a state the nested search stores first (the vector of a stutter
+/// seed that the first search never stored) is taken as met when the first search reaches
+/// it later, where pan explores it then (its visit bit for the first search is unset). No
+/// model of the tests reaches it.
 pub(super) struct Ndfs {
     on1: Bits,
     on2: Bits,
