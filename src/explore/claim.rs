@@ -152,8 +152,8 @@ impl Machine<'_> {
             }
             out.copy_from(st);
             // No process has the claim's pid: `enabled(p)` asks of any process. (`np_` in a
-            // claim is read from the state, as pan reads it with -a; without -a pan's is
-            // true except while the claim stutters.)
+            // claim is read from the state: spin 6.5.2 builds a model whose claim uses
+            // `np_` with its own `:np_:` claim process, which this does not reproduce.)
             let cx = Ctx {
                 pid: CLAIM_PID,
                 timeout,
