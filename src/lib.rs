@@ -41,6 +41,55 @@ pub struct Loaded {
     pub diags: Vec<Diagnostic>,
 }
 
+/// Reads a model as `load` does, with the never claim of each `ltl` formula added after the
+/// model's own units, as spin adds them for a verification: the claim `ltl` translates
+/// exactly as spin does (`never_claim_for_ltl`), parsed as a `never` claim of a file named
+/// `_spin_nvr.tmp`. A formula the translator rejects is an error at the formula.
+pub fn load_with_claims(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) -> Loaded {
+    use promela::ast::Unit;
+    let parsed = promela::parse_file(main, provider, opts);
+    let mut diags = parsed.diags;
+    let mut files = parsed.files;
+    let program = match parsed.model {
+        Some(mut m) => {
+            let mut text = String::new();
+            for (k, u) in m.units.iter().enumerate() {
+                let Unit::Ltl(l) = u else { continue };
+                let count = m.units[..k]
+                    .iter()
+                    .filter(|u| matches!(u, Unit::Ltl(_)))
+                    .count();
+                let name = l.name.clone().unwrap_or_else(|| format!("ltl_{count}"));
+                let formula = program::ltl_text::spin_text(&l.formula);
+                match ltl::never_claim_for_ltl(&name, &formula) {
+                    Ok(c) => text.push_str(&c),
+                    Err(e) => {
+                        diags.push(Diagnostic::error(l.span, format!("ltl {name}: {e}")));
+                    }
+                }
+            }
+            if !text.is_empty() && !promela::diag::has_errors(&diags) {
+                let (claims, mut d) = promela::parse_claims(&text, &m, &mut files);
+                diags.append(&mut d);
+                m.units.extend(claims.into_iter().map(Unit::Never));
+            }
+            if promela::diag::has_errors(&diags) {
+                None
+            } else {
+                let (p, mut d) = program::build(&m);
+                diags.append(&mut d);
+                p
+            }
+        }
+        None => None,
+    };
+    Loaded {
+        program,
+        files,
+        diags,
+    }
+}
+
 /// Reads, parses and lowers a model. `program` is `None` when any error was found.
 pub fn load(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) -> Loaded {
     let parsed = promela::parse_file(main, provider, opts);

@@ -208,12 +208,41 @@ fn verify_options_silence_kinds() {
 }
 
 #[test]
-fn verify_names_claims_it_does_not_check() {
+fn verify_checks_the_first_claim_and_names_the_others() {
+    // pan's default: the first claim (bounded) is checked, the other two are not.
     let (code, text) = verify(&["--format", "json"], "ltl_formulas.pml");
     assert_eq!(code, Some(0), "{text}");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["claim"], "ltl bounded", "{text}");
     let claims = doc["claims_not_checked"].as_array().expect("claims");
-    assert_eq!(claims.len(), 3, "{claims:?}");
+    assert_eq!(claims, &["ltl returns", "ltl mixed"], "{claims:?}");
+    // pan -c0 on the product with `bounded`: 16 stored, 1 matched, depth 31.
+    assert_eq!(doc["stats"]["states_stored"], 16, "{text}");
+    assert_eq!(doc["stats"]["states_matched"], 1, "{text}");
+    assert_eq!(doc["stats"]["depth_reached"], 31, "{text}");
+}
+
+#[test]
+fn verify_a_reports_an_acceptance_cycle_with_where_it_starts() {
+    // pan -a -c0 on m4: 6 states stored (8 visited), 6 matched, a cycle at depth 6.
+    let (code, text) = verify(&["-a", "--format", "json"], "claims/research_m4.pml");
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["claim"], "ltl p", "{text}");
+    assert_eq!(doc["acceptance"], true, "{text}");
+    assert_eq!(doc["stats"]["states_stored"], 6, "{text}");
+    assert_eq!(doc["stats"]["states_revisited"], 2, "{text}");
+    assert_eq!(doc["stats"]["transitions"], 14, "{text}");
+    let v = &doc["violations"][0];
+    assert_eq!(v["kind"], "acceptance-cycle", "{text}");
+    assert_eq!(v["cycle_start"], 7, "{text}");
+    let (_, text) = verify(&["-a"], "claims/research_m4.pml");
+    assert!(text.contains("6 states, stored (8 visited)"), "{text}");
+    assert!(text.contains("<<<<<START OF CYCLE>>>>>"), "{text}");
+    // Without -a the formula holds for safety (pan without -a: 6/5/11).
+    let (code, text) = verify(&[], "claims/research_m4.pml");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("        5 states, matched"), "{text}");
 }
 
 #[test]

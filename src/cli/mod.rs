@@ -157,11 +157,32 @@ impl clap::ValueEnum for crate::rmc::check::Algorithm {
 pub fn load_model(
     args: &ModelArgs,
 ) -> anyhow::Result<Option<(crate::Loaded, crate::program::Program)>> {
+    load_model_as(args, crate::load)
+}
+
+/// `load_model` with the never claims of the model's `ltl` formulas added (`verify`, which
+/// checks the first claim).
+pub fn load_model_with_claims(
+    args: &ModelArgs,
+) -> anyhow::Result<Option<(crate::Loaded, crate::program::Program)>> {
+    load_model_as(args, crate::load_with_claims)
+}
+
+type Loader = fn(
+    &std::path::Path,
+    &dyn crate::promela::source::FileProvider,
+    &crate::PpOptions,
+) -> crate::Loaded;
+
+fn load_model_as(
+    args: &ModelArgs,
+    load: Loader,
+) -> anyhow::Result<Option<(crate::Loaded, crate::program::Program)>> {
     use std::io::IsTerminal;
     if !args.file.exists() {
         anyhow::bail!("{}: no such file", args.file.display());
     }
-    let mut loaded = crate::load(
+    let mut loaded = load(
         &args.file,
         &crate::promela::source::DiskProvider,
         &args.pp(),

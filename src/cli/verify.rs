@@ -21,7 +21,13 @@ use crate::rmc::check::{Algorithm, Base, Request};
 /// stored and matched, transitions, atomic steps, depth) are SPIN's, as
 /// `spin -o1 -o2 -o3 -a; gcc -DNOREDUCE -DSAFETY -DNOCLAIM; ./pan -c0` prints them.
 ///
-/// Never claims and ltl formulas are not checked yet: the output names them. spin's .trail
+/// A model with a never claim or ltl formulas is checked with its first claim, as pan does
+/// without -a: the claim and the system move in lockstep (the claim first), a claim that
+/// reaches its closing brace is a violation (claim-end), a safety formula fails as the
+/// claim's assertion, and invalid end states are not checked. Figures are pan's for the
+/// product (gcc -DNOREDUCE; ./pan -c0). With -a, acceptance cycles too, by pan's nested
+/// depth-first search (./pan -a -c0: states stored and visited), each with a trail that
+/// marks where its cycle starts. The other claims are named as not checked. spin's .trail
 /// files are not written; trails are printed (and in the JSON) instead.
 ///
 /// With --record FILE the check also writes its record; a later check of a changed version
@@ -42,6 +48,10 @@ pub struct VerifyArgs {
     /// Do not report invalid end states (pan -E).
     #[arg(long)]
     pub no_end_states: bool,
+    /// Look for acceptance cycles of the product with the model's first never claim or
+    /// ltl formula (pan -a): pan's nested depth-first search, its figures included.
+    #[arg(short = 'a', long)]
+    pub acceptance: bool,
     /// Do not report assertion violations (pan -A). As in pan, this also silences array
     /// index errors (the path still ends at them).
     #[arg(long)]
@@ -68,7 +78,8 @@ pub struct VerifyArgs {
     /// distinct violation is still reported.
     #[arg(long, value_name = "N", default_value_t = explore::outcome::DEFAULT_MAX_TRAILS)]
     pub max_trails: usize,
-    /// Replace each trail by a shortest one to the same violation (a breadth-first search).
+    /// Replace each trail by a shortest one to the same violation (a breadth-first search;
+    /// not with a never claim, whose product it does not search: the trails stay).
     #[arg(long)]
     pub short_trails: bool,
     /// Write the record of this check to FILE (a recording run): what a later check of a
@@ -94,11 +105,21 @@ pub struct VerifyArgs {
 }
 
 pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
-    let Some((loaded, program)) = super::load_model(&args.model)? else {
+    let Some((loaded, program)) = super::load_model_with_claims(&args.model)? else {
         return Ok(Outcome::ModelError);
     };
     let color = std::io::stderr().is_terminal();
     report::diagnostics::emit(&loaded.files, &program.pan_refusals(), color);
+    let has_claim = program
+        .procs
+        .iter()
+        .any(|p| p.kind == crate::program::ProcKind::Never);
+    if args.acceptance && !has_claim {
+        eprintln!(
+            "warning: --acceptance looks for acceptance cycles of a never claim or ltl \
+             formula, and the model has none: a safety check runs"
+        );
+    }
     let (memory_limit, memory_origin) =
         super::memory::resolve(args.memory_limit).map_err(anyhow::Error::msg)?;
     use crate::report::verdict::{LimitSource, LimitSources};
@@ -121,6 +142,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         max_errors: args.max_errors,
         memory_limit,
         max_trails: args.max_trails,
+        acceptance: args.acceptance,
     };
     let started = Instant::now();
     let base = args.reuse.as_deref().and_then(|path| {

@@ -182,6 +182,7 @@ impl ModelConfig {
             max_errors: self.limits.max_errors,
             memory_limit,
             max_trails: self.checks.max_trails,
+            acceptance: false,
         }
     }
 }

@@ -189,6 +189,9 @@ pub struct Layout {
     pub globals: Vec<VarLayout>,
     /// Offset where records start.
     pub records_at: u32,
+    /// Offset of the checked never claim's location (`loc_width` bytes just before the
+    /// records, a location index of the claim's proctype), when a claim is checked.
+    pub claim_at: Option<u32>,
     pub procs: Vec<ProcLayout>,
     pub chans: Vec<ChanLayout>,
     pub uses_priority: bool,
@@ -296,12 +299,23 @@ impl Layout {
             globals_at,
             globals,
             records_at,
+            claim_at: None,
             procs,
             chans,
             uses_priority: p.uses_priority,
             loc_width,
             hash: 0,
         };
+        l.hash = l.compute_hash(p);
+        Ok(l)
+    }
+
+    /// The layout of a product with a never claim: the claim's location is stored after the
+    /// globals, before the records, so it is part of every stored state.
+    pub fn with_claim(p: &Program) -> Result<Layout, LayoutError> {
+        let mut l = Layout::new(p)?;
+        l.claim_at = Some(l.records_at);
+        l.records_at += l.loc_width;
         l.hash = l.compute_hash(p);
         Ok(l)
     }
@@ -328,6 +342,10 @@ impl Layout {
             h.write(s);
         };
         put(b"git-rmc layout 2");
+        if let Some(c) = self.claim_at {
+            put(b"claim");
+            put(&c.to_le_bytes());
+        }
         put(&[
             u8::from(self.last_at.is_some()),
             u8::from(self.uses_priority),

@@ -38,11 +38,30 @@ pub struct Machine<'p> {
     /// An error pan reports during an evaluation without ending anything (a poll of a
     /// rendezvous channel): set by the evaluator, taken by successor generation.
     pub(crate) soft: std::cell::Cell<Option<Fault>>,
+    /// The never claim the search runs in lockstep with (`with_claim`), if any.
+    pub claim: Option<super::claim::ClaimSlot>,
 }
 
 impl<'p> Machine<'p> {
+    /// The machine of a safety check: never claims are not run.
     pub fn new(prog: &'p Program) -> Result<Machine<'p>, LayoutError> {
-        let layout = Layout::new(prog)?;
+        Machine::build(prog, Layout::new(prog)?, None)
+    }
+
+    /// The machine of the product with the never claim `claim` (a proctype index; see
+    /// `claim`): its location is part of every state, and the search moves it in lockstep
+    /// with the system, as pan does.
+    pub fn with_claim(prog: &'p Program, claim: usize) -> Result<Machine<'p>, LayoutError> {
+        let layout = Layout::with_claim(prog)?;
+        let slot = super::claim::ClaimSlot::new(prog, claim, &layout);
+        Machine::build(prog, layout, Some(slot))
+    }
+
+    fn build(
+        prog: &'p Program,
+        layout: Layout,
+        claim: Option<super::claim::ClaimSlot>,
+    ) -> Result<Machine<'p>, LayoutError> {
         let max = prog
             .procs
             .iter()
@@ -85,6 +104,7 @@ impl<'p> Machine<'p> {
             .collect();
         Ok(Machine {
             prog,
+            claim,
             stable,
             pan,
             soft: std::cell::Cell::new(None),
@@ -242,6 +262,11 @@ impl<'p> Machine<'p> {
     pub fn pan_vector(&self, st: &State) -> u64 {
         let (mut i, mut j) = (0, 0);
         let mut v = self.pan.base;
+        if let Some(c) = &self.claim {
+            // The claim is pan's process 0; a build with a claim keeps the acceptance bits
+            // (`_a_t`, `_cnt[2]`) in the header.
+            v = (v + 3).div_ceil(8) * 8 + self.pan.procs[c.proc];
+        }
         loop {
             let size = match (st.procs.get(i), st.chans.get(j)) {
                 (Some(&p), c) if c.is_none_or(|&c| p < c) => {
@@ -299,13 +324,16 @@ impl<'p> Machine<'p> {
 
     /// The initial state: globals initialised in declaration order (channels created as
     /// they are declared), then the active processes in declaration order. Never claims are
-    /// not instantiated (safety check, as pan's -DNOCLAIM).
+    /// not processes (a checked claim's location is set to its initial one).
     pub fn initial(&self) -> Result<State, Fault> {
         let mut st = State {
             v: vec![0; self.layout.records_at as usize],
             lw: self.layout.loc_width as u8,
             ..State::default()
         };
+        if let Some(c) = &self.claim {
+            c.set_loc(&mut st, c.initial);
+        }
         let cx = Ctx::of(0);
         for (g, var) in self.layout.globals.iter().zip(&self.prog.globals) {
             let at = self.layout.global_base(g) as usize;

@@ -11,6 +11,7 @@
 
 pub(crate) mod budget;
 pub(crate) mod chunked;
+pub mod claim;
 pub(crate) mod eval;
 pub mod event;
 pub(crate) mod exec;

@@ -25,6 +25,8 @@ pub struct Options {
     pub memory_limit: Option<u64>,
     /// Trails are built and kept for the first this many violations of each kind.
     pub max_trails: usize,
+    /// Look for acceptance cycles of the product with the never claim (pan -a).
+    pub acceptance: bool,
 }
 
 /// Trails kept per kind of violation unless the user says otherwise.
@@ -41,6 +43,7 @@ impl Default for Options {
             max_errors: None,
             memory_limit: None,
             max_trails: DEFAULT_MAX_TRAILS,
+            acceptance: false,
         }
     }
 }
@@ -58,6 +61,10 @@ pub struct Stats {
     pub vector_bytes: u64,
     /// States a regression check did not explore (always 0 in a full check).
     pub states_pruned: u64,
+    /// States the nested search of an acceptance-cycle check visited again (pan's
+    /// nShadow: its "(N visited)" is stored plus these); transitions count them.
+    #[serde(default)]
+    pub states_revisited: u64,
     /// Stored states whose successors the interpreter computed (stored, less walked and
     /// pruned).
     #[serde(default)]
@@ -148,11 +155,15 @@ pub enum ViolationKind {
     DProctypeNondeterminism,
     Unsupported,
     ReceiveTooManyFields,
+    /// The never claim reached its closing brace (pan: "end state in claim reached").
+    ClaimEnd,
+    /// An accepting cycle of the product with the never claim (pan -a).
+    AcceptanceCycle,
 }
 
 impl ViolationKind {
     /// In the order of their codes in records: a new kind goes last.
-    pub const ALL: [ViolationKind; 19] = [
+    pub const ALL: [ViolationKind; 21] = [
         ViolationKind::Assertion,
         ViolationKind::InvalidEndState,
         ViolationKind::IndexOutOfRange,
@@ -172,6 +183,8 @@ impl ViolationKind {
         ViolationKind::DProctypeNondeterminism,
         ViolationKind::Unsupported,
         ViolationKind::ReceiveTooManyFields,
+        ViolationKind::ClaimEnd,
+        ViolationKind::AcceptanceCycle,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -195,6 +208,8 @@ impl ViolationKind {
             ViolationKind::DProctypeNondeterminism => "d_proctype-nondeterminism",
             ViolationKind::Unsupported => "unsupported",
             ViolationKind::ReceiveTooManyFields => "receive-too-many-fields",
+            ViolationKind::ClaimEnd => "claim-end",
+            ViolationKind::AcceptanceCycle => "acceptance-cycle",
         }
     }
 
@@ -247,6 +262,9 @@ pub struct Violation {
     /// A violation reported again from a pruned state's record: its trail so far ends in
     /// that state (this vector), and the rest is still to be found from there.
     pub via: Option<Vec<u8>>,
+    /// An acceptance cycle: how many steps of the trail lead to the state where the cycle
+    /// starts (the trail ends in that state again).
+    pub cycle: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

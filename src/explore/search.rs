@@ -31,6 +31,8 @@ use super::store::Store;
 use super::succ::{Cursor, FaultAt, Next};
 use super::trail::TrailStep;
 
+mod product;
+
 /// What the search does with a state stored for the first time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visit {
@@ -204,6 +206,10 @@ struct Frame {
     /// when its cursor does not announce them.
     group: u16,
     step: Option<TrailStep>,
+    /// In a product with a never claim (`product`): whose turn it is and pan's other bits
+    /// (`product::CLAIM`, ...); always 0 without a claim. (A claim's turn keeps where its
+    /// options stand in `cursor`.)
+    tau: u8,
 }
 
 /// Where a step led, as the search learns it: a state the interpreter built (in `next`), or
@@ -274,6 +280,12 @@ struct Search<'m, 'p, R: Rider> {
     /// The group begun last (its pid; None: the end of the first pass), whose marker is
     /// told to the rider with its first event (an empty group is never told).
     pending: Option<Option<u8>>,
+    /// The search is the product with the machine's never claim (`product`).
+    claim: bool,
+    /// The product's bits of the frame pushed next (`Frame::tau`; 0 without a claim).
+    next_tau: u8,
+    /// The nested search for acceptance cycles (a product with -a).
+    ndfs: Option<Box<product::Ndfs>>,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -316,6 +328,7 @@ pub fn search<R: Rider>(
                 blocked: Vec::new(),
                 trail: Some(Vec::new()),
                 via: None,
+                cycle: None,
             });
             let mut out = empty(None, found);
             out.stopped_by = kind.is_fatal().then_some(kind);
@@ -356,10 +369,23 @@ pub fn search<R: Rider>(
         halted: false,
         grouped,
         pending: None,
+        claim: m.claim.is_some(),
+        next_tau: 0,
+        ndfs: None,
     };
+    if s.claim && opts.acceptance {
+        s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget)));
+    }
     s.rider.begin(&s.budget);
     s.next = initial;
-    s.visit(0, None, None, None, Target::Built);
+    if s.claim {
+        // The claim moves first (as the initial state is, it is accepting or not).
+        let accept = s.ndfs.is_some() && m.accepting(&s.next);
+        let to = product::CLAIM | if accept { product::ACCEPT } else { 0 };
+        s.visit_product(0, None, to, None, false);
+    } else {
+        s.visit(0, None, None, None, Target::Built);
+    }
     let mut tick = 0u32;
     while !s.frames.is_empty() {
         if s.limit.is_some() || s.stopped_by.is_some() || s.halted {
@@ -389,7 +415,13 @@ pub fn search<R: Rider>(
 
 impl<R: Rider> Search<'_, '_, R> {
     fn finish(mut self, started: Instant) -> Outcome {
-        self.stats.transitions = self.stats.states_stored + self.stats.states_matched;
+        if let Some(n) = &self.ndfs {
+            // pan's figures: stored = visited less nShadow (see `Ndfs::phantom`).
+            self.stats.states_stored += n.phantom;
+            self.stats.states_revisited = self.stats.states_revisited.saturating_sub(n.phantom);
+        }
+        self.stats.transitions =
+            self.stats.states_stored + self.stats.states_revisited + self.stats.states_matched;
         self.stats.states_executed = self
             .stats
             .states_stored
@@ -413,6 +445,9 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// One step of an executed frame: the interpreter's next successor, fault or end.
     fn executed(&mut self, fi: usize, depth: u64) {
+        if self.claim {
+            return self.product_step(fi, depth);
+        }
         self.load(fi);
         let mut c = self.frames.get_ref(fi).cursor;
         let r = loop {
@@ -750,22 +785,7 @@ impl<R: Rider> Search<'_, '_, R> {
             };
             self.tell(step, flag, if repeats { To::Repeat } else { To::Atomic });
             if repeats {
-                let edge = step.map(|s| s.edge).unwrap_or(NONE);
-                let kind = ViolationKind::NonTerminatingAtomic;
-                self.rider.violation(self.m, kind, Some(edge), &[]);
-                if !self.found.seen_edge(kind, edge) {
-                    let trail = self.trail_for(kind, step);
-                    self.add(Violation {
-                        kind,
-                        edge: Some(edge),
-                        pid: Some(p),
-                        message: NON_TERMINATING.into(),
-                        blocked: Vec::new(),
-                        trail,
-                        via: None,
-                    });
-                }
-                return;
+                return self.non_terminating(step, p);
             }
             self.reach(depth);
             let anchor = anchor.unwrap_or(NONE);
@@ -805,6 +825,26 @@ impl<R: Rider> Search<'_, '_, R> {
                 self.tell(step, flag, To::State(id));
                 self.enter(id, sid, key, depth, step, built);
             }
+        }
+    }
+
+    /// A state repeats inside one atomic run of process `p` (`step` led to it).
+    fn non_terminating(&mut self, step: Option<TrailStep>, p: u8) {
+        let edge = step.map(|s| s.edge).unwrap_or(NONE);
+        let kind = ViolationKind::NonTerminatingAtomic;
+        self.rider.violation(self.m, kind, Some(edge), &[]);
+        if !self.found.seen_edge(kind, edge) {
+            let trail = self.trail_for(kind, step);
+            self.add(Violation {
+                kind,
+                edge: Some(edge),
+                pid: Some(p),
+                message: NON_TERMINATING.into(),
+                blocked: Vec::new(),
+                trail,
+                via: None,
+                cycle: None,
+            });
         }
     }
 
@@ -1006,7 +1046,12 @@ impl<R: Rider> Search<'_, '_, R> {
             self.out_of_memory();
             return false;
         };
-        let cursor = Cursor::new(&self.next, only);
+        let tau = self.next_tau;
+        let cursor = if self.claim {
+            Cursor::product(&self.next, only, tau & product::TIMEOUT != 0)
+        } else {
+            Cursor::new(&self.next, only)
+        };
         let frame = Frame {
             id,
             sid,
@@ -1019,6 +1064,7 @@ impl<R: Rider> Search<'_, '_, R> {
             anchor,
             group: NO_GROUP,
             step,
+            tau,
         };
         if self.frames.push(frame).is_err() {
             self.path.truncate(at);
@@ -1049,6 +1095,7 @@ impl<R: Rider> Search<'_, '_, R> {
             anchor,
             group: NO_GROUP,
             step,
+            tau: 0,
         };
         if self.frames.push(frame).is_err() {
             return self.out_of_memory();
@@ -1223,6 +1270,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 blocked,
                 trail,
                 via: Some(self.cur.v.clone()),
+                cycle: None,
             });
         }
         self.keys = keys;
@@ -1286,6 +1334,7 @@ impl<R: Rider> Search<'_, '_, R> {
             blocked: Vec::new(),
             trail,
             via: None,
+            cycle: None,
         });
     }
 
@@ -1349,6 +1398,7 @@ impl<R: Rider> Search<'_, '_, R> {
             blocked: Vec::new(),
             trail,
             via: None,
+            cycle: None,
         });
     }
 
@@ -1386,6 +1436,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 blocked: blocked.to_vec(),
                 trail,
                 via: None,
+                cycle: None,
             });
         }
     }

@@ -29,6 +29,11 @@ pub struct Reached {
 /// within the memory limit or within as many states as the depth-first search met; the
 /// violation then keeps its depth-first trail).
 pub fn shortest_trails(m: &Machine, out: &Outcome, opts: &Options) -> Vec<Option<Vec<TrailStep>>> {
+    if m.claim.is_some() {
+        // The breadth-first search knows the system's moves only, not the product with a
+        // never claim: its trails would leave the claim out. The search's trails stay.
+        return vec![None; out.violations.len()];
+    }
     let targets: Vec<Option<Key>> = out
         .violations
         .iter()

@@ -132,6 +132,33 @@ impl Cursor {
         }
     }
 
+    /// The system's turn in a product with a never claim, with `timeout` as the claim's
+    /// turn before left it. There the claim's turn decides when `timeout` holds: a pass
+    /// without `timeout` that moved nothing ends the turn (`in_timeout_pass`).
+    pub fn product(st: &State, only: Option<u8>, timeout: bool) -> Cursor {
+        Cursor {
+            timeout,
+            ..Cursor::new(st, only)
+        }
+    }
+
+    /// Whether the enumeration is in its pass with `timeout` true (the second pass when
+    /// the first moved nothing, or all of a product's turn that has `timeout`).
+    pub fn in_timeout_pass(&self) -> bool {
+        self.timeout
+    }
+
+    /// A claim's turn keeps where its own enumeration stands in its frame's cursor, which
+    /// it does not otherwise use: its next option and how many moved in this pass.
+    pub fn claim_option(&self) -> (u32, u32) {
+        (self.edge, self.proc_moved)
+    }
+
+    pub fn set_claim_option(&mut self, next: u32, moved: u32) {
+        self.edge = next;
+        self.proc_moved = moved;
+    }
+
     /// A fresh enumeration of a stored state's successors that announces each process of
     /// the first pass before it tries it, and the end of that pass (`Next::Group`).
     pub fn grouped(st: &State) -> Cursor {

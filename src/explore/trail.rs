@@ -73,6 +73,13 @@ impl Machine<'_> {
     /// Walks `st`'s successors (the moving process's alone first, as inside an atomic
     /// sequence, then everyone's) up to the step `s`; its state is left in `out`.
     fn take(&self, st: &State, s: &TrailStep, out: &mut State, tmp: &mut State) -> Taken {
+        if s.pid == super::claim::CLAIM_PID && self.claim.is_some() {
+            return match self.claim_take(st, s.edge, out) {
+                Some(Ok(flag)) => Taken::Next(flag),
+                Some(Err(f)) => Taken::Fault(f),
+                None => Taken::No,
+            };
+        }
         if let Some(t) = self.take_direct(st, s, out) {
             return t;
         }
@@ -181,7 +188,7 @@ impl Machine<'_> {
         let steps = v.trail.as_deref().unwrap_or_default();
         let mut views = Vec::with_capacity(window.unwrap_or(steps.len()).min(steps.len() * 2));
         let end = self.follow(initial, steps, Some(&mut views), window)?;
-        if self.ends_in(&end, steps, v, opts) {
+        if self.ends_in(initial, &end, steps, v, opts) {
             Ok(Replayed {
                 views,
                 steps: end.views,
@@ -204,7 +211,7 @@ impl Machine<'_> {
             return true;
         };
         match self.follow(initial, steps, None, None) {
-            Ok(end) => self.ends_in(&end, steps, v, opts),
+            Ok(end) => self.ends_in(initial, &end, steps, v, opts),
             Err(_) => false,
         }
     }
@@ -316,7 +323,14 @@ impl Machine<'_> {
     }
 
     /// Whether a replayed trail ended in violation `v`.
-    fn ends_in(&self, end: &Ended, steps: &[TrailStep], v: &Violation, opts: &Options) -> bool {
+    fn ends_in(
+        &self,
+        initial: &[u8],
+        end: &Ended,
+        steps: &[TrailStep],
+        v: &Violation,
+        opts: &Options,
+    ) -> bool {
         // An error while the initial state is made (a global's initialiser): no step.
         if steps.is_empty() && v.edge.is_none() && v.kind != ViolationKind::InvalidEndState {
             return self.initial().err().map(|f| fault_kind(&f)) == Some(v.kind);
@@ -337,6 +351,16 @@ impl Machine<'_> {
             }
             // The repeated state is the one the trail ends in.
             ViolationKind::NonTerminatingAtomic => !steps.is_empty(),
+            ViolationKind::ClaimEnd => self.claim_end_edge(&end.state) == v.edge,
+            // The trail comes back to the state where the cycle starts.
+            ViolationKind::AcceptanceCycle => {
+                let Some(k) = v.cycle.filter(|&k| k < steps.len()) else {
+                    return false;
+                };
+                let hidden = self.layout.hidden_size as usize;
+                self.follow(initial, &steps[..k], None, None)
+                    .is_ok_and(|start| start.state.v[hidden..] == end.state.v[hidden..])
+            }
             _ => false,
         }
     }

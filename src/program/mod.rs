@@ -7,6 +7,7 @@
 
 pub mod expr;
 pub(crate) mod lower;
+pub mod ltl_text;
 pub(crate) mod resolve;
 pub mod types;
 
@@ -160,7 +161,8 @@ impl Program {
     /// the warning says why spin's figures cannot be had for them.
     pub fn pan_refusals(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        for p in &self.procs {
+        // A never claim's `true` self-loop is its usual way to wait; pan runs it.
+        for p in self.procs.iter().filter(|p| p.kind != ProcKind::Never) {
             for l in &p.automaton.locations {
                 let self_loop = l.edges.iter().any(|e| {
                     e.target == l.id && matches!(e.stmt, LStmt::Expr(LExpr::Const(c)) if c != 0)

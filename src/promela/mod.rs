@@ -87,6 +87,42 @@ pub fn parse_file(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) ->
     }
 }
 
+/// The `never` claims in `text` (the claims spin writes into `_spin_nvr.tmp` for a model's
+/// `ltl` formulas), parsed after `model` (its proctypes, typedefs and mtypes known) as a
+/// file of that name added to `files`, so that their spans name it. Anything else in the
+/// text is ignored.
+pub fn parse_claims(
+    text: &str,
+    model: &ast::Model,
+    files: &mut SourceFiles,
+) -> (Vec<ast::Claim>, Vec<Diagnostic>) {
+    let name = Path::new("_spin_nvr.tmp");
+    let provider = source::MemoryProvider::new().with(name, text);
+    let (pp, mut diags) = preprocess::preprocess(name, &provider, &PpOptions::default(), files);
+    if diag::has_errors(&diags) {
+        return (Vec::new(), diags);
+    }
+    let span_of = |a: u32, b: u32| -> Span { pp.map.span(a as usize, b as usize) };
+    let (raw, lex_errors) = lexer::lex(&pp.text);
+    for e in lex_errors {
+        diags.push(Diagnostic::error(span_of(e.start, e.end), e.message));
+    }
+    let (expanded, _, _) = inlines::expand(raw);
+    let toks = semis::apply(expanded);
+    let mut parser = parser::Parser::new(toks, &span_of).knowing(model);
+    let parsed = parser.parse_model();
+    diags.append(&mut parser.diags);
+    let claims = parsed
+        .units
+        .into_iter()
+        .filter_map(|u| match u {
+            ast::Unit::Never(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    (claims, diags)
+}
+
 /// Whether `main` has a process to run once preprocessed (an `active` proctype or `init`):
 /// what makes a file a model rather than declarations and inlines that models include.
 /// `Err` holds the first preprocessor error when the file cannot be read that far.

@@ -57,6 +57,25 @@ fn is_type_kw(k: Kw) -> bool {
 }
 
 impl<'a> Parser<'a> {
+    /// Makes the names `model` declares known, as they are when its own units are parsed
+    /// (for text parsed after it: the never claims of its `ltl` formulas).
+    pub fn knowing(mut self, model: &crate::promela::ast::Model) -> Self {
+        use crate::promela::ast::Unit;
+        for u in &model.units {
+            match u {
+                Unit::Proctype(p) | Unit::Init(p) => {
+                    self.proctypes.insert(p.name.clone());
+                }
+                Unit::Typedef(t) => {
+                    self.typedefs.insert(t.name.clone());
+                }
+                Unit::Mtype(m) => self.mtypes.extend(m.names.iter().map(|(n, _)| n.clone())),
+                _ => {}
+            }
+        }
+        self
+    }
+
     pub fn new(toks: Vec<Token>, span_of: &'a dyn Fn(u32, u32) -> Span) -> Self {
         Parser {
             toks,

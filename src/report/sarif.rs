@@ -155,6 +155,10 @@ fn describe(kind: &str) -> String {
         ViolationKind::ReceiveTooManyFields => {
             "A receive or poll can name more fields than the channel's messages have"
         }
+        ViolationKind::ClaimEnd => "The never claim can reach its end (the property is violated)",
+        ViolationKind::AcceptanceCycle => {
+            "The never claim can accept infinitely often (the property is violated)"
+        }
     }
     .to_string()
 }
@@ -324,6 +328,8 @@ mod tests {
             stats: Stats::default(),
             dangerous_locations: 0,
             claims_not_checked: Vec::new(),
+            claim: None,
+            acceptance: false,
             xr_xs_not_checked: false,
             spin_needs_vectorsz_above: None,
             violations,
@@ -342,6 +348,7 @@ mod tests {
             locations: Vec::new(),
             blocked_at: Vec::new(),
             trail: None,
+            cycle_start: None,
             elided: 0,
         }
     }

@@ -94,6 +94,12 @@ pub struct CheckDoc {
     pub stats: Stats,
     pub dangerous_locations: u64,
     pub claims_not_checked: Vec<String>,
+    /// The never claim checked with the system (pan's `never claim + (name)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
+    /// Acceptance cycles of the product with `claim` were looked for (pan -a).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub acceptance: bool,
     pub xr_xs_not_checked: bool,
     /// pan's state vector would exceed its default VECTORSZ (1,024 bytes): spin needs
     /// `-DVECTORSZ=N` with N above this.
@@ -264,6 +270,10 @@ pub struct ViolationDoc {
     /// Absent beyond the first `--max-trails` violations of a kind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trail: Option<Vec<StepDoc>>,
+    /// An acceptance cycle: the step of the trail where the cycle starts (the trail ends
+    /// in the state before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_start: Option<usize>,
     /// Steps of the trail left out of `trail` after its first half (text output of very
     /// long trails only; the JSON keeps every step).
     #[serde(skip)]
@@ -318,6 +328,7 @@ pub fn document(
                 .map(|b| format!("{}({}) at {}", b.proc, b.pid, files.location(b.at)))
                 .collect(),
             blocked_at: f.blocked.iter().map(|b| files.location(b.at)).collect(),
+            cycle_start: f.cycle_start,
             elided: f
                 .trail
                 .as_ref()
@@ -377,6 +388,8 @@ pub fn document(
         stats: checked.stats.clone(),
         dangerous_locations: checked.dangerous,
         claims_not_checked: checked.claims_not_checked.clone(),
+        claim: checked.claim.clone(),
+        acceptance: checked.claim.is_some() && checked.acceptance,
         xr_xs_not_checked: checked.xr_xs_not_checked,
         spin_needs_vectorsz_above: (checked.stats.state_vector_bytes >= PAN_VECTORSZ)
             .then_some(checked.stats.state_vector_bytes),
@@ -418,11 +431,19 @@ pub fn trail_text(v: &ViolationDoc, indent: &str, window: Option<usize>) -> Stri
             );
         }
         next = s.step + 1;
+        if v.cycle_start == Some(s.step) {
+            let _ = writeln!(o, "{indent}       <<<<<START OF CYCLE>>>>>");
+        }
         let changed: Vec<String> = s.changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // A never claim's step carries no pid of the system's.
+        let pid = match s.pid {
+            crate::explore::claim::CLAIM_PID => "claim".to_string(),
+            p => p.to_string(),
+        };
         let _ = write!(
             o,
-            "{indent}{:>5}  {}({}) {}  {}",
-            s.step, s.proc, s.pid, s.location, s.statement
+            "{indent}{:>5}  {}({pid}) {}  {}",
+            s.step, s.proc, s.location, s.statement
         );
         if !changed.is_empty() {
             let _ = write!(o, "   [{}]", changed.join(", "));
@@ -441,11 +462,26 @@ pub fn trail_text(v: &ViolationDoc, indent: &str, window: Option<usize>) -> Stri
 pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     use std::fmt::Write;
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "git rmc verify: {} (full state space search for safety, as pan -DSAFETY -DNOCLAIM)",
-        doc.model
-    );
+    match &doc.claim {
+        Some(c) if doc.acceptance => writeln!(
+            o,
+            "git rmc verify: {} (full state space search with the claim of {c}, acceptance \
+             cycles included, as pan -a -c0)",
+            doc.model
+        ),
+        Some(c) => writeln!(
+            o,
+            "git rmc verify: {} (full state space search with the claim of {c}, as pan -c0 \
+             without -a)",
+            doc.model
+        ),
+        None => writeln!(
+            o,
+            "git rmc verify: {} (full state space search for safety, as pan -DSAFETY -DNOCLAIM)",
+            doc.model
+        ),
+    }
+    .ok();
     if !doc.claims_not_checked.is_empty() {
         let _ = writeln!(
             o,
@@ -519,9 +555,23 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
         s.depth_reached,
         doc.violations.len()
     );
-    let _ = writeln!(o, "{:>9} states, stored", s.states_stored);
+    if s.states_revisited > 0 {
+        // pan -a: the nested search's visits too.
+        let _ = writeln!(
+            o,
+            "{:>9} states, stored ({} visited)",
+            s.states_stored,
+            s.states_stored + s.states_revisited
+        );
+    } else {
+        let _ = writeln!(o, "{:>9} states, stored", s.states_stored);
+    }
     let _ = writeln!(o, "{:>9} states, matched", s.states_matched);
-    let _ = writeln!(o, "{:>9} transitions (= stored+matched)", s.transitions);
+    let sum = match s.states_revisited {
+        0 => "stored+matched",
+        _ => "visited+matched",
+    };
+    let _ = writeln!(o, "{:>9} transitions (= {sum})", s.transitions);
     let _ = writeln!(o, "{:>9} atomic steps", s.atomic_steps);
     if doc.base.is_some() {
         let _ = writeln!(

@@ -186,6 +186,16 @@ fn copy_dir(from: &Path, to: &Path) {
 /// `-DVECTORSZ=N` when given): (stored, matched, transitions, atomic steps, depth reached,
 /// errors). None when spin or pan fails or the depth limit cut the search.
 pub fn spin_figures(model: &Path, vectorsz: Option<u64>) -> Option<[u64; 6]> {
+    let vsz = vectorsz.map(|n| format!("-DVECTORSZ={n}"));
+    let mut gcc = vec!["-DNOREDUCE", "-DSAFETY", "-DNOCLAIM"];
+    gcc.extend(vsz.as_deref());
+    pan_figures(model, &gcc, &["-c0", "-n", "-m1000000"]).map(|(f, _)| f)
+}
+
+/// spin's search figures for a model compiled with `gcc -O0 -w <gcc>` and run as
+/// `./pan <pan>`: (stored, matched, transitions, atomic steps, depth reached, errors), and
+/// pan's output. None when spin or pan fails or the depth limit cut the search.
+pub fn pan_figures(model: &Path, gcc: &[&str], pan: &[&str]) -> Option<([u64; 6], String)> {
     let dir = tempfile::tempdir().expect("tempdir");
     let src_dir = model.parent().expect("model has a folder");
     copy_dir(src_dir, dir.path());
@@ -199,21 +209,11 @@ pub fn spin_figures(model: &Path, vectorsz: Option<u64>) -> Option<[u64; 6]> {
     ok(Command::new("spin")
         .args(["-o1", "-o2", "-o3", "-a"])
         .arg(name))?;
-    let vsz = vectorsz.map(|n| format!("-DVECTORSZ={n}"));
     ok(Command::new("gcc")
-        .args([
-            "-O0",
-            "-DNOREDUCE",
-            "-DSAFETY",
-            "-DNOCLAIM",
-            "-w",
-            "-o",
-            "pan",
-            "pan.c",
-        ])
-        .args(vsz))?;
+        .args(["-O0", "-w", "-o", "pan", "pan.c"])
+        .args(gcc))?;
     let out = Command::new("./pan")
-        .args(["-c0", "-n", "-m1000000"])
+        .args(pan)
         .current_dir(dir.path())
         .output()
         .ok()?;
@@ -236,14 +236,18 @@ pub fn spin_figures(model: &Path, vectorsz: Option<u64>) -> Option<[u64; 6]> {
             .parse()
             .ok()
     };
-    Some([
-        before("states, stored")?,
-        before("states, matched")?,
-        before("transitions (= stored+matched)")?,
-        before("atomic steps")?,
-        after("depth reached")?,
-        after("errors:")?,
-    ])
+    Some((
+        [
+            before("states, stored")?,
+            before("states, matched")?,
+            // (`= visited+matched` with -a)
+            before("transitions (=")?,
+            before("atomic steps")?,
+            after("depth reached")?,
+            after("errors:")?,
+        ],
+        text.to_string(),
+    ))
 }
 
 pub mod rmc;

@@ -26,6 +26,9 @@ pub struct Found {
     pub blocked: Vec<BlockedAt>,
     /// None beyond the first `max_trails` violations of a kind.
     pub trail: Option<Trail>,
+    /// An acceptance cycle: the number of the trail's step where the cycle starts (as
+    /// `Step::step` numbers them; the trail ends in the state before that step).
+    pub cycle_start: Option<usize>,
     /// What identifies it from version to version.
     pub key: RecViolation,
     /// Not in the base (every violation is new without one).
@@ -157,7 +160,18 @@ pub(super) fn resolve(
             Some(e) => m.edge(e).span,
             None => blocked.first().map(|b| b.at).unwrap_or_default(),
         };
+        let cycle_start = match (v.cycle, &v.trail) {
+            (Some(k), Some(t)) => Some(
+                t.iter()
+                    .take(k)
+                    .map(|s| 1 + usize::from(s.rv.is_some()))
+                    .sum::<usize>()
+                    + 1,
+            ),
+            _ => None,
+        };
         found.push(Found {
+            cycle_start,
             kind: v.kind,
             message: v.message.clone(),
             at,
@@ -238,13 +252,39 @@ pub(super) fn checked(
             statement: e.text.clone(),
         });
     }
+    // The claim the search ran is checked; an ltl formula whose claim was added to the
+    // model (`load_with_claims`) is that claim.
+    let checked = m.claim.as_ref().map(|c| c.proc);
+    let never = |name: &str| {
+        m.prog
+            .procs
+            .iter()
+            .any(|p| p.kind == ProcKind::Never && p.name == name)
+    };
+    let claim = checked.map(|c| {
+        let name = &m.prog.procs[c].name;
+        match m.prog.ltl.iter().any(|l| &l.name == name) {
+            true => format!("ltl {name}"),
+            false => format!("never {name}"),
+        }
+    });
     let claims_not_checked = m
         .prog
         .procs
         .iter()
-        .filter(|p| p.kind == ProcKind::Never)
-        .map(|p| format!("never {}", p.name))
-        .chain(m.prog.ltl.iter().map(|l| format!("ltl {}", l.name)))
+        .enumerate()
+        .filter(|&(i, p)| p.kind == ProcKind::Never && Some(i) != checked)
+        .map(|(_, p)| match m.prog.ltl.iter().any(|l| l.name == p.name) {
+            true => format!("ltl {}", p.name),
+            false => format!("never {}", p.name),
+        })
+        .chain(
+            m.prog
+                .ltl
+                .iter()
+                .filter(|l| !never(&l.name))
+                .map(|l| format!("ltl {}", l.name)),
+        )
         .collect();
     Checked {
         program: m.prog.clone(),
@@ -256,6 +296,8 @@ pub(super) fn checked(
         fixed,
         unreached,
         claims_not_checked,
+        claim,
+        acceptance: opts.acceptance,
         xr_xs_not_checked: m.prog.has_xr_xs,
         mode: run.mode,
         algorithm: run.algorithm,

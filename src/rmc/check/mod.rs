@@ -132,6 +132,10 @@ pub struct Checked {
     pub unreached: Vec<Unreached>,
     /// The model's claims, which a safety check does not check (`ltl p`, `never q`).
     pub claims_not_checked: Vec<String>,
+    /// The never claim the search ran in lockstep with (`ltl name` or `never name`).
+    pub claim: Option<String>,
+    /// Acceptance cycles were looked for (pan -a).
+    pub acceptance: bool,
     pub xr_xs_not_checked: bool,
     pub mode: Mode,
     pub algorithm: Algorithm,
@@ -172,7 +176,19 @@ pub enum CheckError {
 /// and assembles the next record. `progress` is called now and then while the search runs.
 pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Checked, CheckError> {
     let Some(want) = req.algorithm else {
-        let m = Machine::new(&req.program)?;
+        // A full check runs the product with the first never claim (pan's default); a
+        // regression check does not check claims yet, nor does any check a claim with
+        // local variables (the claim is not a process here).
+        let claim = req
+            .program
+            .procs
+            .iter()
+            .position(|p| p.kind == crate::program::ProcKind::Never)
+            .filter(|&c| req.program.procs[c].locals.is_empty());
+        let m = match claim {
+            Some(c) => Machine::with_claim(&req.program, c)?,
+            None => Machine::new(&req.program)?,
+        };
         let mut out = crate::explore::explore(&m, &req.opts, progress);
         let found = found::resolve(&m, &mut out, &req, None)?;
         let fixed = Vec::new();

@@ -1,0 +1,695 @@
+//! The product with a never claim, inside the one search loop: pan's VERI search. The claim
+//! and the system take turns, the claim first; a frame's `tau` holds whose turn it is and
+//! pan's other bits. Only states where the claim is about to move are stored (and those a
+//! stuttering claim reaches); a blocked claim cuts the path; a claim at its closing brace is
+//! a violation; a blocked system first asks the claim's turn to move again with `timeout`
+//! true (when the model uses `timeout`), then the claim stutters: it moves with the system
+//! unchanged. Invalid end states are not checked. An atomic sequence (the system's or the
+//! claim's) keeps the turn to its end.
+//!
+//! With -a (`Options::acceptance`), pan's nested depth-first search rides the same loop: when
+//! a claim's turn of the first search that moved and is accepting is left, a copy of its
+//! frame starts the nested search on top of the stack (`product_done`), which ends when that
+//! copy is left. A cycle closes on the seed (pan's `A_Root`), on a state of the first
+//! search's stack, or on a state of the current search's stack when it or its parent is
+//! accepting; the counters (stored, visited again, matched) and the stack bits follow pan's
+//! `h_store` and `onstack_zap` exactly, quirks included (see `Ndfs`).
+//!
+//! Read from pan's `new_state` (SPIN 6.5.2): the hashing condition at `Down`, the `tau` bits
+//! set after a move, and the branches where nothing moved (`AllOver`, the timeout request,
+//! `BreakOut`), `checkcycles` and `h_store`. Riders other than a plain check's are not used
+//! with a claim.
+
+use super::{Ident, Limit, Rider, Search, NONE};
+use crate::explore::claim::{ClaimMove, CLAIM_PID};
+use crate::explore::outcome::{Violation, ViolationKind};
+use crate::explore::succ::Next;
+use crate::explore::trail::TrailStep;
+
+use super::{fault_kind, fault_step};
+
+/// `timeout` holds in this turn (pan's tau bit 1).
+pub(super) const TIMEOUT: u8 = 1;
+/// The system's turn below blocked: run the claim's moves again with `timeout` (bit 2).
+const REQUEST: u8 = 2;
+/// The claim's turn (bit 4).
+pub(super) const CLAIM: u8 = 4;
+/// Inside an atomic sequence: the turn does not change (bit 8).
+const ATOMIC: u8 = 8;
+/// The claim stutters: the system blocked, and the claim moves alone (bit 128).
+const STUTTER: u8 = 128;
+/// The state is accepting (pan's `o_pm & 2`, set by the move into it); only with -a.
+pub(super) const ACCEPT: u8 = 16;
+/// Something moved from this frame (pan's `_n != 0`, for a claim's turn).
+const MOVED: u8 = 32;
+/// The nested search from this frame has run: the frame is left next.
+const SEEDED: u8 = 64;
+
+/// pan's nested depth-first search for acceptance cycles (-a, section 3 of the claims
+/// note): states on each search's stack, the states the nested search visited, and the
+/// seed it started from. Sets of search ids; their memory comes from the search's budget.
+///
+/// One case is not pan's: a state the nested search stores first (the vector of a stutter
+/// seed that the first search never stored) is taken as met when the first search reaches
+/// it later, where pan explores it then (its visit bit for the first search is unset). No
+/// model of the tests reaches it.
+pub(super) struct Ndfs {
+    on1: Bits,
+    on2: Bits,
+    seen2: Bits,
+    /// The frame of the nested search's root (the seed's copy), while it runs.
+    root: Option<usize>,
+    /// The seed's depth (pan's `A_depth`, 0 outside a nested search) and its stored bytes
+    /// (`A_Root`).
+    a_depth: u64,
+    a_root: Vec<u8>,
+    /// pan's `nShadow--` where a nested search meets the first one's stack on a state it
+    /// had visited: pan's stored count (visited less nShadow) grows by one each time.
+    pub(super) phantom: u64,
+}
+
+impl Ndfs {
+    pub(super) fn new(budget: &crate::explore::budget::Budget) -> Ndfs {
+        Ndfs {
+            on1: Bits::new(budget),
+            on2: Bits::new(budget),
+            seen2: Bits::new(budget),
+            root: None,
+            a_depth: 0,
+            a_root: Vec::new(),
+            phantom: 0,
+        }
+    }
+}
+
+/// A set of search ids.
+struct Bits(crate::explore::chunked::ChunkedVec<u64>);
+
+impl Bits {
+    fn new(budget: &crate::explore::budget::Budget) -> Bits {
+        Bits(crate::explore::chunked::ChunkedVec::new(
+            budget.clone(),
+            1 << 14,
+        ))
+    }
+
+    fn has(&self, id: u32) -> bool {
+        let (w, b) = (id as usize / 64, id % 64);
+        w < self.0.len() && self.0.get(w) >> b & 1 == 1
+    }
+
+    /// Sets or clears `id`; false when memory ran out.
+    fn put(&mut self, id: u32, on: bool) -> bool {
+        let (w, b) = (id as usize / 64, id % 64);
+        while self.0.len() <= w {
+            if self.0.push(0).is_err() {
+                return false;
+            }
+        }
+        let x = self.0.get_mut(w);
+        if on {
+            *x |= 1 << b;
+        } else {
+            *x &= !(1 << b);
+        }
+        true
+    }
+}
+
+/// What a nested search makes of a state it reaches (pan's `h_store` with the visit and
+/// stack bits of both searches, and the checks around it).
+enum Arrive {
+    /// Explore it: its search id.
+    Explore(u32),
+    /// Met again, or a cycle was reported.
+    Done,
+}
+
+/// The message pan prints for a claim at its end.
+const CLAIM_END: &str = "end state in claim reached";
+
+impl<R: Rider> Search<'_, '_, R> {
+    /// One step of the product's frame `fi`: the claim's next move or the system's.
+    pub(super) fn product_step(&mut self, fi: usize, depth: u64) {
+        self.load(fi);
+        let tau = self.frames.get_ref(fi).tau;
+        if tau & CLAIM != 0 {
+            self.claim_turn(fi, depth, tau);
+        } else {
+            self.system_turn(fi, depth, tau);
+        }
+    }
+
+    fn claim_turn(&mut self, fi: usize, depth: u64, tau: u8) {
+        let (mut next, mut moved) = self.frames.get_ref(fi).cursor.claim_option();
+        let timeout = tau & TIMEOUT != 0;
+        let r = self
+            .m
+            .claim_next(&self.cur, &mut next, &mut moved, timeout, &mut self.next);
+        self.frames.get_mut(fi).cursor.set_claim_option(next, moved);
+        match r {
+            ClaimMove::Step { edge, atomic, flag } => {
+                let step = TrailStep {
+                    pid: CLAIM_PID,
+                    edge,
+                    rv: None,
+                };
+                self.frames.get_mut(fi).tau |= MOVED;
+                self.mark(step);
+                if let Some(flag) = flag {
+                    self.report_flag(flag, step);
+                }
+                // An atomic move keeps the claim's turn; else the system moves next, with
+                // `timeout` when this turn had it.
+                let to = match (atomic, timeout) {
+                    (true, _) => CLAIM | ATOMIC,
+                    (false, true) => TIMEOUT,
+                    (false, false) => 0,
+                };
+                self.visit_product(depth + 1, Some(step), to, None, tau & STUTTER != 0);
+            }
+            ClaimMove::Fault { edge, fault } => {
+                self.frames.get_mut(fi).tau |= MOVED;
+                let step = TrailStep {
+                    pid: CLAIM_PID,
+                    edge,
+                    rv: None,
+                };
+                self.fault_of(step, fault_kind(&fault), true, Some(&fault));
+            }
+            ClaimMove::Done if tau & REQUEST != 0 && tau & TIMEOUT == 0 => {
+                // The system blocked below: the claim's moves again, with `timeout` true.
+                let f = self.frames.get_mut(fi);
+                f.tau = (tau | TIMEOUT) & !REQUEST;
+                f.cursor.set_claim_option(0, 0);
+            }
+            ClaimMove::Done => self.product_done(fi),
+        }
+    }
+
+    fn system_turn(&mut self, fi: usize, depth: u64, tau: u8) {
+        let mut c = self.frames.get_ref(fi).cursor;
+        let r = self
+            .m
+            .next(&self.cur, &mut c, &mut self.next, &mut self.tmp);
+        if std::mem::take(&mut c.failed_offer) {
+            // A rendezvous offer nobody took still reached the level below.
+            self.reach(depth + 1);
+        }
+        self.frames.get_mut(fi).cursor = c;
+        if tau & TIMEOUT == 0 && c.in_timeout_pass() {
+            // The pass without `timeout` moved nothing: what the cursor's own timeout pass
+            // found is not the product's (the claim's turn decides on `timeout`).
+            return self.system_blocked(fi, tau);
+        }
+        match r {
+            Next::Succ(it) => {
+                let step = TrailStep {
+                    pid: it.pid,
+                    edge: it.edge,
+                    rv: it.rv,
+                };
+                self.mark(step);
+                if let Some(flag) = it.flag {
+                    self.report_flag(flag, step);
+                }
+                let d = depth + if it.rv.is_some() { 2 } else { 1 };
+                let to = match (it.atomic, tau & TIMEOUT) {
+                    (true, t) => ATOMIC | t,
+                    (false, _) => CLAIM,
+                };
+                self.visit_product(d, Some(step), to, it.atomic.then(|| it.mover()), false);
+            }
+            Next::Fault(f) => {
+                if f.rv.is_some() {
+                    self.reach(depth + 1);
+                }
+                self.fault_of(fault_step(&f), fault_kind(&f.fault), true, Some(&f.fault))
+            }
+            Next::Report(f) => {
+                self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
+            }
+            Next::Done if c.moved > 0 => self.product_done(fi),
+            Next::Done => self.system_blocked(fi, tau),
+            Next::Group(_) => self.halted = true,
+        }
+    }
+
+    /// Nothing of the system moved from frame `fi`.
+    fn system_blocked(&mut self, fi: usize, tau: u8) {
+        if tau & ATOMIC != 0 {
+            // Blocked inside an atomic sequence: the claim moves now, from this state,
+            // which is stored (or met again).
+            let f = self.frames.get_mut(fi);
+            f.tau = CLAIM | (tau & ACCEPT);
+            f.cursor.set_claim_option(0, 0);
+            if self.ndfs.is_some() {
+                return self.arrive_in_place(fi);
+            }
+            let depth = self.frames.len();
+            self.blocked_in_atomic(fi, None);
+            if self.frames.len() == depth && self.frames.get_ref(fi).id != NONE {
+                self.claim_end_check();
+            }
+            return;
+        }
+        let timeouts = self.m.claim.as_ref().is_some_and(|c| c.timeouts);
+        if timeouts && tau & TIMEOUT == 0 {
+            // Ask the claim's turn below to move again with `timeout` true.
+            if let Some(below) = fi.checked_sub(1) {
+                self.frames.get_mut(below).tau |= REQUEST;
+            }
+            return self.product_done(fi);
+        }
+        // The claim stutters: it moves from this very state (not stored), and the states
+        // its moves reach are stored.
+        let f = self.frames.get_mut(fi);
+        f.tau = tau | CLAIM | STUTTER;
+        f.cursor.set_claim_option(0, 0);
+    }
+
+    /// Visits the product state in `self.next`, reached at `depth` by `step`; `to` is its
+    /// turn and bits, `only` the process that keeps atomic control, `stutter` that the
+    /// claim stuttered into it. It is stored when the claim moves next (or the claim
+    /// stuttered into it), outside atomic sequences.
+    pub(super) fn visit_product(
+        &mut self,
+        depth: u64,
+        step: Option<TrailStep>,
+        to: u8,
+        only: Option<u8>,
+        stutter: bool,
+    ) {
+        if self.limit.is_some() {
+            // A violation just reached the limit of errors: pan stops inside that move.
+            return;
+        }
+        if let Some(max) = self.opts.max_depth {
+            if depth >= max {
+                // pan counts a cut at the depth limit as a match.
+                self.stats.states_matched += 1;
+                self.limit = Some(Limit::Depth);
+                return;
+            }
+        }
+        if step.is_some_and(|s| s.rv.is_some()) {
+            // The middle of a rendezvous is a state pan explores without storing.
+            self.reach(depth - 1);
+        }
+        let anchor = self.anchor();
+        if to & ATOMIC != 0 {
+            self.stats.atomic_steps += 1;
+            if let Some(p) = only {
+                if self.repeats_in_atomic_run() {
+                    return self.non_terminating(step, p);
+                }
+            }
+        }
+        let mut to = to;
+        let parent_accept = self
+            .frames
+            .len()
+            .checked_sub(1)
+            .is_some_and(|t| self.frames.get_ref(t).tau & ACCEPT != 0);
+        let hashed = to & CLAIM != 0 || stutter;
+        if let Some(n) = &self.ndfs {
+            if self.m.accepting(&self.next) {
+                to |= ACCEPT;
+            }
+            // The nested search is back at its seed (pan's `A_Root`).
+            if hashed
+                && n.root.is_some()
+                && depth > n.a_depth
+                && self.next.v[self.hidden..] == n.a_root[..]
+            {
+                let seed = n.root.and_then(|r| r.checked_sub(1));
+                return self.report_cycle(seed, step);
+            }
+        }
+        self.next_tau = to;
+        if to & ATOMIC != 0 || !hashed {
+            self.reach(depth);
+            if self.push(NONE, NONE, depth, only, anchor.unwrap_or(NONE), step) {
+                self.claim_end_check();
+            }
+            return;
+        }
+        let ident = match self.identify_next() {
+            Ok(i) => i,
+            Err(_) => return self.out_of_memory(),
+        };
+        if self.ndfs.is_some() {
+            return self.arrive_new(ident, depth, step, to & ACCEPT != 0 || parent_accept);
+        }
+        match ident {
+            Ident::Known(id) => self.matched(id, anchor),
+            Ident::New { id, sid, key } => {
+                let frames = self.frames.len();
+                self.enter(id, sid, key, depth, step, true);
+                if self.frames.len() > frames {
+                    self.claim_end_check();
+                }
+            }
+        }
+    }
+
+    /// With -a: the state in `self.next`, reached by `step` at `depth`, is `ident`; a cycle
+    /// closes on a state on the stack when it or its parent is accepting (`accept`).
+    fn arrive_new(&mut self, ident: Ident, depth: u64, step: Option<TrailStep>, accept: bool) {
+        let nested = self.ndfs.as_ref().is_some_and(|n| n.root.is_some());
+        if !nested {
+            match ident {
+                Ident::New { id, sid, key } => {
+                    let frames = self.frames.len();
+                    self.enter(id, sid, key, depth, step, true);
+                    if self.frames.len() > frames {
+                        self.mark_on(id, true, true);
+                        self.claim_end_check();
+                    }
+                }
+                Ident::Known(id) => {
+                    if self.on_stack(id, true) && accept && self.beyond_seed(depth) {
+                        let at = self.frame_of(id, false);
+                        return self.report_cycle(at, step);
+                    }
+                    self.matched(id, self.anchor());
+                }
+            }
+            return;
+        }
+        let Arrive::Explore(id) = self.arrive_nested(ident, depth, accept, step) else {
+            return;
+        };
+        self.reach(depth);
+        if self.push(NONE, NONE, depth, None, NONE, step) {
+            let top = self.frames.len() - 1;
+            self.frames.get_mut(top).lowlink = id;
+            self.claim_end_check();
+        }
+    }
+
+    /// With -a: the frame `fi` on top (not stored: a process blocked inside its atomic
+    /// sequence) becomes the claim's turn, and its state is stored or met again here.
+    fn arrive_in_place(&mut self, fi: usize) {
+        let depth = self.frames.get_ref(fi).depth;
+        let accept = self.frames.get_ref(fi).tau & ACCEPT != 0
+            || fi
+                .checked_sub(1)
+                .is_some_and(|b| self.frames.get_ref(b).tau & ACCEPT != 0);
+        let cur = std::mem::take(&mut self.cur);
+        let ident = self.identify(&cur);
+        self.cur = cur;
+        let Ok(ident) = ident else {
+            return self.out_of_memory();
+        };
+        let nested = match &self.ndfs {
+            Some(n) => match n.root {
+                Some(root) => {
+                    if depth > n.a_depth && self.cur.v[self.hidden..] == n.a_root[..] {
+                        self.report_cycle(root.checked_sub(1), None);
+                        return self.pop();
+                    }
+                    true
+                }
+                None => false,
+            },
+            None => false,
+        };
+        if !nested {
+            match ident {
+                Ident::New { id, sid, key } => {
+                    self.store_blocked(fi, id, sid, key, true);
+                    if self.frames.len() == fi + 1 && self.frames.get_ref(fi).id == id {
+                        self.mark_on(id, true, true);
+                        self.claim_end_check();
+                    }
+                }
+                Ident::Known(id) => {
+                    if self.on_stack(id, true) && accept && self.beyond_seed(depth) {
+                        let at = self.frame_of(id, false);
+                        self.report_cycle(at, None);
+                    } else {
+                        let anchor = self.frames.get_ref(fi).anchor;
+                        self.matched(id, (anchor != NONE).then_some(anchor));
+                    }
+                    self.pop();
+                }
+            }
+            return;
+        }
+        match self.arrive_nested(ident, depth, accept, None) {
+            Arrive::Explore(id) => {
+                self.frames.get_mut(fi).lowlink = id;
+                self.claim_end_check();
+            }
+            Arrive::Done => self.pop(),
+        }
+    }
+
+    /// The nested search reaches a state (`ident`) at `depth` (pan's `h_store` and the
+    /// checks after it): a state the first search has on its stack closes a cycle; a state
+    /// on the nested search's own stack closes one when it or its parent is accepting
+    /// (`accept`); a state the nested search has not visited is explored (counted as a
+    /// state visited again); anything else is a match.
+    fn arrive_nested(
+        &mut self,
+        ident: Ident,
+        depth: u64,
+        accept: bool,
+        step: Option<TrailStep>,
+    ) -> Arrive {
+        let id = match ident {
+            Ident::New { id, .. } => {
+                // New to the whole search (a stuttering seed's state): stored now.
+                self.stats.states_stored += 1;
+                self.reach(depth);
+                self.mark_on(id, false, true);
+                self.mark_seen2(id);
+                return Arrive::Explore(id);
+            }
+            Ident::Known(id) => id,
+        };
+        let on1 = self.on_stack(id, true) && self.beyond_seed(depth);
+        let seen = self.ndfs.as_ref().is_some_and(|n| n.seen2.has(id));
+        if !seen {
+            self.stats.states_revisited += 1;
+            self.mark_seen2(id);
+            self.mark_on(id, false, true);
+            if on1 {
+                // pan: the first search's stack intersected (`nShadow--`).
+                self.stats.states_revisited -= 1;
+                let at = self.frame_of(id, false);
+                self.report_cycle(at, step);
+                return Arrive::Done;
+            }
+            return Arrive::Explore(id);
+        }
+        if self.on_stack(id, false) {
+            if on1 {
+                if let Some(n) = &mut self.ndfs {
+                    n.phantom += 1;
+                }
+                let at = self.frame_of(id, false);
+                self.report_cycle(at, step);
+                return Arrive::Done;
+            }
+            if accept && self.beyond_seed(depth) {
+                let at = self.frame_of(id, true);
+                self.report_cycle(at, step);
+                return Arrive::Done;
+            }
+        }
+        self.stats.states_matched += 1;
+        Arrive::Done
+    }
+
+    /// pan's `depth > A_depth`.
+    fn beyond_seed(&self, depth: u64) -> bool {
+        self.ndfs.as_ref().is_some_and(|n| depth > n.a_depth)
+    }
+
+    fn on_stack(&self, id: u32, first: bool) -> bool {
+        self.ndfs
+            .as_ref()
+            .is_some_and(|n| if first { n.on1.has(id) } else { n.on2.has(id) })
+    }
+
+    fn mark_on(&mut self, id: u32, first: bool, on: bool) {
+        let Some(n) = &mut self.ndfs else {
+            return;
+        };
+        let ok = if first {
+            n.on1.put(id, on)
+        } else {
+            n.on2.put(id, on)
+        };
+        if !ok {
+            self.out_of_memory();
+        }
+    }
+
+    fn mark_seen2(&mut self, id: u32) {
+        if let Some(n) = &mut self.ndfs {
+            if !n.seen2.put(id, true) {
+                self.out_of_memory();
+            }
+        }
+    }
+
+    /// The frame of the state `id` on the first search's stack (`nested` false) or on the
+    /// nested search's (true). None for a state pan takes for one on the nested search's
+    /// stack although it is not: the root of an earlier nested search from a stutter keeps
+    /// its stack bit (pan's `onstack_zap` skips it), and pan reports a cycle there.
+    fn frame_of(&self, id: u32, nested: bool) -> Option<usize> {
+        let root = self.ndfs.as_ref().and_then(|n| n.root);
+        let top = self.frames.len();
+        let range = match (nested, root) {
+            (true, Some(r)) => r..top,
+            (false, Some(r)) => 0..r,
+            _ => 0..top,
+        };
+        range.rev().find(|&i| {
+            let f = self.frames.get_ref(i);
+            if nested {
+                f.id == NONE && f.lowlink == id
+            } else {
+                f.id == id
+            }
+        })
+    }
+
+    /// An acceptance cycle: the path to the frame `start` and on to the frame on top, then
+    /// `last`, comes back to the state of `start`. (None: pan's cycle through a stale stack
+    /// bit, which counts as pan counts it and is not reported: there is no such cycle.)
+    fn report_cycle(&mut self, start: Option<usize>, last: Option<TrailStep>) {
+        let Some(start) = start else {
+            return;
+        };
+        let kind = ViolationKind::AcceptanceCycle;
+        let top = self.frames.len().saturating_sub(1);
+        let closing = last.or_else(|| self.frames.get_ref(top).step);
+        let edge = closing.map_or(NONE, |s| s.edge);
+        self.rider.violation(self.m, kind, Some(edge), &[]);
+        if self.found.seen_edge(kind, edge) {
+            return;
+        }
+        let cycle = (0..=start.min(top))
+            .filter(|&i| self.frames.get_ref(i).step.is_some())
+            .count();
+        let trail = self.trail_for(kind, last);
+        self.add(Violation {
+            kind,
+            edge: Some(edge),
+            pid: closing.map(|s| s.pid),
+            message: "acceptance cycle".into(),
+            blocked: Vec::new(),
+            trail,
+            via: None,
+            cycle: Some(cycle),
+        });
+    }
+
+    /// The product's frame `fi` has no move left: it leaves the stack of its search, and
+    /// with -a a claim's turn in the first search that moved and is accepting starts the
+    /// nested search from its state (pan's `checkcycles` at `Done`) before it is left.
+    fn product_done(&mut self, fi: usize) {
+        let Some(root) = self.ndfs.as_ref().map(|n| n.root) else {
+            return self.pop();
+        };
+        let f = *self.frames.get_ref(fi);
+        if f.tau & SEEDED != 0 {
+            return self.pop();
+        }
+        // A frame leaves its search's stack as pan's `onstack_zap` says: a claim's turn
+        // that is not a stutter, or a state a stutter reached (pan's parent of the nested
+        // search's root is the seed's).
+        let parent = match root == Some(fi) {
+            true => fi.checked_sub(2),
+            false => fi.checked_sub(1),
+        };
+        let parent_stutter = parent.is_some_and(|p| self.frames.get_ref(p).tau & STUTTER != 0);
+        let zap =
+            f.tau & ATOMIC == 0 && ((f.tau & CLAIM != 0 && f.tau & STUTTER == 0) || parent_stutter);
+        if root.is_some_and(|r| fi >= r) {
+            if zap && f.id == NONE && f.lowlink != NONE {
+                self.mark_on(f.lowlink, false, false);
+            }
+            if root == Some(fi) {
+                self.nested_over();
+            }
+            return self.pop();
+        }
+        if zap && f.id != NONE {
+            self.mark_on(f.id, true, false);
+        }
+        self.load(fi);
+        let seed =
+            f.tau & CLAIM != 0 && f.tau & ATOMIC == 0 && f.tau & MOVED != 0 && f.tau & ACCEPT != 0;
+        if !seed {
+            return self.pop();
+        }
+        self.frames.get_mut(fi).tau |= SEEDED;
+        if let Some(n) = &mut self.ndfs {
+            n.root = Some(fi + 1);
+            n.a_depth = f.depth;
+            n.a_root.clear();
+            n.a_root.extend_from_slice(&self.cur.v[self.hidden..]);
+        }
+        // The nested search starts at the seed itself, as a claim's turn again.
+        self.next.copy_from(&self.cur);
+        let to = CLAIM | (f.tau & (STUTTER | ACCEPT));
+        self.next_tau = to;
+        let cur = std::mem::take(&mut self.next);
+        let ident = self.identify(&cur);
+        self.next = cur;
+        let Ok(ident) = ident else {
+            return self.out_of_memory();
+        };
+        match self.arrive_nested(ident, f.depth, false, None) {
+            Arrive::Explore(id) => {
+                if self.push(NONE, NONE, f.depth, None, NONE, None) {
+                    let top = self.frames.len() - 1;
+                    self.frames.get_mut(top).lowlink = id;
+                    self.claim_end_check();
+                } else {
+                    self.nested_over();
+                }
+            }
+            Arrive::Done => self.nested_over(),
+        }
+    }
+
+    /// The nested search is over: pan's `checkcycles` returns (and sets `A_depth` to 0).
+    fn nested_over(&mut self) {
+        if let Some(n) = &mut self.ndfs {
+            n.root = None;
+            n.a_depth = 0;
+        }
+    }
+
+    /// The frame on top was just reached (not met again): a claim at its closing brace
+    /// there is a violation (pan checks at every level, whoever moves next).
+    fn claim_end_check(&mut self) {
+        let top = self.frames.len() - 1;
+        self.load(top);
+        let Some(edge) = self.m.claim_end_edge(&self.cur) else {
+            return;
+        };
+        let kind = ViolationKind::ClaimEnd;
+        self.rider.violation(self.m, kind, Some(edge), &[]);
+        if self.found.seen_edge(kind, edge) {
+            return;
+        }
+        let trail = self.trail_for(kind, None);
+        self.add(Violation {
+            kind,
+            edge: Some(edge),
+            pid: Some(CLAIM_PID),
+            message: CLAIM_END.into(),
+            blocked: Vec::new(),
+            trail,
+            via: None,
+            cycle: None,
+        });
+    }
+}

@@ -1,0 +1,10 @@
+/* Model m1 of /work/shared/research/claims (pan-claims.md section 9). */
+byte x;
+active proctype P() {
+  do
+  :: x < 3 -> x++
+  :: x == 3 -> x = 0
+  od
+}
+ltl p1 { [] (x < 3) }
+ltl p2 { []<> (x == 3) }

@@ -1,0 +1,10 @@
+/* Model m3 of /work/shared/research/claims (pan-claims.md section 9). */
+byte x;
+active proctype P() {
+  do
+  :: x < 2 -> x++
+  :: x == 2 -> x = 0
+  :: x == 1 -> x = 0
+  od
+}
+ltl p { []<> (x == 2) }
