@@ -220,6 +220,16 @@ fn verify_checks_the_first_claim_and_names_the_others() {
     assert_eq!(doc["stats"]["states_stored"], 16, "{text}");
     assert_eq!(doc["stats"]["states_matched"], 1, "{text}");
     assert_eq!(doc["stats"]["depth_reached"], 31, "{text}");
+    // A claim was checked: the pass is not "safety only", and names the claims left.
+    let (_, text) = verify(&[], "ltl_formulas.pml");
+    assert!(
+        text.contains("verdict: pass (ltl returns, ltl mixed not checked)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not checked yet (one claim is checked at a time): ltl returns"),
+        "{text}"
+    );
 }
 
 #[test]

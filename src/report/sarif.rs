@@ -46,7 +46,11 @@ pub fn sarif(runs: &[(String, Vec<CheckDoc>)], tool_version: &str) -> Value {
             let short = &commit[..commit.len().min(7)];
             let words = match (doc.verdict.as_str(), &doc.limit_detail) {
                 ("pass", _) if !doc.claims_not_checked.is_empty() => {
-                    super::verdict::verdict_words("pass", &doc.claims_not_checked)
+                    super::verdict::verdict_words_beside(
+                        "pass",
+                        &doc.claims_not_checked,
+                        doc.claim.is_some(),
+                    )
                 }
                 (_, Some(l)) if !doc.complete => format!("incomplete: {}", l.sentence()),
                 _ => continue,

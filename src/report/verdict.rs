@@ -10,12 +10,20 @@ use super::verify::ViolationDoc;
 /// The verdict as a person should read it: a pass that did not check the model's claims says
 /// so (`pass (safety only: ltl p not checked)`), so that it is never taken for one that did.
 pub fn verdict_words(verdict: &str, claims_not_checked: &[String]) -> String {
+    verdict_words_beside(verdict, claims_not_checked, false)
+}
+
+/// `verdict_words` for a check that may have checked one claim beside the safety properties
+/// (`claim_checked`): its pass is then not "safety only", but still names the claims left.
+pub fn verdict_words_beside(
+    verdict: &str,
+    claims_not_checked: &[String],
+    claim_checked: bool,
+) -> String {
     match verdict {
         "pass" if !claims_not_checked.is_empty() => {
-            format!(
-                "pass (safety only: {} not checked)",
-                claims_not_checked.join(", ")
-            )
+            let what = if claim_checked { "" } else { "safety only: " };
+            format!("pass ({what}{} not checked)", claims_not_checked.join(", "))
         }
         "fail" => "FAIL".into(),
         "incomplete" => "INCOMPLETE".into(),

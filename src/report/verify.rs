@@ -483,9 +483,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     }
     .ok();
     if !doc.claims_not_checked.is_empty() {
+        let what = match doc.claim {
+            Some(_) => "(one claim is checked at a time)",
+            None => "(safety only)",
+        };
         let _ = writeln!(
             o,
-            "note: not checked yet (safety only): {}",
+            "note: not checked yet {what}: {}",
             doc.claims_not_checked.join(", ")
         );
     }
@@ -641,7 +645,11 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
             let _ = writeln!(
                 o,
                 "verdict: {}",
-                super::verdict::verdict_words("pass", &doc.claims_not_checked)
+                super::verdict::verdict_words_beside(
+                    "pass",
+                    &doc.claims_not_checked,
+                    doc.claim.is_some()
+                )
             );
         }
         ("fail", None) => {
