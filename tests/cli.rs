@@ -233,6 +233,49 @@ fn verify_checks_the_first_claim_and_names_the_others() {
 }
 
 #[test]
+fn verify_claim_picks_the_claim_as_pan_n_does() {
+    // pan -c0 -N NAME and pan -a -c0 -N NAME on ltl_formulas.pml: stored, visited again,
+    // matched, transitions, depth.
+    let cases = [
+        ("returns", false, 24, 0, 4, 28, 31),
+        ("returns", true, 24, 8, 10, 42, 31),
+        ("mixed", false, 27, 0, 8, 35, 33),
+        ("mixed", true, 27, 0, 8, 35, 33),
+    ];
+    for (name, a, stored, again, matched, transitions, depth) in cases {
+        let mut args = vec!["-N", name, "--format", "json"];
+        if a {
+            args.push("-a");
+        }
+        let (code, text) = verify(&args, "ltl_formulas.pml");
+        assert_eq!(code, Some(0), "{name} {a}: {text}");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(doc["claim"], format!("ltl {name}"), "{text}");
+        let st = &doc["stats"];
+        assert_eq!(st["states_stored"], stored, "{name} {a}: {text}");
+        assert_eq!(
+            st["states_revisited"].as_u64().unwrap_or(0),
+            again,
+            "{name} {a}"
+        );
+        assert_eq!(st["states_matched"], matched, "{name} {a}: {text}");
+        assert_eq!(st["transitions"], transitions, "{name} {a}: {text}");
+        assert_eq!(st["depth_reached"], depth, "{name} {a}: {text}");
+        let left = doc["claims_not_checked"].as_array().expect("claims").len();
+        assert_eq!(left, 2, "{text}");
+    }
+    // A name the model does not have is a usage error that names those it has.
+    let out = bin()
+        .args(["verify", "-N", "nope"])
+        .arg(models().join("ltl_formulas.pml"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("it has bounded, returns, mixed"), "{err}");
+}
+
+#[test]
 fn verify_a_reports_an_acceptance_cycle_with_where_it_starts() {
     // pan -a -c0 on m4: 6 states stored (8 visited), 6 matched, a cycle at depth 6.
     let (code, text) = verify(&["-a", "--format", "json"], "claims/research_m4.pml");

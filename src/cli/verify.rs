@@ -52,6 +52,9 @@ pub struct VerifyArgs {
     /// ltl formula (pan -a): pan's nested depth-first search, its figures included.
     #[arg(short = 'a', long)]
     pub acceptance: bool,
+    /// Check the never claim or ltl formula named NAME instead of the first (pan -N NAME).
+    #[arg(short = 'N', long, value_name = "NAME")]
+    pub claim: Option<String>,
     /// Do not report assertion violations (pan -A). As in pan, this also silences array
     /// index errors (the path still ends at them).
     #[arg(long)]
@@ -114,6 +117,35 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         .procs
         .iter()
         .any(|p| p.kind == crate::program::ProcKind::Never);
+    if let Some(name) = &args.claim {
+        // A name that is no claim of the model, a claim git rmc cannot check, or one a
+        // regression check would skip is refused before anything runs.
+        let claims: Vec<&crate::program::Proc> = program
+            .procs
+            .iter()
+            .filter(|p| p.kind == crate::program::ProcKind::Never)
+            .collect();
+        let Some(c) = claims.iter().find(|p| &p.name == name) else {
+            let names: Vec<&str> = claims.iter().map(|p| p.name.as_str()).collect();
+            anyhow::bail!(
+                "--claim {name}: the model has no never claim or ltl formula of that name ({})",
+                match names.is_empty() {
+                    true => "it has none".to_string(),
+                    false => format!("it has {}", names.join(", ")),
+                }
+            );
+        };
+        if !c.locals.is_empty() {
+            anyhow::bail!(
+                "--claim {name}: a claim with local variables is not checked by git rmc yet"
+            );
+        }
+        if args.record.is_some() || args.reuse.is_some() {
+            anyhow::bail!(
+                "--claim: a regression check (--record, --reuse) does not check claims yet"
+            );
+        }
+    }
     if args.acceptance && !has_claim {
         eprintln!(
             "warning: --acceptance looks for acceptance cycles of a never claim or ltl \
@@ -173,6 +205,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         base,
         short_trails: args.short_trails,
         window: (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS),
+        claim: args.claim.clone(),
     };
     let mut bar = super::progress::Bar::new();
     let checked = super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?;

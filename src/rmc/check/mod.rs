@@ -93,6 +93,9 @@ pub struct Request {
     /// Describe at most this many steps of each trail, half from each end (the text
     /// output's view); None: every step.
     pub window: Option<usize>,
+    /// The never claim a full check runs with, by name (an `ltl` formula's claim has the
+    /// formula's name); None: the first (pan's default, `-N` picks another).
+    pub claim: Option<String>,
 }
 
 /// Whether a check reused its base's record.
@@ -183,8 +186,16 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
             .program
             .procs
             .iter()
-            .position(|p| p.kind == crate::program::ProcKind::Never)
+            .position(|p| {
+                p.kind == crate::program::ProcKind::Never
+                    && req.claim.as_ref().is_none_or(|n| &p.name == n)
+            })
             .filter(|&c| req.program.procs[c].locals.is_empty());
+        if let (Some(n), None) = (&req.claim, claim) {
+            return Err(CheckError::Internal(format!(
+                "no never claim or ltl formula named '{n}' that can be checked"
+            )));
+        }
         let m = match claim {
             Some(c) => Machine::with_claim(&req.program, c)?,
             None => Machine::new(&req.program)?,
