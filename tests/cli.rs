@@ -208,20 +208,53 @@ fn verify_options_silence_kinds() {
 }
 
 #[test]
-fn verify_checks_the_first_claim_and_names_the_others() {
-    // pan's default: the first claim (bounded) is checked, the other two are not.
+fn verify_checks_safety_and_then_each_claim_on_its_own() {
     let (code, text) = verify(&["--format", "json"], "ltl_formulas.pml");
     assert_eq!(code, Some(0), "{text}");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    // The safety properties alone (pan -DSAFETY -DNOCLAIM -c0): 16/1/17, depth 15.
+    assert!(doc["claim"].is_null(), "{text}");
+    assert_eq!(doc["stats"]["states_stored"], 16, "{text}");
+    assert_eq!(doc["stats"]["states_matched"], 1, "{text}");
+    assert_eq!(doc["stats"]["depth_reached"], 15, "{text}");
+    assert_eq!(doc["claims_not_checked"], serde_json::json!([]), "{text}");
+    // Then each claim as pan -a -c0 -N NAME: stored, visited again, matched, transitions,
+    // depth.
+    let want = [
+        ("ltl bounded", 16, 0, 1, 17, 31),
+        ("ltl returns", 24, 8, 10, 42, 31),
+        ("ltl mixed", 27, 0, 8, 35, 33),
+    ];
+    let claims = doc["claims"].as_array().expect("claims");
+    assert_eq!(claims.len(), want.len(), "{text}");
+    for (c, (name, stored, again, matched, transitions, depth)) in claims.iter().zip(want) {
+        assert_eq!(c["name"], name, "{c}");
+        assert_eq!(c["verdict"], "pass", "{c}");
+        assert_eq!(c["acceptance"], true, "{c}");
+        assert_eq!(c["stats"]["states_stored"], stored, "{c}");
+        assert_eq!(c["stats"]["states_revisited"], again, "{c}");
+        assert_eq!(c["stats"]["states_matched"], matched, "{c}");
+        assert_eq!(c["stats"]["transitions"], transitions, "{c}");
+        assert_eq!(c["stats"]["depth_reached"], depth, "{c}");
+    }
+    assert_eq!(claims[0]["formula"], "[] ((x) <= (3))", "{text}");
+    let (_, text) = verify(&[], "ltl_formulas.pml");
+    assert!(
+        text.contains("overall (safety and 3 claims): pass\n"),
+        "{text}"
+    );
+    // -N: pan's one claim (the first, bounded: pan -c0, 16 stored, 1 matched, depth 31).
+    // A claim was checked: the pass is not "safety only", and names the claims left.
+    let (code, text) = verify(&["-N", "bounded", "--format", "json"], "ltl_formulas.pml");
+    assert_eq!(code, Some(0), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
     assert_eq!(doc["claim"], "ltl bounded", "{text}");
-    let claims = doc["claims_not_checked"].as_array().expect("claims");
-    assert_eq!(claims, &["ltl returns", "ltl mixed"], "{claims:?}");
-    // pan -c0 on the product with `bounded`: 16 stored, 1 matched, depth 31.
+    let left = doc["claims_not_checked"].as_array().expect("claims");
+    assert_eq!(left, &["ltl returns", "ltl mixed"], "{left:?}");
     assert_eq!(doc["stats"]["states_stored"], 16, "{text}");
     assert_eq!(doc["stats"]["states_matched"], 1, "{text}");
     assert_eq!(doc["stats"]["depth_reached"], 31, "{text}");
-    // A claim was checked: the pass is not "safety only", and names the claims left.
-    let (_, text) = verify(&[], "ltl_formulas.pml");
+    let (_, text) = verify(&["-N", "bounded"], "ltl_formulas.pml");
     assert!(
         text.contains("verdict: pass (ltl returns, ltl mixed not checked)"),
         "{text}"
@@ -278,7 +311,10 @@ fn verify_claim_picks_the_claim_as_pan_n_does() {
 #[test]
 fn verify_a_reports_an_acceptance_cycle_with_where_it_starts() {
     // pan -a -c0 on m4: 6 states stored (8 visited), 6 matched, a cycle at depth 6.
-    let (code, text) = verify(&["-a", "--format", "json"], "claims/research_m4.pml");
+    let (code, text) = verify(
+        &["-a", "-N", "p", "--format", "json"],
+        "claims/research_m4.pml",
+    );
     assert_eq!(code, Some(1), "{text}");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
     assert_eq!(doc["claim"], "ltl p", "{text}");
@@ -289,13 +325,29 @@ fn verify_a_reports_an_acceptance_cycle_with_where_it_starts() {
     let v = &doc["violations"][0];
     assert_eq!(v["kind"], "acceptance-cycle", "{text}");
     assert_eq!(v["cycle_start"], 7, "{text}");
-    let (_, text) = verify(&["-a"], "claims/research_m4.pml");
+    let (_, text) = verify(&["-a", "-N", "p"], "claims/research_m4.pml");
     assert!(text.contains("6 states, stored (8 visited)"), "{text}");
     assert!(text.contains("<<<<<START OF CYCLE>>>>>"), "{text}");
     // Without -a the formula holds for safety (pan without -a: 6/5/11).
-    let (code, text) = verify(&[], "claims/research_m4.pml");
+    let (code, text) = verify(&["-N", "p"], "claims/research_m4.pml");
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("        5 states, matched"), "{text}");
+    // Without -N the claim is checked with its acceptance cycles after the safety check,
+    // and fails the whole.
+    let (code, text) = verify(&["--format", "json"], "claims/research_m4.pml");
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["verdict"], "pass", "{text}");
+    let c = &doc["claims"][0];
+    assert_eq!(c["verdict"], "fail", "{text}");
+    assert_eq!(c["stats"]["states_stored"], 6, "{text}");
+    assert_eq!(c["stats"]["states_revisited"], 2, "{text}");
+    assert_eq!(c["violations"][0]["cycle_start"], 7, "{text}");
+    let (_, text) = verify(&[], "claims/research_m4.pml");
+    assert!(
+        text.contains("overall (safety and 1 claim): FAIL (ltl p)"),
+        "{text}"
+    );
 }
 
 #[test]

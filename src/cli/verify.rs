@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::explore::{self, Options};
 use crate::report;
-use crate::rmc::check::{Algorithm, Base, Request};
+use crate::rmc::check::{Algorithm, Base, ClaimChoice, Request};
 
 /// Check one model file for safety, as spin's pan does (no git needed)
 ///
@@ -21,14 +21,15 @@ use crate::rmc::check::{Algorithm, Base, Request};
 /// stored and matched, transitions, atomic steps, depth) are SPIN's, as
 /// `spin -o1 -o2 -o3 -a; gcc -DNOREDUCE -DSAFETY -DNOCLAIM; ./pan -c0` prints them.
 ///
-/// A model with a never claim or ltl formulas is checked with its first claim, as pan does
-/// without -a: the claim and the system move in lockstep (the claim first), a claim that
-/// reaches its closing brace is a violation (claim-end), a safety formula fails as the
-/// claim's assertion, and invalid end states are not checked. Figures are pan's for the
-/// product (gcc -DNOREDUCE; ./pan -c0). With -a, acceptance cycles too, by pan's nested
-/// depth-first search (./pan -a -c0: states stored and visited), each with a trail that
-/// marks where its cycle starts. The other claims are named as not checked. spin's .trail
-/// files are not written; trails are printed (and in the JSON) instead.
+/// A model with never claims or ltl formulas gets its safety check and then one product
+/// search per claim, acceptance cycles included (as ./pan -a -N NAME for each): the claim and
+/// the system move in lockstep (the claim first), a claim that reaches its closing brace is
+/// a violation (claim-end), a safety formula fails as the claim's assertion, invalid end
+/// states are not checked, and an acceptance cycle's trail marks where its cycle starts.
+/// Figures are pan's for each product (gcc -DNOREDUCE; ./pan -a -c0: states stored and
+/// visited). The verdict is a pass only when every search passes. -N NAME checks that one
+/// claim alone, as pan -N NAME (without -a: ./pan -c0). spin's .trail files are not written;
+/// trails are printed (and in the JSON) instead.
 ///
 /// With --record FILE the check also writes its record; a later check of a changed version
 /// with --reuse FILE skips every state the change cannot affect (regression model checking)
@@ -48,11 +49,12 @@ pub struct VerifyArgs {
     /// Do not report invalid end states (pan -E).
     #[arg(long)]
     pub no_end_states: bool,
-    /// Look for acceptance cycles of the product with the model's first never claim or
-    /// ltl formula (pan -a): pan's nested depth-first search, its figures included.
+    /// With -N: look for acceptance cycles of the product with that claim (pan -a): pan's
+    /// nested depth-first search, its figures included. (Without -N every claim is checked
+    /// with its acceptance cycles.)
     #[arg(short = 'a', long)]
     pub acceptance: bool,
-    /// Check the never claim or ltl formula named NAME instead of the first (pan -N NAME).
+    /// Check only the never claim or ltl formula named NAME, with the system (pan -N NAME).
     #[arg(short = 'N', long, value_name = "NAME")]
     pub claim: Option<String>,
     /// Do not report assertion violations (pan -A). As in pan, this also silences array
@@ -197,20 +199,78 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     };
     let name = args.model.file.display().to_string();
     let sources = crate::rmc::check::sources_of(&args.model.file, &loaded.files, &args.model.pp());
+    // Without -N, a full check of a model with claims checks its safety properties and then
+    // each claim on its own, acceptance cycles included (as `spin -search -ltl NAME`, one
+    // product search per claim); -N checks the one claim, as pan -N does.
+    let each: Vec<(String, Option<String>)> = match (&args.claim, algorithm) {
+        (None, None) => program
+            .procs
+            .iter()
+            .filter(|p| p.kind == crate::program::ProcKind::Never && p.locals.is_empty())
+            .map(|p| {
+                let formula = program.ltl.iter().find(|l| l.name == p.name);
+                (p.name.clone(), formula.map(|l| l.text.clone()))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let claim = match &args.claim {
+        Some(n) => ClaimChoice::Named(n.clone()),
+        None if !each.is_empty() => ClaimChoice::Safety,
+        None => ClaimChoice::First,
+    };
+    let window = (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS);
+    let claim_program = (!each.is_empty()).then(|| program.clone());
     let request = Request {
         program,
-        sources,
-        opts: eopts,
+        sources: sources.clone(),
+        opts: eopts.clone(),
         algorithm,
         base,
         short_trails: args.short_trails,
-        window: (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS),
-        claim: args.claim.clone(),
+        window,
+        claim,
     };
     let mut bar = super::progress::Bar::new();
     let checked = super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?;
     bar.finish();
     let mut doc = report::verify::document(&name, &checked, &loaded.files, &limits);
+    let mut outcome = super::error::of_verdict(checked.verdict, true);
+    let mut claim_docs = Vec::new();
+    if let Some(prog) = &claim_program {
+        for (claim_name, formula) in each {
+            let label = match formula {
+                Some(_) => format!("ltl {claim_name}"),
+                None => format!("never {claim_name}"),
+            };
+            let request = Request {
+                program: prog.clone(),
+                sources: sources.clone(),
+                opts: Options {
+                    acceptance: true,
+                    ..eopts.clone()
+                },
+                algorithm: None,
+                base: None,
+                short_trails: false,
+                window,
+                claim: ClaimChoice::Named(claim_name),
+            };
+            let mut bar = super::progress::Bar::new();
+            let c =
+                super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?;
+            bar.finish();
+            outcome = super::error::worst([outcome, super::error::of_verdict(c.verdict, true)]);
+            let d = report::verify::document(&name, &c, &loaded.files, &limits);
+            doc.claims.push(report::verify::ClaimDoc::of(&d, formula));
+            doc.claims_not_checked.retain(|n| n != &label);
+            claim_docs.push(d);
+        }
+        // Every section names only the claims no search checked (those git rmc cannot).
+        for d in &mut claim_docs {
+            d.claims_not_checked = doc.claims_not_checked.clone();
+        }
+    }
     if let (Some(path), Some(_), Algorithm::Full) =
         (&args.reuse, &checked.base_hash, checked.algorithm)
     {
@@ -247,8 +307,17 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     match args.format {
-        Format::Text => super::out(&report::verify::text(&doc, elapsed))?,
+        Format::Text => {
+            let mut text = report::verify::text(&doc, elapsed);
+            for d in &claim_docs {
+                text.push_str(&report::verify::text(d, elapsed));
+            }
+            if !claim_docs.is_empty() {
+                text.push_str(&report::verify::overall(&doc));
+            }
+            super::out(&text)?
+        }
         Format::Json => super::out(&(serde_json::to_string_pretty(&doc)? + "\n"))?,
     }
-    Ok(super::error::of_verdict(checked.verdict, true))
+    Ok(outcome)
 }

@@ -545,7 +545,7 @@ impl Session {
             base: base_rec,
             short_trails: false,
             window: None,
-            claim: None,
+            claim: Default::default(),
         };
         bar.prefix = match at {
             At::Commit(c) => format!("{} {}: ", c.short(), model.name),
@@ -586,7 +586,7 @@ impl Session {
                     .and_then(|(_, b)| b.hash.as_deref().and_then(|h| self.load_base(&key, h))),
                 short_trails: false,
                 window: None,
-                claim: None,
+                claim: Default::default(),
             };
             let t = Instant::now();
             let full = super::error::checked(check::check(full, &mut |_| {}))?;

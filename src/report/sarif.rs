@@ -340,6 +340,7 @@ mod tests {
             fixed: Vec::new(),
             unreached: Vec::new(),
             record: None,
+            claims: Vec::new(),
         }
     }
 

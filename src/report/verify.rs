@@ -112,6 +112,42 @@ pub struct CheckDoc {
     /// The record this check wrote.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<RecordDoc>,
+    /// Each claim checked on its own beside this safety check (`verify` without `-N`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<ClaimDoc>,
+}
+
+/// One claim's product search (pan -a -N NAME): its verdict, figures and violations.
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct ClaimDoc {
+    /// `ltl NAME` or `never NAME`.
+    pub name: String,
+    /// An `ltl` formula's text, as spin prints it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formula: Option<String>,
+    pub verdict: ModelVerdict,
+    pub complete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    pub acceptance: bool,
+    pub stats: Stats,
+    pub violations: Vec<ViolationDoc>,
+}
+
+impl ClaimDoc {
+    /// The claim's part of the product check's document `doc`; `formula`, its text.
+    pub fn of(doc: &CheckDoc, formula: Option<String>) -> ClaimDoc {
+        ClaimDoc {
+            name: doc.claim.clone().unwrap_or_default(),
+            formula,
+            verdict: doc.verdict,
+            complete: doc.complete,
+            limit: doc.limit.clone(),
+            acceptance: doc.acceptance,
+            stats: doc.stats.clone(),
+            violations: doc.violations.clone(),
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
@@ -397,7 +433,35 @@ pub fn document(
         fixed,
         unreached,
         record: None,
+        claims: Vec::new(),
     }
+}
+
+/// The last line of a `verify` that checked the safety properties and each claim on its own
+/// (`doc.claims`): one verdict for them all.
+pub fn overall(doc: &CheckDoc) -> String {
+    let mut failed: Vec<String> = Vec::new();
+    let mut cut: Vec<String> = Vec::new();
+    let mut note = |name: &str, v: ModelVerdict| match v {
+        ModelVerdict::Fail => failed.push(name.to_string()),
+        ModelVerdict::Incomplete => cut.push(name.to_string()),
+        _ => {}
+    };
+    note("safety", doc.verdict);
+    for c in &doc.claims {
+        note(&c.name, c.verdict);
+    }
+    let all = format!(
+        "safety and {} claim{}",
+        doc.claims.len(),
+        if doc.claims.len() == 1 { "" } else { "s" }
+    );
+    let words = match (failed.is_empty(), cut.is_empty()) {
+        (false, _) => format!("FAIL ({})", failed.join(", ")),
+        (true, false) => format!("INCOMPLETE ({})", cut.join(", ")),
+        (true, true) => super::verdict::verdict_words_beside("pass", &doc.claims_not_checked, true),
+    };
+    format!("overall ({all}): {words}\n")
 }
 
 /// A violation's trail as text, each line starting with `indent`. A trail longer than

@@ -93,9 +93,20 @@ pub struct Request {
     /// Describe at most this many steps of each trail, half from each end (the text
     /// output's view); None: every step.
     pub window: Option<usize>,
-    /// The never claim a full check runs with, by name (an `ltl` formula's claim has the
-    /// formula's name); None: the first (pan's default, `-N` picks another).
-    pub claim: Option<String>,
+    /// Which never claim a full check runs with (a regression check runs none yet).
+    pub claim: ClaimChoice,
+}
+
+/// The never claim a full check runs the system with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ClaimChoice {
+    /// The model's first (pan's default), if it has one.
+    #[default]
+    First,
+    /// The one of this name (pan's `-N`; an `ltl` formula's claim has the formula's name).
+    Named(String),
+    /// None: the safety properties alone (pan's `-DNOCLAIM`).
+    Safety,
 }
 
 /// Whether a check reused its base's record.
@@ -188,10 +199,14 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
             .iter()
             .position(|p| {
                 p.kind == crate::program::ProcKind::Never
-                    && req.claim.as_ref().is_none_or(|n| &p.name == n)
+                    && match &req.claim {
+                        ClaimChoice::First => true,
+                        ClaimChoice::Named(n) => &p.name == n,
+                        ClaimChoice::Safety => false,
+                    }
             })
             .filter(|&c| req.program.procs[c].locals.is_empty());
-        if let (Some(n), None) = (&req.claim, claim) {
+        if let (ClaimChoice::Named(n), None) = (&req.claim, claim) {
             return Err(CheckError::Internal(format!(
                 "no never claim or ltl formula named '{n}' that can be checked"
             )));
