@@ -46,6 +46,23 @@ pub struct Loaded {
 /// exactly as spin does (`never_claim_for_ltl`), parsed as a `never` claim of a file named
 /// `_spin_nvr.tmp`. A formula the translator rejects is an error at the formula.
 pub fn load_with_claims(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) -> Loaded {
+    load_adding(main, provider, opts, false)
+}
+
+/// Reads a model as `load` does, with the claim of a search for non-progress cycles added
+/// (`explore::claim::NP_CLAIM`, pan's built-in claim of `-DNP`), in the same file as
+/// `load_with_claims` adds an `ltl` formula's. The model's own `ltl` formulas are not
+/// translated (pan -l leaves the model's claims out).
+pub fn load_for_non_progress(main: &Path, provider: &dyn FileProvider, opts: &PpOptions) -> Loaded {
+    load_adding(main, provider, opts, true)
+}
+
+fn load_adding(
+    main: &Path,
+    provider: &dyn FileProvider,
+    opts: &PpOptions,
+    non_progress: bool,
+) -> Loaded {
     use promela::ast::Unit;
     let parsed = promela::parse_file(main, provider, opts);
     let mut diags = parsed.diags;
@@ -53,7 +70,13 @@ pub fn load_with_claims(main: &Path, provider: &dyn FileProvider, opts: &PpOptio
     let program = match parsed.model {
         Some(mut m) => {
             let mut text = String::new();
+            if non_progress {
+                text.push_str(explore::claim::NP_CLAIM_TEXT);
+            }
             for (k, u) in m.units.iter().enumerate() {
+                if non_progress {
+                    break;
+                }
                 let Unit::Ltl(l) = u else { continue };
                 let count = m.units[..k]
                     .iter()

@@ -309,6 +309,42 @@ fn verify_claim_picks_the_claim_as_pan_n_does() {
 }
 
 #[test]
+fn verify_l_finds_non_progress_cycles_with_pans_figures() {
+    // spin -a; gcc -DNOREDUCE -DNP; ./pan -l -c0 (and -c1): stored, visited again, matched,
+    // transitions, cycles found.
+    let cases = [
+        ("claims/np_cycle.pml", 18, 8, 17, 43, 1),
+        ("claims/np_none.pml", 15, 7, 12, 34, 0),
+        ("claims/np_terminating.pml", 3, 1, 1, 5, 0),
+    ];
+    for (model, stored, again, matched, transitions, cycles) in cases {
+        let (code, text) = verify(&["-l", "--format", "json"], model);
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(
+            code,
+            Some(if cycles > 0 { 1 } else { 0 }),
+            "{model}: {text}"
+        );
+        let st = &doc["stats"];
+        assert_eq!(st["states_stored"], stored, "{model}: {text}");
+        assert_eq!(st["states_revisited"], again, "{model}: {text}");
+        assert_eq!(st["states_matched"], matched, "{model}: {text}");
+        assert_eq!(st["transitions"], transitions, "{model}: {text}");
+        let v = doc["violations"].as_array().expect("violations");
+        assert_eq!(v.len(), cycles, "{model}: {text}");
+        for v in v {
+            assert_eq!(v["kind"], "non-progress-cycle", "{text}");
+            assert_eq!(v["message"], "non-progress cycle", "{text}");
+        }
+    }
+    // pan -l (-c1): 10 stored (15 visited), the cycle at depth 2.
+    let (_, text) = verify(&["-l", "--max-errors", "1"], "claims/np_cycle.pml");
+    assert!(text.contains("10 states, stored (15 visited)"), "{text}");
+    assert!(text.contains("<<<<<START OF CYCLE>>>>>"), "{text}");
+    assert!(text.contains("non-progress cycles, as pan -l"), "{text}");
+}
+
+#[test]
 fn verify_a_reports_an_acceptance_cycle_with_where_it_starts() {
     // pan -a -c0 on m4: 6 states stored (8 visited), 6 matched, a cycle at depth 6.
     let (code, text) = verify(

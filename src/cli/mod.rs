@@ -168,6 +168,13 @@ pub fn load_model_with_claims(
     load_model_as(args, crate::load_with_claims)
 }
 
+/// `load_model` with the claim of a search for non-progress cycles added (`verify -l`).
+pub fn load_model_for_non_progress(
+    args: &ModelArgs,
+) -> anyhow::Result<Option<(crate::Loaded, crate::program::Program)>> {
+    load_model_as(args, crate::load_for_non_progress)
+}
+
 type Loader = fn(
     &std::path::Path,
     &dyn crate::promela::source::FileProvider,

@@ -54,6 +54,10 @@ pub struct VerifyArgs {
     /// with its acceptance cycles.)
     #[arg(short = 'a', long)]
     pub acceptance: bool,
+    /// Look for non-progress cycles (pan -l, built with -DNP): runs on which no process
+    /// passes a progress label; the model's own claims are left out, as pan leaves them.
+    #[arg(short = 'l', long, conflicts_with_all = ["claim", "acceptance"])]
+    pub non_progress: bool,
     /// Check only the never claim or ltl formula named NAME, with the system (pan -N NAME).
     #[arg(short = 'N', long, value_name = "NAME")]
     pub claim: Option<String>,
@@ -110,9 +114,18 @@ pub struct VerifyArgs {
 }
 
 pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
-    let Some((loaded, program)) = super::load_model_with_claims(&args.model)? else {
+    let load = match args.non_progress {
+        true => super::load_model_for_non_progress,
+        false => super::load_model_with_claims,
+    };
+    let Some((loaded, program)) = load(&args.model)? else {
         return Ok(Outcome::ModelError);
     };
+    if args.non_progress && (args.record.is_some() || args.reuse.is_some()) {
+        anyhow::bail!(
+            "--non-progress: a regression check (--record, --reuse) does not check claims yet"
+        );
+    }
     let color = std::io::stderr().is_terminal();
     report::diagnostics::emit(&loaded.files, &program.pan_refusals(), color);
     let has_claim = program
@@ -176,7 +189,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         max_errors: args.max_errors,
         memory_limit,
         max_trails: args.max_trails,
-        acceptance: args.acceptance,
+        acceptance: args.acceptance || args.non_progress,
     };
     let started = Instant::now();
     let base = args.reuse.as_deref().and_then(|path| {
@@ -203,7 +216,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     // each claim on its own, acceptance cycles included (as `spin -search -ltl NAME`, one
     // product search per claim); -N checks the one claim, as pan -N does.
     let each: Vec<(String, Option<String>)> = match (&args.claim, algorithm) {
-        (None, None) => program
+        (None, None) if !args.non_progress => program
             .procs
             .iter()
             .filter(|p| p.kind == crate::program::ProcKind::Never && p.locals.is_empty())
@@ -215,6 +228,9 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         _ => Vec::new(),
     };
     let claim = match &args.claim {
+        None if args.non_progress => {
+            ClaimChoice::Named(crate::explore::claim::NP_CLAIM.to_string())
+        }
         Some(n) => ClaimChoice::Named(n.clone()),
         None if !each.is_empty() => ClaimChoice::Safety,
         None => ClaimChoice::First,

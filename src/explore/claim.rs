@@ -31,7 +31,27 @@ pub struct ClaimSlot {
     /// The model uses `timeout` somewhere (pan's ETIM): a blocked system first asks the
     /// claim to move again with `timeout` true.
     pub timeouts: bool,
+    /// It is the non-progress claim (`NP_CLAIM`, pan -l): its cycles are non-progress
+    /// cycles.
+    pub non_progress: bool,
 }
+
+/// The name of the claim git rmc adds for a search for non-progress cycles (pan's built-in
+/// `np_` claim of `-DNP`), and its text: stay while `np_` or not; once `np_` is taken,
+/// accept while it holds.
+pub const NP_CLAIM: &str = "_np_claim_";
+pub const NP_CLAIM_TEXT: &str = "never _np_claim_ {
+T0_init:
+\tdo
+\t:: np_ -> goto accept_S1
+\t:: true
+\tod;
+accept_S1:
+\tdo
+\t:: np_
+\tod
+}
+";
 
 /// A claim's next move.
 pub enum ClaimMove {
@@ -77,6 +97,7 @@ impl ClaimSlot {
             initial,
             ends,
             timeouts,
+            non_progress: prog.procs[proc].name == NP_CLAIM,
         }
     }
 
@@ -118,7 +139,7 @@ impl Machine<'_> {
         st: &State,
         next: &mut u32,
         moved: &mut u32,
-        timeout: bool,
+        (timeout, stutter): (bool, bool),
         out: &mut State,
     ) -> ClaimMove {
         let Some(c) = &self.claim else {
@@ -157,6 +178,7 @@ impl Machine<'_> {
             let cx = Ctx {
                 pid: CLAIM_PID,
                 timeout,
+                stutter,
                 nest: 0,
             };
             match self.exec(out, cx, e) {
@@ -207,17 +229,17 @@ impl Machine<'_> {
     }
 
     /// Takes the claim's step along `edge` from `st` (trail replay), with `timeout` false
-    /// and then true. None when the claim cannot take it.
+    /// and then true, outside a stutter and then in one. None when the claim cannot take it.
     pub fn claim_take(
         &self,
         st: &State,
         edge: EdgeNo,
         out: &mut State,
     ) -> Option<Result<Option<Flag>, Fault>> {
-        for timeout in [false, true] {
+        for turn in [(false, false), (true, false), (false, true), (true, true)] {
             let (mut next, mut moved) = (0, 0);
             loop {
-                match self.claim_next(st, &mut next, &mut moved, timeout, out) {
+                match self.claim_next(st, &mut next, &mut moved, turn, out) {
                     ClaimMove::Step { edge: e, flag, .. } if e == edge => return Some(Ok(flag)),
                     ClaimMove::Fault { edge: e, fault } if e == edge => return Some(Err(fault)),
                     ClaimMove::Done => break,

@@ -70,6 +70,8 @@ pub enum Located<'s> {
 pub struct Ctx {
     pub pid: Pid,
     pub timeout: bool,
+    /// The never claim moves while the system stutters (pan's tau bit 128): `np_` is false.
+    pub stutter: bool,
     /// How many `enabled()` evaluations enclose this one.
     pub nest: u8,
 }
@@ -79,6 +81,7 @@ impl Ctx {
         Ctx {
             pid,
             timeout: false,
+            stutter: false,
             nest: 0,
         }
     }
@@ -297,7 +300,8 @@ impl Machine<'_> {
                 let any_progress = st
                     .pids()
                     .any(|pid| self.location(st, pid).is_some_and(|l| l.progress));
-                i32::from(!any_progress)
+                // pan's np_: no process at a progress label, and not a stutter step.
+                i32::from(!any_progress && !cx.stutter)
             }
             LExpr::RemoteLabel {
                 proc, index, label, ..

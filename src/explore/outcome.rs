@@ -159,11 +159,13 @@ pub enum ViolationKind {
     ClaimEnd,
     /// An accepting cycle of the product with the never claim (pan -a).
     AcceptanceCycle,
+    /// A cycle on which no process passes a progress label (pan -l).
+    NonProgressCycle,
 }
 
 impl ViolationKind {
     /// In the order of their codes in records: a new kind goes last.
-    pub const ALL: [ViolationKind; 21] = [
+    pub const ALL: [ViolationKind; 22] = [
         ViolationKind::Assertion,
         ViolationKind::InvalidEndState,
         ViolationKind::IndexOutOfRange,
@@ -185,6 +187,7 @@ impl ViolationKind {
         ViolationKind::ReceiveTooManyFields,
         ViolationKind::ClaimEnd,
         ViolationKind::AcceptanceCycle,
+        ViolationKind::NonProgressCycle,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -210,6 +213,7 @@ impl ViolationKind {
             ViolationKind::ReceiveTooManyFields => "receive-too-many-fields",
             ViolationKind::ClaimEnd => "claim-end",
             ViolationKind::AcceptanceCycle => "acceptance-cycle",
+            ViolationKind::NonProgressCycle => "non-progress-cycle",
         }
     }
 

@@ -369,6 +369,7 @@ impl Machine<'_> {
             let cx = Ctx {
                 pid,
                 timeout: c.timeout,
+                stutter: false,
                 nest: c.nest,
             };
             match &e.stmt {
@@ -485,6 +486,7 @@ impl Machine<'_> {
         let cx = Ctx {
             pid,
             timeout: c.timeout,
+            stutter: false,
             nest: c.nest,
         };
         let mut vals = [0i32; MAX_FIELDS];
@@ -546,6 +548,7 @@ impl Machine<'_> {
             let cq = Ctx {
                 pid: qp,
                 timeout: c.timeout,
+                stutter: false,
                 nest: c.nest,
             };
             let rv = Some((q, rno));

@@ -353,7 +353,7 @@ impl Machine<'_> {
             ViolationKind::NonTerminatingAtomic => !steps.is_empty(),
             ViolationKind::ClaimEnd => self.claim_end_edge(&end.state) == v.edge,
             // The trail comes back to the state where the cycle starts.
-            ViolationKind::AcceptanceCycle => {
+            ViolationKind::AcceptanceCycle | ViolationKind::NonProgressCycle => {
                 let Some(k) = v.cycle.filter(|&k| k < steps.len()) else {
                     return false;
                 };

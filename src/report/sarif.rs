@@ -163,6 +163,9 @@ fn describe(kind: &str) -> String {
         ViolationKind::AcceptanceCycle => {
             "The never claim can accept infinitely often (the property is violated)"
         }
+        ViolationKind::NonProgressCycle => {
+            "The system can run forever without passing a progress label"
+        }
     }
     .to_string()
 }

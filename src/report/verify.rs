@@ -527,6 +527,12 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     match &doc.claim {
+        Some(c) if c.starts_with("non-progress") => writeln!(
+            o,
+            "git rmc verify: {} (full state space search for non-progress cycles, as pan -l -c0 \
+             built with -DNP)",
+            doc.model
+        ),
         Some(c) if doc.acceptance => writeln!(
             o,
             "git rmc verify: {} (full state space search with the claim of {c}, acceptance \

@@ -143,9 +143,13 @@ impl<R: Rider> Search<'_, '_, R> {
     fn claim_turn(&mut self, fi: usize, depth: u64, tau: u8) {
         let (mut next, mut moved) = self.frames.get_ref(fi).cursor.claim_option();
         let timeout = tau & TIMEOUT != 0;
-        let r = self
-            .m
-            .claim_next(&self.cur, &mut next, &mut moved, timeout, &mut self.next);
+        let r = self.m.claim_next(
+            &self.cur,
+            &mut next,
+            &mut moved,
+            (timeout, tau & STUTTER != 0),
+            &mut self.next,
+        );
         self.frames.get_mut(fi).cursor.set_claim_option(next, moved);
         match r {
             ClaimMove::Step { edge, atomic, flag } => {
@@ -565,7 +569,10 @@ impl<R: Rider> Search<'_, '_, R> {
         let Some(start) = start else {
             return;
         };
-        let kind = ViolationKind::AcceptanceCycle;
+        let (kind, message) = match self.m.claim.as_ref().is_some_and(|c| c.non_progress) {
+            true => (ViolationKind::NonProgressCycle, "non-progress cycle"),
+            false => (ViolationKind::AcceptanceCycle, "acceptance cycle"),
+        };
         let top = self.frames.len().saturating_sub(1);
         let closing = last.or_else(|| self.frames.get_ref(top).step);
         let edge = closing.map_or(NONE, |s| s.edge);
@@ -581,7 +588,7 @@ impl<R: Rider> Search<'_, '_, R> {
             kind,
             edge: Some(edge),
             pid: closing.map(|s| s.pid),
-            message: "acceptance cycle".into(),
+            message: message.into(),
             blocked: Vec::new(),
             trail,
             via: None,

@@ -264,6 +264,7 @@ pub(super) fn checked(
     let claim = checked.map(|c| {
         let name = &m.prog.procs[c].name;
         match m.prog.ltl.iter().any(|l| &l.name == name) {
+            _ if name == crate::explore::claim::NP_CLAIM => "non-progress (np_)".to_string(),
             true => format!("ltl {name}"),
             false => format!("never {name}"),
         }
