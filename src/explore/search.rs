@@ -744,17 +744,8 @@ impl<R: Rider> Search<'_, '_, R> {
         flag: Option<Flag>,
         to: Target,
     ) {
-        if let Some(max) = self.opts.max_depth {
-            if depth >= max {
-                // pan counts a cut at the depth limit as a match.
-                self.stats.states_matched += 1;
-                self.limit = Some(Limit::Depth);
-                return;
-            }
-        }
-        if step.is_some_and(|s| s.rv.is_some()) {
-            // The middle of a rendezvous is a state pan explores without storing.
-            self.reach(depth - 1);
+        if !self.arrive(depth, step) {
+            return;
         }
         let mut to = to;
         let mut built_for = None;
@@ -826,6 +817,26 @@ impl<R: Rider> Search<'_, '_, R> {
                 self.enter(id, sid, key, depth, step, built);
             }
         }
+    }
+
+    /// What every visit of a successor reached at `depth` by `step` begins with: a cut at
+    /// the depth limit (false: the visit goes no further), and the middle of a rendezvous
+    /// reached.
+    #[inline]
+    fn arrive(&mut self, depth: u64, step: Option<TrailStep>) -> bool {
+        if let Some(max) = self.opts.max_depth {
+            if depth >= max {
+                // pan counts a cut at the depth limit as a match.
+                self.stats.states_matched += 1;
+                self.limit = Some(Limit::Depth);
+                return false;
+            }
+        }
+        if step.is_some_and(|s| s.rv.is_some()) {
+            // The middle of a rendezvous is a state pan explores without storing.
+            self.reach(depth - 1);
+        }
+        true
     }
 
     /// A state repeats inside one atomic run of process `p` (`step` led to it).

@@ -20,7 +20,7 @@
 //! `BreakOut`), `checkcycles` and `h_store`. Riders other than a plain check's are not used
 //! with a claim.
 
-use super::{Ident, Limit, Rider, Search, NONE};
+use super::{Ident, Rider, Search, NONE};
 use crate::explore::claim::{ClaimMove, CLAIM_PID};
 use crate::explore::outcome::{Violation, ViolationKind};
 use crate::explore::succ::Next;
@@ -288,17 +288,8 @@ impl<R: Rider> Search<'_, '_, R> {
             // A violation just reached the limit of errors: pan stops inside that move.
             return;
         }
-        if let Some(max) = self.opts.max_depth {
-            if depth >= max {
-                // pan counts a cut at the depth limit as a match.
-                self.stats.states_matched += 1;
-                self.limit = Some(Limit::Depth);
-                return;
-            }
-        }
-        if step.is_some_and(|s| s.rv.is_some()) {
-            // The middle of a rendezvous is a state pan explores without storing.
-            self.reach(depth - 1);
+        if !self.arrive(depth, step) {
+            return;
         }
         let anchor = self.anchor();
         if to & ATOMIC != 0 {
