@@ -484,15 +484,7 @@ impl<R: Rider> Search<'_, '_, R> {
         self.frames.get_mut(fi).cursor = c;
         match r {
             Next::Succ(it) => {
-                let step = TrailStep {
-                    pid: it.pid,
-                    edge: it.edge,
-                    rv: it.rv,
-                };
-                self.mark(step);
-                if let Some(flag) = it.flag {
-                    self.report_flag(flag, step);
-                }
+                let step = self.took(&it);
                 let first = self.cur.nr_pr();
                 if self.next.nr_pr() > first {
                     self.flush_group();
@@ -817,6 +809,22 @@ impl<R: Rider> Search<'_, '_, R> {
                 self.enter(id, sid, key, depth, step, built);
             }
         }
+    }
+
+    /// The step of a successor the interpreter made: marked on the path, and the error it
+    /// reported while completing (a failed assertion, say) reported.
+    #[inline]
+    fn took(&mut self, it: &super::succ::Succ) -> TrailStep {
+        let step = TrailStep {
+            pid: it.pid,
+            edge: it.edge,
+            rv: it.rv,
+        };
+        self.mark(step);
+        if let Some(flag) = it.flag {
+            self.report_flag(flag, step);
+        }
+        step
     }
 
     /// What every visit of a successor reached at `depth` by `step` begins with: a cut at

@@ -208,15 +208,7 @@ impl<R: Rider> Search<'_, '_, R> {
         }
         match r {
             Next::Succ(it) => {
-                let step = TrailStep {
-                    pid: it.pid,
-                    edge: it.edge,
-                    rv: it.rv,
-                };
-                self.mark(step);
-                if let Some(flag) = it.flag {
-                    self.report_flag(flag, step);
-                }
+                let step = self.took(&it);
                 let d = depth + if it.rv.is_some() { 2 } else { 1 };
                 let to = match (it.atomic, tau & TIMEOUT) {
                     (true, t) => ATOMIC | t,
