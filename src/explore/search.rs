@@ -499,14 +499,7 @@ impl<R: Rider> Search<'_, '_, R> {
                     Target::Built,
                 );
             }
-            Next::Fault(f) => {
-                if f.rv.is_some() {
-                    // The receive half of a rendezvous failed: the send had reached the
-                    // level below, as a failed offer does.
-                    self.reach(depth + 1);
-                }
-                self.fault_of(fault_step(&f), fault_kind(&f.fault), true, Some(&f.fault))
-            }
+            Next::Fault(f) => self.step_failed(&f, depth),
             // An error pan reports while the statement simply does not move.
             Next::Report(f) => {
                 self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
@@ -825,6 +818,16 @@ impl<R: Rider> Search<'_, '_, R> {
             self.report_flag(flag, step);
         }
         step
+    }
+
+    /// A step from a state at `depth` that could not complete: a fault that ends the path.
+    fn step_failed(&mut self, f: &FaultAt, depth: u64) {
+        if f.rv.is_some() {
+            // The receive half of a rendezvous failed: the send had reached the level
+            // below, as a failed offer does.
+            self.reach(depth + 1);
+        }
+        self.fault_of(fault_step(f), fault_kind(&f.fault), true, Some(&f.fault))
     }
 
     /// What every visit of a successor reached at `depth` by `step` begins with: a cut at

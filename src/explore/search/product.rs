@@ -216,12 +216,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 };
                 self.visit_product(d, Some(step), to, it.atomic.then(|| it.mover()), false);
             }
-            Next::Fault(f) => {
-                if f.rv.is_some() {
-                    self.reach(depth + 1);
-                }
-                self.fault_of(fault_step(&f), fault_kind(&f.fault), true, Some(&f.fault))
-            }
+            Next::Fault(f) => self.step_failed(&f, depth),
             Next::Report(f) => {
                 self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
             }
