@@ -85,6 +85,8 @@ struct Checked {
     /// Auto's random walks through the new version: states met, and those the record
     /// lacks (`probe`).
     probe: Option<(u64, u64)>,
+    /// Why the algorithm that ran was chosen.
+    reason: String,
 }
 
 /// A check of `text` (the entry file's text), with a base record when given (a pruning
@@ -119,11 +121,13 @@ fn run(
             unchanged: false,
             to_search: Duration::ZERO,
             probe: None,
+            reason: String::new(),
         })
         .filter(|_| out.complete());
     }
     let plan = check::plan(program, base.as_mut(), &opts, alg);
     let algorithm = plan.algorithm;
+    let reason = plan.reason.clone();
     let probe = plan
         .predicted
         .and_then(|p| Some((p.walk_states?, p.walk_new?)));
@@ -176,6 +180,7 @@ fn run(
         unchanged,
         to_search,
         probe,
+        reason,
     })
 }
 
@@ -229,6 +234,66 @@ fn mutants(text: &str, want: usize) -> Vec<(String, String)> {
         out.push((what, ls.join("\n") + "\n"));
     }
     out
+}
+
+/// Declaration mutants, as real commits make them: a global scalar retyped (wider), a
+/// global array resized, a proctype added before the others, a global that statements write
+/// and none read added beside another change (a layout change with a dangerous location),
+/// and that global removed again (checked against the record of the version that had it:
+/// see `main`). (what, text) each; a kind the model offers no place for is left out.
+fn declaration_mutants(text: &str) -> Vec<(String, String)> {
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let first_proc = lines.iter().position(|l| {
+        let t = l.trim_start();
+        t.starts_with("proctype") || t.starts_with("active") || t.starts_with("init")
+    });
+    let mut out = Vec::new();
+    let join = |ls: &[String]| ls.join("\n") + "\n";
+    let Some(first) = first_proc else {
+        return out;
+    };
+    let global = |l: &str, kinds: &[&str]| kinds.iter().any(|k| l.starts_with(k));
+    if let Some(i) = (0..first).find(|&i| global(&lines[i], &["byte ", "short "])) {
+        let mut ls = lines.clone();
+        ls[i] = ls[i]
+            .replacen("byte ", "int ", 1)
+            .replacen("short ", "int ", 1);
+        out.push(("retyped wider".to_string(), join(&ls)));
+    }
+    if let Some(i) = (0..first).find(|&i| {
+        global(&lines[i], &["byte ", "short ", "int ", "bool ", "bit "]) && lines[i].contains('[')
+    }) {
+        let mut ls = lines.clone();
+        if let (Some(a), Some(b)) = (ls[i].find('['), ls[i].find(']')) {
+            let inner = ls[i][a + 1..b].to_string();
+            ls[i].replace_range(a + 1..b, &format!("{inner} + 1"));
+            out.push(("array resized".to_string(), join(&ls)));
+        }
+    }
+    let mut ls = lines.clone();
+    ls.insert(first, "proctype BenchAdded(byte p) { p > 0 }".to_string());
+    out.push(("proctype added".to_string(), join(&ls)));
+    if let Some(dead) = with_dead_global(&lines, first) {
+        out.push(("global added and written".to_string(), dead));
+    }
+    out
+}
+
+/// `lines` with a global `bench_dead` that the first statement line of a body (one that ends
+/// with `;` and assigns) also writes, modulo 3; None when no line fits.
+fn with_dead_global(lines: &[String], first: usize) -> Option<String> {
+    let mut ls = lines.to_vec();
+    let i = (first..ls.len()).find(|&i| {
+        let t = ls[i].trim();
+        t.ends_with(';')
+            && (t.contains("++") || t.contains(" = "))
+            && !["byte ", "short ", "int ", "bool ", "bit ", "chan ", "mtype"]
+                .iter()
+                .any(|k| t.starts_with(k))
+    })?;
+    ls[i].push_str(" bench_dead = (bench_dead + 1) % 3;");
+    ls.insert(first, "byte bench_dead;".to_string());
+    Some(ls.join("\n") + "\n")
 }
 
 fn models() -> Vec<Model> {
@@ -343,6 +408,8 @@ fn main() {
     let mut bound_new = Vec::new();
     let mut ratios_kept = Vec::new();
     let mut to_walk = Vec::new();
+    // Declaration mutants: (incremental, full / auto time) each.
+    let mut declarations: Vec<(bool, f64)> = Vec::new();
     println!("regression checking vs full checks; times end to end in seconds (library calls)");
     println!(
         "records read {}",
@@ -502,6 +569,66 @@ fn main() {
             }
             same_graph += usize::from(auto.unchanged);
         }
+        // Declaration mutants against the original's record; then the dead global removed,
+        // against the record of the version that had it.
+        let mut decl = declaration_mutants(&text);
+        let dead_base = decl
+            .iter()
+            .find(|(w, _)| w == "global added and written")
+            .map(|(_, t)| t.clone());
+        let dead_path =
+            std::env::temp_dir().join(format!("git-rmc-bench-dead-{}.rec", std::process::id()));
+        let dead_record = dead_base.as_ref().and_then(|t| {
+            let r = run(&m, t, None, true, Algorithm::Full)?;
+            let rec = r.record.as_ref()?;
+            git_rmc::cache::write_atomic_with(&dead_path, |w| rec.write_to(w)).ok()
+        });
+        if dead_record.is_some() {
+            if let Some(t) = &dead_base {
+                let gone = t
+                    .lines()
+                    .filter(|l| *l != "byte bench_dead;")
+                    .map(|l| l.replace(" bench_dead = (bench_dead + 1) % 3;", ""))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    + "\n";
+                decl.push(("global removed (record: with it)".to_string(), gone));
+            }
+        }
+        for (what, mutant) in decl {
+            let base = if what.starts_with("global removed") {
+                &dead_path
+            } else {
+                &path
+            };
+            let (Some(full), Some(auto)) = (
+                best(|| run(&m, &mutant, Some(base), true, Algorithm::Full)),
+                best(|| run(&m, &mutant, Some(base), true, Algorithm::Auto)),
+            ) else {
+                println!("    {what:<34} (left out: does not load or is cut)");
+                continue;
+            };
+            let agree = auto.violations == full.violations
+                && auto.verdict == full.verdict
+                && (auto.algorithm != Algorithm::Replay
+                    || auto.stats.spin_figures() == full.stats.spin_figures());
+            let ratio = full.time.as_secs_f64() / auto.time.as_secs_f64().max(1e-9);
+            let incremental = auto.algorithm != Algorithm::Full;
+            println!(
+                "    decl: {:<28} full {:>8} st {:>6.3}s | auto {:<6} {:>6.3}s x{:<5.2} ex {:>8} | {} {}",
+                what,
+                full.stored,
+                full.time.as_secs_f64(),
+                auto.algorithm.as_str(),
+                auto.time.as_secs_f64(),
+                ratio,
+                auto.stats.states_executed,
+                auto.reason.chars().take(90).collect::<String>(),
+                if agree { "" } else { "DISAGREEMENT" }
+            );
+            declarations.push((incremental, ratio));
+        }
+        let _ = std::fs::remove_file(&dead_path);
         let _ = std::fs::remove_file(&path);
     }
     println!();
@@ -583,6 +710,12 @@ fn main() {
     println!(
         "replay's time to its search's start (s), models >= 10^5 states: {}",
         dist(&to_walk)
+    );
+    let incremental = declarations.iter().filter(|d| d.0).count();
+    println!(
+        "declaration mutants: {incremental} of {} run incrementally; full / auto time: {}",
+        declarations.len(),
+        dist(&declarations.iter().map(|d| d.1).collect::<Vec<_>>())
     );
     println!(
         "targets: median full / auto >= 5 and, acyclic, full / prune >= 3 on models >= 10^5 \

@@ -7,9 +7,10 @@
 mod common;
 
 use common::rmc::{
-    chains_of_ten, check, check_on, check_tuned, check_with, corpus_files, corpus_records,
-    gain_variables, limited, mutate, resize_channel, seed_models, sweep_seed, version,
-    write_beside, Checked, Rng,
+    chains_of_ten, change_declaration, check, check_on, check_tuned, check_with, corpus_files,
+    corpus_records, gain_variables, limited, mutate, resize_channel, seed_models, sweep_seed,
+    version, with_dead_variable, without_dead_variable, write_beside, Checked, Rng,
+    DECLARATION_KINDS, DECLARATION_KIND_NAMES,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -1174,6 +1175,120 @@ fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
         replayed_step,
     );
     assert!(chains >= 5, "only {chains} chains of 10 versions");
+}
+
+/// The next version of a chain mixing declaration changes with statement changes: a
+/// declaration changed, a statement mutated, or the dead variable added or removed.
+fn mixed_step(current: &str, steps: usize, rng: &mut Rng) -> Option<String> {
+    match (steps + rng.below(3)) % 3 {
+        0 => {
+            let kind = rng.below(DECLARATION_KINDS);
+            change_declaration(current, rng, kind)
+        }
+        1 => mutate(current, rng),
+        _ if current.contains("rmc_dead") => Some(without_dead_variable(current)),
+        _ => with_dead_variable(current, rng),
+    }
+}
+
+/// Declaration mutants of every seed model (a variable retyped wider or narrower, an array
+/// resized, a proctype added, globals reordered, a channel's field retyped, an mtype name
+/// added; another change every third time), replayed against the seed's record through the
+/// map between the two layouts: a full check's figures, violations and trails, and a
+/// recording run's states and sets in the record. Then versions that remove a variable
+/// statements wrote and none read (and so drop its bytes: several recorded states stand for
+/// one new state), replayed against the record of the version that had it. Then chains of
+/// ten versions mixing all of these with statement mutants.
+#[test]
+fn replays_across_declaration_changes_equal_full_checks() {
+    let mut rng = Rng(0x5eed_0d3c);
+    let mut by_kind = [(0usize, 0usize); DECLARATION_KINDS];
+    let (compared, projected, walked, _) = projected_sweep(
+        &mut rng,
+        2 * DECLARATION_KINDS,
+        "declaration",
+        |text, rng, k| {
+            let m = change_declaration(text, rng, k)?;
+            let m = if k % 3 == 1 { mutate(&m, rng)? } else { m };
+            let kind = k % DECLARATION_KINDS;
+            // (Counted when the version loads; `projected_sweep` counts the rest.)
+            if version(&m).is_some() {
+                by_kind[kind].0 += 1;
+            }
+            Some((m, false))
+        },
+    );
+    eprintln!(
+        "{compared} declaration mutants compared, {projected} replayed through the map, \
+         {walked} walked something"
+    );
+    for (k, (n, _)) in by_kind.iter().enumerate() {
+        eprintln!("  {}: {n}", DECLARATION_KIND_NAMES[k]);
+    }
+    assert!(compared >= 150, "only {compared} compared");
+    assert!(
+        projected * 2 >= compared,
+        "{projected} of {compared} replayed through the map"
+    );
+    assert!(walked * 2 >= projected, "{walked} of {projected} walked");
+    // Removed variables: the record is the version's that had it.
+    let (mut removed, mut removed_projected) = (0, 0);
+    for (name, text) in seed_models(20_000) {
+        for k in 0..3 {
+            let Some(dead) = with_dead_variable(&text, &mut rng) else {
+                continue;
+            };
+            let Some(v) = version(&dead) else { continue };
+            let Some(base) = check(&v, None, Algorithm::Full).record else {
+                continue;
+            };
+            let gone = without_dead_variable(&dead);
+            let gone = if k == 2 {
+                mutate(&gone, &mut rng).unwrap_or(gone)
+            } else {
+                gone
+            };
+            let what = format!("{name} variable removed #{k}");
+            let Some((rep, full)) = replay_and_full(&what, &base, &gone) else {
+                continue;
+            };
+            removed += 1;
+            if rep.algorithm == Algorithm::Replay && rep.reason.contains("removed") {
+                removed_projected += 1;
+                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
+                    same_states_and_sets(&what, a, b);
+                }
+            }
+        }
+    }
+    eprintln!("{removed} removals compared, {removed_projected} replayed through the map");
+    assert!(removed >= 60, "only {removed} removals compared");
+    assert!(
+        removed_projected * 3 >= removed * 2,
+        "{removed_projected} of {removed} removals replayed"
+    );
+    let (chains, _) = chains_of_ten(&mut rng, 40, mixed_step, replayed_step);
+    assert!(chains >= 8, "only {chains} chains of 10 versions");
+}
+
+#[test]
+#[ignore = "thousands of declaration mutants: run with --ignored"]
+fn replays_across_thousands_of_declaration_changes_equal_full_checks() {
+    let mut rng = Rng(sweep_seed(0x5eed_0d3d));
+    let (compared, projected, _, _) = projected_sweep(
+        &mut rng,
+        20 * DECLARATION_KINDS,
+        "declaration",
+        |text, rng, k| {
+            let m = change_declaration(text, rng, k)?;
+            let m = if k % 3 == 1 { mutate(&m, rng)? } else { m };
+            Some((m, false))
+        },
+    );
+    eprintln!("{compared} declaration mutants compared, {projected} replayed through the map");
+    assert!(compared >= 1500, "only {compared} compared");
+    let (chains, _) = chains_of_ten(&mut rng, 400, mixed_step, replayed_step);
+    assert!(chains >= 30, "only {chains} chains of 10 versions");
 }
 
 /// Mutants of every seed model whose global channel changes capacity (rendezvous to

@@ -9,8 +9,9 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::rmc::{
-    chains_of_ten, check, check_on, check_tuned, corpus_records, gain_variables, limited, mutate,
-    resize_channel, seed_models, sweep_seed, version, Checked, Rng,
+    chains_of_ten, change_declaration, check, check_on, check_tuned, corpus_records,
+    gain_variables, limited, mutate, resize_channel, seed_models, sweep_seed, version,
+    with_dead_variable, without_dead_variable, Checked, Rng, DECLARATION_KINDS,
 };
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::record::elements::Element;
@@ -621,23 +622,24 @@ init { byte t; do :: t < 4 -> t++ :: t == 4 -> break od; run W(1); run W(2); (do
             prune.reason
         );
     }
-    // Removing a global, or gaining a channel, is no extension: a full check.
-    for text in [
-        v1.replace("byte a; byte b;", "byte b;")
-            .replace("a = 1", "b = 1")
-            .replace("a = 2", "b = 2"),
-        v1.replace(
-            "byte a; byte b;",
-            "byte a; chan q = [1] of { byte }; byte b;",
-        ),
-    ] {
-        let got = check(
-            &version(&text).expect("loads"),
-            Some(&base),
-            Algorithm::Prune,
-        );
-        assert_eq!(got.algorithm, Algorithm::Full, "{text}: {}", got.reason);
-    }
+    // Removing a global drops its bytes: recorded states are met by key, and what cannot
+    // reach a statement that changed is pruned.
+    let removed = v1
+        .replace("byte a; byte b;", "byte b;")
+        .replace("a = 1", "b = 1")
+        .replace("a = 2", "b = 2");
+    pruned_through_projection(&base, &removed, "global 'a' removed", false);
+    // Gaining a channel is not mapped: a full check.
+    let text = v1.replace(
+        "byte a; byte b;",
+        "byte a; chan q = [1] of { byte }; byte b;",
+    );
+    let got = check(
+        &version(&text).expect("loads"),
+        Some(&base),
+        Algorithm::Prune,
+    );
+    assert_eq!(got.algorithm, Algorithm::Full, "{text}: {}", got.reason);
 }
 
 /// Mutants of every seed model that gain a global at a random place among the declarations,
@@ -690,6 +692,85 @@ fn pruning_runs_agree_with_full_checks_when_variables_are_added() {
         Some(next)
     });
     assert!(steps >= 40, "only {steps} chain steps");
+}
+
+/// Declaration mutants of every seed model (retyped, resized, reordered, a proctype added, a
+/// channel's field retyped, an mtype name added; another change every third time) pruned
+/// through the map between the layouts: what a full check reports, and a record holding
+/// every state with a recording run's set. Then a variable that statements wrote and none
+/// read removed (several recorded states stand for one new state, met by key), and chains
+/// of ten versions mixing declaration and statement changes.
+#[test]
+fn pruning_runs_agree_with_full_checks_across_declaration_changes() {
+    let mut rng = Rng(0x5eed_0d3e);
+    let reasons = pruned_sweep(&mut rng, 2 * DECLARATION_KINDS, |text, rng, k| {
+        let m = change_declaration(text, rng, k)?;
+        if k % 3 == 1 {
+            return mutate(&m, rng);
+        }
+        Some(m)
+    });
+    let compared = reasons.len();
+    let projected = reasons
+        .iter()
+        .filter(|(r, _)| r.contains("projection"))
+        .count();
+    let pruned = reasons
+        .iter()
+        .filter(|(r, p)| r.contains("projection") && *p > 0)
+        .count();
+    eprintln!(
+        "{compared} declaration mutants compared, {projected} pruned through the map, \
+         {pruned} pruned something"
+    );
+    assert!(compared >= 150, "only {compared} compared");
+    assert!(
+        projected * 2 >= compared,
+        "{projected} of {compared} projected"
+    );
+    assert!(pruned * 3 >= projected, "{pruned} of {projected} pruned");
+    // Removed: the base is the record of the version that had the variable.
+    let (mut removed, mut removed_pruned) = (0, 0);
+    for (name, text) in seed_models(20_000) {
+        for k in 0..3 {
+            let Some(dead) = with_dead_variable(&text, &mut rng) else {
+                continue;
+            };
+            let Some(v) = version(&dead) else { continue };
+            let Some(base) = check(&v, None, Algorithm::Full).record else {
+                continue;
+            };
+            let gone = without_dead_variable(&dead);
+            let gone = if k == 2 {
+                mutate(&gone, &mut rng).unwrap_or(gone)
+            } else {
+                gone
+            };
+            if let Some((_, pruned)) = compare(&format!("{name} removed #{k}"), &base, &gone) {
+                removed += 1;
+                removed_pruned += usize::from(pruned > 0);
+            }
+        }
+    }
+    eprintln!("{removed} removals compared, {removed_pruned} pruned something");
+    assert!(removed >= 60, "only {removed} removals compared");
+    assert!(
+        removed_pruned * 3 >= removed,
+        "{removed_pruned} of {removed} pruned"
+    );
+    let steps = pruned_chains(&mut rng, 30, |current, rng, k| {
+        // (A chain ends at the first step that makes nothing: try a few kinds.)
+        (0..8).find_map(|_| match (k + rng.below(3)) % 3 {
+            0 => {
+                let kind = rng.below(DECLARATION_KINDS);
+                change_declaration(current, rng, kind)
+            }
+            1 => mutate(current, rng),
+            _ if current.contains("rmc_dead") => Some(without_dead_variable(current)),
+            _ => with_dead_variable(current, rng),
+        })
+    });
+    assert!(steps >= 100, "only {steps} chain steps");
 }
 
 /// Versions made by `make` of every seed model, `per_model` tries each, pruned against the

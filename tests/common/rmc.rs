@@ -578,3 +578,215 @@ pub fn chains_of_ten(
     );
     (chains, overlays)
 }
+
+/// The kinds of declaration change `change_declaration` makes, by `k % DECLARATION_KINDS`.
+pub const DECLARATION_KINDS: usize = 8;
+
+/// What `change_declaration` did, by kind.
+pub const DECLARATION_KIND_NAMES: [&str; DECLARATION_KINDS] = [
+    "retyped wider",
+    "retyped narrower",
+    "array resized",
+    "proctype added",
+    "globals reordered",
+    "channel field retyped",
+    "mtype name added",
+    "variable removed",
+];
+
+/// The type keyword a declaration line starts with (after indentation), and where it is.
+fn declared_type(l: &str) -> Option<(usize, &'static str)> {
+    let t = l.trim_start();
+    let at = l.len() - t.len();
+    ["byte ", "short ", "int ", "bool ", "bit ", "pid "]
+        .into_iter()
+        .find(|k| t.starts_with(k))
+        .map(|k| (at, k.trim_end()))
+}
+
+/// `text` with one declaration changed, as real commits change them: kind `k %
+/// DECLARATION_KINDS` (see `DECLARATION_KIND_NAMES`) at a random place. A variable
+/// removed is one the version declares and no statement names; `with_dead_variable` makes
+/// such versions.
+pub fn change_declaration(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
+    let mut ls: Vec<String> = text.lines().map(str::to_string).collect();
+    let pick = |ls: &[String], rng: &mut Rng, f: &dyn Fn(&str) -> bool| -> Option<usize> {
+        let spots: Vec<usize> = (0..ls.len()).filter(|&i| f(&ls[i])).collect();
+        (!spots.is_empty()).then(|| spots[rng.below(spots.len())])
+    };
+    let first_proc = |ls: &[String]| {
+        (0..ls.len()).find(|&i| {
+            let t = ls[i].trim_start();
+            t.starts_with("proctype") || t.starts_with("active") || t.starts_with("init")
+        })
+    };
+    match k % DECLARATION_KINDS {
+        0 | 1 => {
+            let wider = k.is_multiple_of(DECLARATION_KINDS);
+            let i = pick(&ls, rng, &|l: &str| {
+                declared_type(l).is_some_and(|(_, t)| {
+                    if wider {
+                        t != "int"
+                    } else {
+                        t == "int" || t == "short"
+                    }
+                })
+            })?;
+            let (at, t) = declared_type(&ls[i])?;
+            let to = match (t, wider) {
+                ("bool" | "bit", _) => "byte",
+                ("byte" | "pid", true) => {
+                    if k.is_multiple_of(2) {
+                        "int"
+                    } else {
+                        "short"
+                    }
+                }
+                ("short", true) => "int",
+                ("int", false) => "short",
+                _ => "byte",
+            };
+            ls[i].replace_range(at..at + t.len(), to);
+        }
+        2 => {
+            let i = pick(&ls, rng, &|l: &str| {
+                declared_type(l).is_some() && l.contains('[') && !l.contains("chan")
+            })?;
+            let open = ls[i].find('[')? + 1;
+            let close = open + ls[i][open..].find(']')?;
+            let n: usize = ls[i][open..close].trim().parse().ok()?;
+            let m = if n > 1 && k % 2 == 1 { n - 1 } else { n + 1 };
+            ls[i].replace_range(open..close, &m.to_string());
+        }
+        3 => {
+            let at = first_proc(&ls)?;
+            let body = if k.is_multiple_of(2) {
+                "proctype RmcAdded() { byte rmc_l; rmc_l++ }"
+            } else {
+                "proctype RmcAdded(byte p) { skip }"
+            };
+            ls.insert(rng.below(at + 1).max(first_global_end(&ls)), body.into());
+        }
+        4 => {
+            let globals_end = first_proc(&ls)?;
+            let i = pick(&ls[..globals_end], rng, &|l: &str| {
+                declared_type(l).is_some_and(|(at, _)| at == 0)
+            })?;
+            let j = (i + 1..globals_end)
+                .find(|&j| declared_type(&ls[j]).is_some_and(|(at, _)| at == 0))?;
+            ls.swap(i, j);
+        }
+        5 => {
+            let i = pick(&ls, rng, &|l: &str| {
+                l.trim_start().starts_with("chan ")
+                    && (l.contains("of { byte") || l.contains("of { bit") || l.contains("of {byte"))
+            })?;
+            let l = &ls[i];
+            ls[i] = if l.contains("of { bit") {
+                l.replacen("of { bit", "of { byte", 1)
+            } else {
+                l.replacen("of { byte", "of { short", 1)
+                    .replacen("of {byte", "of {short", 1)
+            };
+        }
+        6 => {
+            let i = pick(&ls, rng, &|l: &str| {
+                l.trim_start().starts_with("mtype") && l.contains('{') && l.contains('=')
+            })?;
+            let open = ls[i].find('{')? + 1;
+            let name = format!(" rmc_name{},", k % 3);
+            if k.is_multiple_of(2) {
+                ls[i].insert_str(open, &name);
+            } else {
+                let close = ls[i].rfind('}')?;
+                ls[i].insert_str(close, &format!(", rmc_name{} ", k % 3));
+            }
+        }
+        _ => {
+            // A global no statement names: its declaration goes.
+            let globals_end = first_proc(&ls)?;
+            let i = pick(&ls[..globals_end], rng, &|l: &str| {
+                declared_type(l).is_some_and(|(at, _)| at == 0) && !l.contains(',')
+            })?;
+            let name: String = ls[i]
+                .split_whitespace()
+                .nth(1)?
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let named = ls.iter().enumerate().any(|(j, l)| {
+                j != i
+                    && l.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .any(|w| w == name)
+            });
+            if named {
+                return None;
+            }
+            ls.remove(i);
+        }
+    }
+    Some(ls.join("\n") + "\n")
+}
+
+/// Where the leading `#define`s and `mtype` lists end (a proctype inserted before them
+/// would not see them).
+fn first_global_end(ls: &[String]) -> usize {
+    ls.iter()
+        .rposition(|l| l.starts_with("#define") || l.trim_start().starts_with("mtype"))
+        .map_or(0, |i| i + 1)
+        .min(
+            (0..ls.len())
+                .find(|&i| {
+                    let t = ls[i].trim_start();
+                    t.starts_with("proctype") || t.starts_with("active") || t.starts_with("init")
+                })
+                .unwrap_or(ls.len()),
+        )
+}
+
+/// `text` with a global `rmc_dead` that statements write and none reads: declared before
+/// the first proctype and counted modulo 3 after some statements (lines that end a
+/// statement with `;`). None when no line fits.
+pub fn with_dead_variable(text: &str, rng: &mut Rng) -> Option<String> {
+    let mut ls: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = (0..ls.len()).find(|&i| {
+        let t = ls[i].trim_start();
+        t.starts_with("proctype") || t.starts_with("active") || t.starts_with("init")
+    })?;
+    let spots: Vec<usize> = (at..ls.len())
+        .filter(|&i| {
+            let t = ls[i].trim();
+            t.ends_with(';')
+                && (t.contains("++") || t.contains(" = ") || t.contains("--"))
+                && declared_type(&ls[i]).is_none()
+                && !t.starts_with("chan")
+                && !t.starts_with("#")
+        })
+        .collect();
+    if spots.is_empty() {
+        return None;
+    }
+    let n = 1 + rng.below(spots.len().min(3));
+    let mut chosen: Vec<usize> = (0..n).map(|_| spots[rng.below(spots.len())]).collect();
+    chosen.sort_unstable();
+    chosen.dedup();
+    for &i in &chosen {
+        ls[i].push_str(" rmc_dead = (rmc_dead + 1) % 3;");
+    }
+    ls.insert(at, "byte rmc_dead;".into());
+    Some(ls.join("\n") + "\n")
+}
+
+/// `with_dead`'s text (`with_dead_variable`'s) without the dead variable: its declaration
+/// and every write of it gone (the base text, whatever else changed since).
+pub fn without_dead_variable(with_dead: &str) -> String {
+    let mut out = String::new();
+    for l in with_dead.lines() {
+        if l == "byte rmc_dead;" {
+            continue;
+        }
+        out.push_str(&l.replace(" rmc_dead = (rmc_dead + 1) % 3;", ""));
+        out.push('\n');
+    }
+    out
+}

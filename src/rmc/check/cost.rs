@@ -6,6 +6,11 @@
 /// `rmc` bench (a walked transition costs a few lookups, an executed one the interpreter).
 pub const WALK_COST: f64 = 0.25;
 
+/// What keying one recorded state costs against executing one, across a declaration change
+/// that drops bytes: its vector decoded (from the one before, in slot order) and hashed,
+/// about what walking it costs.
+pub const KEY_COST: f64 = WALK_COST;
+
 /// What a recorded state a replay executes costs, beside the moves it executes, against a
 /// state a full check executes: it is loaded from the record, its other processes' moves
 /// are walked, and all of them are recorded on the search's thread. Measured (callgrind,
@@ -48,6 +53,10 @@ pub struct Predicted {
     pub walk_states: Option<u64>,
     #[serde(default)]
     pub walk_new: Option<u64>,
+    /// Across a declaration change that drops bytes: what meeting recorded states by key
+    /// costs (every recorded vector decoded and hashed), in full-check states.
+    #[serde(default)]
+    pub map_cost: Option<f64>,
 }
 
 /// Records smaller than this are reused without a probe: a full check of them costs little

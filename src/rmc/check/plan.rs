@@ -76,6 +76,7 @@ pub fn plan(
         old_hash: base.record.meta.layout_hash,
         states: base.record.fingerprints.len() as u64,
         dangerous: String::new(),
+        keys: None,
     };
     if let Some(reason) = why_not_incremental(base, &cx, opts) {
         return cx.full(reason, None);
@@ -91,7 +92,22 @@ pub fn plan(
         base.program.location_ids().count()
     );
     let graph = base.record.graph.take();
+    // Across a change that drops bytes, recorded states are met by key, which their vectors
+    // give.
+    let by_key = cx.extension.as_ref().is_some_and(|e| e.drops);
+    if by_key && graph.is_none() {
+        let reason = format!(
+            "a full check: the state layout changed ({}), so several recorded states stand \
+             for one new state and are met by their vectors, and the record has no state \
+             graph to read them from (a pruning run wrote it)",
+            cx.impact.layout_change.clone().unwrap_or_default()
+        );
+        return cx.full(reason, None);
+    }
     let (sets, meets_danger, mut predicted) = predict_prune(base, &cx.impact);
+    if by_key {
+        predicted.map_cost = Some(cx.states as f64 * KEY_COST);
+    }
     let no_replay = why_no_replay(graph.is_some(), opts);
     let replay = match (&no_replay, graph) {
         (None, Some(g)) if want != Algorithm::Prune => {
@@ -101,6 +117,25 @@ pub fn plan(
     };
     if let Some(reason) = full_is_cheaper(&cx, &replay, &predicted) {
         return cx.full(reason, Some(predicted));
+    }
+    let mut replay = replay;
+    if by_key {
+        let g = match &replay {
+            Ok(rp) => Some(&rp.graph),
+            Err(g) => g.as_ref(),
+        };
+        match g.and_then(|g| keys(g, &cx)) {
+            Some(k) => cx.keys = Some(std::sync::Arc::new(k)),
+            None => {
+                return cx.full(
+                    "the record's state graph cannot be read: a full check".into(),
+                    Some(predicted),
+                )
+            }
+        }
+        if let Ok(rp) = replay.as_mut() {
+            rp.keys = cx.keys.clone();
+        }
     }
     let replay = match replay {
         Ok(rp) if cx.extension.is_none() && cx.impact.notes.is_empty() => {
@@ -117,9 +152,10 @@ pub fn plan(
         return cx.full(reason, Some(predicted));
     }
     // Across a layout change, a pruning run writes no state graph (its pruned states'
-    // recorded vectors are the old layout's): when it would execute most states anyway, a
-    // replay, which writes one, is worth its walk.
-    let prune_graphless = cx.extension.is_some() && predicted.prune_executed * 2 >= cx.states;
+    // recorded vectors are the old layout's), and the next commit that changes a
+    // declaration would then have nothing to map: a full check. A replay writes one, and
+    // its walk costs a fraction of that full check.
+    let prune_graphless = cx.extension.is_some();
     match replay {
         Ok(rp)
             if want == Algorithm::Replay
@@ -161,6 +197,8 @@ struct Context {
     states: u64,
     /// `N dangerous locations of M`, for the reasons.
     dangerous: String,
+    /// Across a change that drops bytes: the recorded states by key.
+    keys: Option<std::sync::Arc<crate::rmc::run::keys::Keys>>,
 }
 
 impl Context {
@@ -228,6 +266,12 @@ fn layout_extension(
         })
 }
 
+/// The record's states by key (None: a vector could not be read).
+fn keys(g: &Graph, cx: &Context) -> Option<crate::rmc::run::keys::Keys> {
+    let ext = cx.extension.as_ref()?;
+    crate::rmc::run::keys::Keys::build(g, ext, cx.old_hash)
+}
+
 /// Why nothing of the record can be reused, if so.
 fn why_not_incremental(base: &Base, cx: &Context, opts: &Options) -> Option<String> {
     let layout = crate::explore::layout::Layout::new(&cx.program)
@@ -253,6 +297,9 @@ fn why_not_incremental(base: &Base, cx: &Context, opts: &Options) -> Option<Stri
                 .clone()
                 .unwrap_or_else(|| "declarations".into())
         ))
+    } else if cx.extension.is_some() {
+        // Proctypes pair by name across the map.
+        None
     } else {
         moved_proctype(&base.program, &cx.program).map(|moved| {
             format!(
@@ -345,7 +392,8 @@ fn full_is_cheaper(
         Ok(_) => Some(replay_cost(predicted).min(predicted.prune_executed as f64)),
         Err(Some(_)) if cx.extension.is_none() => Some(predicted.prune_executed as f64),
         Err(_) => None,
-    };
+    }
+    .map(|c| c + predicted.map_cost.unwrap_or(0.0));
     if cx.want != Algorithm::Auto
         || states == 0
         || !cheapest.is_some_and(|c| c >= FULL_SHARE * states as f64)
@@ -354,11 +402,15 @@ fn full_is_cheaper(
     }
     Some(format!(
         "auto: a full check, predicted cheaper (pruning would execute {} of the {states} \
-         recorded states{}); {}",
+         recorded states{}{}); {}",
         predicted.prune_executed,
         match (predicted.replay_walked, predicted.replay_executed) {
             (Some(w), Some(x)) => format!(", replay walk {w} and execute {x}"),
             _ => String::new(),
+        },
+        match predicted.map_cost {
+            Some(_) => ", after reading every recorded vector to meet states by key",
+            None => "",
         },
         cx.dangerous
     ))
@@ -531,11 +583,12 @@ fn prune_plan(
     };
     let reason = format!("{reason}{}", projected(&cx));
     let r = &base.record;
-    let known = Known::new(
+    let mut known = Known::new(
         r.fingerprints.clone(),
         r.set_of.clone(),
         graph.as_ref().or(across.as_ref()),
     );
+    known.keys = cx.keys.clone();
     let prune = Prune {
         prunable: Prunable::new(&known, &meets_danger),
         known: std::sync::Arc::new(known),

@@ -1,34 +1,51 @@
-//! How a new state layout extends an old one (added globals and locals, global channels
-//! whose declaration changed), and the maps between the two layouts' canonical vectors that
-//! let a run meet recorded states through their projection.
+//! How a new state layout maps onto an old one: variables kept, retyped (their values
+//! carried over where the new type holds them), removed or added, arrays resized, proctypes
+//! added or removed (the others keep their processes, whatever their place in the table),
+//! global channels whose declaration changed; and the maps between the two layouts'
+//! canonical vectors that let a run meet recorded states through their projection.
 
-use crate::explore::layout::{Layout, VarLayout, CHAN_TAG};
+use crate::explore::layout::{Layout, Scalar, Shape, VarLayout, CHAN_TAG};
 use crate::program::types::{ChanType, Type, Var, VarInit};
 use crate::program::Program;
 
-/// A new layout that differs from an old one only by variables it adds (globals or locals
-/// of a proctype: scalars or arrays of them, no channel, no record) and by the declarations
-/// of global channels (capacity, message type), the others keeping their names and types.
+/// A new layout that maps onto an old one: every old variable is kept (the same bytes),
+/// converted (a retyped scalar, or the elements of a resized or retyped array of scalars)
+/// or dropped (removed, or an array's elements past its new length); every new variable
+/// not kept or converted is added (plain data: no channel, no record). Proctypes pair by
+/// name; global channels by the global that declares them (their capacity and message type
+/// may change). See `docs/regression.md`, "Across declaration changes", for why a run may
+/// meet recorded states through this map.
 ///
-/// Every statement that reads or writes an added variable is new, a `run` of a proctype that
-/// gained a local makes a different process, and every operation that may reach a changed
-/// channel is dangerous (`chan_alias`); every other statement leaves the added variables and
-/// the changed channels as they are and does not depend on them. A new state therefore has
-/// the sub-state-space of the old state it projects to (its bytes without the added
-/// variables, its changed channels' contents kept where they fit the old declaration), and a
-/// run looks states up by that projection.
+/// In short: every statement that names an added, converted or dropped variable is
+/// dangerous (the labels compare such variables as different slots), a `run` of a
+/// proctype whose locals changed makes a different process, and every operation that may
+/// reach a changed channel is dangerous (`chan_alias`); every other statement leaves those
+/// variables and channels as they are and does not depend on them. A new state therefore
+/// has the sub-state-space of the old state it projects to (its kept bytes, its converted
+/// values in the old types, the dropped bytes zero: `project`), and a run looks states up
+/// by that projection. Old states that differ only in dropped bytes are one state of the
+/// new version: with drops, the record's states are looked up by their key (`key_of_old`,
+/// the vector with the dropped bytes zeroed), never by their own fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Extension {
-    /// Per old global: its index among the new globals.
+    /// Per old global: its index among the new globals (`DROPPED`: removed).
     pub globals: Vec<usize>,
-    /// Per old global, in order: where its bytes are in the new globals area (offset, size).
-    pub from: Vec<(u32, u32)>,
+    /// Per old global: the number statements compare it by (its new index when kept as it
+    /// was; a number no new global has when converted or dropped, so that every statement
+    /// naming it is dangerous).
+    pub compare_globals: Vec<usize>,
+    /// The old globals area's pieces, each mapped to the new area.
+    pub from: Vec<Piece>,
+    /// Bytes of the old globals area (from `globals_at` to the old `records_at`).
+    pub old_globals_size: u32,
     /// Where the globals area starts (the same in both), and where the records start in the
     /// new canonical vector.
     pub globals_at: u32,
     pub records_at: u32,
-    /// Per proctype, the same for its locals.
+    /// Per new proctype (by tag), how its locals map.
     pub procs: Vec<ProcExtension>,
+    /// Per old proctype (by tag): its tag in the new layout (None: removed).
+    pub old_tags: Vec<Option<u8>>,
     /// Per channel type of the new layout (by tag), and of the old one: its record's bytes
     /// and the other layout's tag for the same type.
     pub chans: Vec<ChanMap>,
@@ -41,10 +58,56 @@ pub struct Extension {
     pub proc_head: u32,
     /// The added variables' names (`P:x` for a local of proctype P).
     pub added: Vec<String>,
-    /// The global channels whose declaration changed, described, and the old globals that
-    /// declare them.
+    /// The other declaration changes, described (retyped, removed, resized, proctypes,
+    /// channels).
     pub changed: Vec<String>,
+    /// The old globals that declare global channels whose declaration changed.
     pub changed_globals: Vec<usize>,
+    /// Some old bytes are dropped: recorded states are met by key (`key_of_old`).
+    pub drops: bool,
+}
+
+/// An old global or local with no place in the new layout.
+pub const DROPPED: usize = usize::MAX;
+
+/// The numbers converted and dropped variables are compared by start here (far above any
+/// real index, and within the 32 bits a label writes).
+const FRESH_COMPARE: usize = 1 << 31;
+
+/// Where a run of old bytes goes in the new layout (offsets within the variables' area).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece {
+    /// `len` bytes kept as they were.
+    Copy { old_at: u32, new_at: u32, len: u32 },
+    /// A scalar whose type changed: its value, where the other type holds it.
+    Convert {
+        old_at: u32,
+        new_at: u32,
+        old: Scalar,
+        new: Scalar,
+    },
+    /// `len` old bytes the new layout has no place for.
+    Drop { old_at: u32, len: u32 },
+}
+
+impl Piece {
+    /// The new bytes it fills (offset, length), if any.
+    fn new_span(&self) -> Option<(u32, u32)> {
+        match *self {
+            Piece::Copy { new_at, len, .. } => Some((new_at, len)),
+            Piece::Convert { new_at, new, .. } => Some((new_at, new.width as u32)),
+            Piece::Drop { .. } => None,
+        }
+    }
+}
+
+/// A value of type `from` as type `to` (None: `to` cannot hold it).
+#[inline]
+fn convert(from: Scalar, to: Scalar, bytes: &[u8], at: usize) -> Option<i32> {
+    let end = at + from.width as usize;
+    bytes.get(at..end)?;
+    let v = from.read(bytes, at);
+    ((to.signed || v >= 0) && to.truncate(v) == v).then_some(v)
 }
 
 /// A channel type of one layout: its record's bytes, and the tag of the same type in the
@@ -79,12 +142,17 @@ impl GlobalChan {
 /// How a proctype's locals map from the old layout to the new one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcExtension {
-    /// Per old local: its index among the new locals.
+    /// Its tag in the old layout (None: an added proctype, whose processes have no image).
+    pub old_tag: Option<u8>,
+    /// Per old local: its index among the new locals (`DROPPED`: removed), and the number
+    /// statements compare it by (as `Extension::compare_globals`).
     pub locals: Vec<usize>,
-    /// Per old local, in order: where its bytes are among the new locals (offset, size).
-    pub from: Vec<(u32, u32)>,
-    /// Bytes of the new locals.
+    pub compare: Vec<usize>,
+    /// The old locals' pieces.
+    pub from: Vec<Piece>,
+    /// Bytes of the new locals, and of the old ones.
     pub size: u32,
+    pub old_size: u32,
 }
 
 /// The type index a channel record's tag carries.
@@ -116,8 +184,8 @@ impl Extension {
         Some(table.get(chan_type(tag))?.other? | CHAN_TAG)
     }
 
-    /// What changed: "global 'g' added", "channel 'c' declared as [2] of {…} instead of
-    /// [0] of {…}", joined.
+    /// What changed: "global 'g' added", "global 'x' retyped (byte to int)", "channel 'c'
+    /// declared as [2] of {…} instead of [0] of {…}", joined.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if !self.added.is_empty() {
@@ -132,14 +200,15 @@ impl Extension {
         }
         parts.extend(self.changed.iter().cloned());
         if parts.is_empty() {
-            parts.push("a local channel's declaration changed".into());
+            parts.push("declarations moved or a local channel's declaration changed".into());
         }
         parts.join("; ")
     }
 
     /// The old version's canonical vector of the state whose new canonical vector is
-    /// `canon` (false: `canon` is not one of the new layout's, or holds a channel of a type
-    /// the old layout does not have).
+    /// `canon`, with any dropped bytes zero (false: `canon` is not one of the new layout's,
+    /// holds a value an old type cannot hold, a process of an added proctype or a channel
+    /// of a type the old layout does not have: it has no image).
     pub fn project(&self, canon: &[u8], out: &mut Vec<u8>) -> bool {
         self.try_project(canon, out).is_some()
     }
@@ -148,14 +217,7 @@ impl Extension {
         out.clear();
         let (g, r) = (self.globals_at as usize, self.records_at as usize);
         out.extend_from_slice(canon.get(..g)?);
-        let copy = |out: &mut Vec<u8>, base: usize, from: &[(u32, u32)]| -> Option<()> {
-            for &(off, size) in from {
-                let at = base + off as usize;
-                out.extend_from_slice(canon.get(at..at + size as usize)?);
-            }
-            Some(())
-        };
-        copy(out, g, &self.from)?;
+        project_area(canon, g, &self.from, self.old_globals_size, out)?;
         let mut at = r;
         for c in &self.prefix {
             let rec = canon.get(at..at + c.new_size())?;
@@ -182,8 +244,61 @@ impl Extension {
             match rec? {
                 Rec::Chan(x) => self.retag(&canon[x], true, out)?,
                 Rec::Proc { tag, head, locals } => {
-                    out.extend_from_slice(&canon[head]);
-                    copy(out, locals.start, &self.procs[tag as usize].from)?;
+                    let p = &self.procs[tag as usize];
+                    out.push(p.old_tag?);
+                    out.extend_from_slice(&canon[head.start + 1..head.end]);
+                    project_area(canon, locals.start, &p.from, p.old_size, out)?;
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// The key a recorded state (old canonical vector `old`) is met by when the map drops
+    /// bytes: its vector with the dropped bytes zero, which is what `project` gives every
+    /// new state it stands for. False: it has no image in the new layout (a process of a
+    /// removed proctype, a channel of a type the new layout lacks, a value a new type
+    /// cannot hold, or bytes that do not fit).
+    pub fn key_of_old(&self, old: &[u8], out: &mut Vec<u8>) -> bool {
+        self.try_key_of_old(old, out).is_some()
+    }
+
+    fn try_key_of_old(&self, old: &[u8], out: &mut Vec<u8>) -> Option<()> {
+        out.clear();
+        out.extend_from_slice(old);
+        let g = self.globals_at as usize;
+        fn blank(old: &[u8], out: &mut [u8], start: usize, from: &[Piece]) -> Option<()> {
+            for p in from {
+                match *p {
+                    Piece::Drop { old_at, len } => {
+                        let o = start + old_at as usize;
+                        out.get_mut(o..o + len as usize)?.fill(0);
+                    }
+                    Piece::Convert {
+                        old_at,
+                        old: s,
+                        new,
+                        ..
+                    } => {
+                        convert(s, new, old, start + old_at as usize)?;
+                    }
+                    Piece::Copy { .. } => {}
+                }
+            }
+            Some(())
+        }
+        blank(old, out, g, &self.from)?;
+        let mut at = g + self.old_globals_size as usize;
+        for c in &self.prefix {
+            at += c.old_size();
+        }
+        for rec in self.records(old, at, false) {
+            match rec? {
+                Rec::Chan(x) => {
+                    self.other_tag(old[x.start], false)?;
+                }
+                Rec::Proc { tag, locals, .. } => {
+                    blank(old, out, locals.start, &self.procs[tag as usize].from)?;
                 }
             }
         }
@@ -191,8 +306,9 @@ impl Extension {
     }
 
     /// The records (processes and channels, in creation order) of the canonical vector `v`
-    /// from `at`, in the new layout (`new`) or in the old one. A record that does not fit
-    /// (an unknown tag, bytes past the end) is `None`, and the walk ends there.
+    /// from `at`, in the new layout (`new`) or in the old one; a process record's tag is
+    /// the new layout's either way. A record that does not fit (an unknown tag, a removed
+    /// proctype's, bytes past the end) is `None`, and the walk ends there.
     fn records<'a>(&'a self, v: &'a [u8], at: usize, new: bool) -> Records<'a> {
         Records {
             ext: self,
@@ -202,22 +318,23 @@ impl Extension {
         }
     }
 
-    /// The new canonical vector of a successor that a step touching neither the added
-    /// variables nor the changed channels leads to from `parent` (a new canonical vector),
-    /// given the successor's old canonical vector `old`: the old variables' bytes come from
-    /// `old`, the added ones and the changed channels from `parent` (a process keeps its pid,
-    /// so its added locals are those of the parent's process with the same pid). False when
-    /// they do not fit: a process of a proctype that gained locals that the parent does not
-    /// have (its creation is dangerous, so a replayed step never makes one), or vectors of
-    /// another layout.
+    /// The new canonical vector of a successor that a step touching neither the added,
+    /// converted or dropped variables nor the changed channels leads to from `parent` (a
+    /// new canonical vector), given the successor's old canonical vector `old`: the kept
+    /// variables' bytes and the converted values come from `old`, the added ones and the
+    /// changed channels from `parent` (a process keeps its pid, so its added locals are
+    /// those of the parent's process with the same pid). False when they do not fit: a
+    /// process of a proctype that gained locals that the parent does not have (its creation
+    /// is dangerous, so a replayed step never makes one), a value a new type cannot hold,
+    /// or vectors of another layout.
     pub fn embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> bool {
         self.try_embed(old, parent, out).is_some()
     }
 
     /// What `embed` takes from a parent (new canonical vector `canon`): the added
-    /// variables' bytes, the changed channels' records, and each process's tag (the old
-    /// variables' bytes zeroed). Two parents with the same extras give every successor the
-    /// same new vector.
+    /// variables' bytes, the changed channels' records, and each process's tag (the bytes
+    /// the old vector fills zeroed). Two parents with the same extras give every successor
+    /// the same new vector.
     pub fn extras(&self, canon: &[u8], out: &mut Vec<u8>) -> bool {
         self.try_extras(canon, out).is_some()
     }
@@ -225,8 +342,8 @@ impl Extension {
     fn try_extras(&self, canon: &[u8], out: &mut Vec<u8>) -> Option<()> {
         out.clear();
         let (g, r) = (self.globals_at as usize, self.records_at as usize);
-        let zero = |out: &mut Vec<u8>, start: usize, from: &[(u32, u32)]| {
-            for &(off, size) in from {
+        let zero = |out: &mut Vec<u8>, start: usize, from: &[Piece]| {
+            for (off, size) in from.iter().filter_map(Piece::new_span) {
                 let o = start + off as usize;
                 out.get_mut(o..o + size as usize)?.fill(0);
             }
@@ -283,23 +400,44 @@ impl Extension {
     fn embed_into(&self, old: &[u8], parent: &[u8], out: &mut impl Emit) -> Option<()> {
         let (g, r) = (self.globals_at as usize, self.records_at as usize);
         out.old(0..g)?;
-        // Over the parent's bytes of an area, the old variables' bytes, in order.
+        // Over the parent's bytes of an area, the old variables' bytes and values.
         fn overlay(
             out: &mut impl Emit,
             start: usize,
-            from: &[(u32, u32)],
-            at: &mut usize,
+            from: &[Piece],
+            old_start: usize,
         ) -> Option<()> {
-            for &(off, size) in from {
-                let (o, s) = (start + off as usize, size as usize);
-                out.overwrite(o, *at..*at + s)?;
-                *at += s;
+            for p in from {
+                match *p {
+                    Piece::Copy {
+                        old_at,
+                        new_at,
+                        len,
+                    } => {
+                        let o = old_start + old_at as usize;
+                        out.overwrite(start + new_at as usize, o..o + len as usize)?;
+                    }
+                    Piece::Convert {
+                        old_at,
+                        new_at,
+                        old,
+                        new,
+                    } => {
+                        out.convert(
+                            start + new_at as usize,
+                            old_start + old_at as usize,
+                            old,
+                            new,
+                        )?;
+                    }
+                    Piece::Drop { .. } => {}
+                }
             }
             Some(())
         }
         out.parent(g..r)?;
-        let mut at = g;
-        overlay(out, g, &self.from, &mut at)?;
+        overlay(out, g, &self.from, g)?;
+        let mut at = g + self.old_globals_size as usize;
         // The global channels: a changed one is the parent's, the others the successor's.
         let mut from = r;
         for c in &self.prefix {
@@ -333,7 +471,8 @@ impl Extension {
                     out.old(x.start + 1..x.end)?;
                 }
                 Rec::Proc { tag, head, locals } => {
-                    out.old(head)?;
+                    out.byte(tag);
+                    out.old(head.start + 1..head.end)?;
                     let p = &self.procs[tag as usize];
                     let start = out.len();
                     // (The parent's record of the same pid is passed even when not needed,
@@ -343,8 +482,7 @@ impl Extension {
                         Some(Some((t, l))) if t == tag => out.parent(l)?,
                         _ => return None,
                     }
-                    let mut from = locals.start;
-                    overlay(out, start, &p.from, &mut from)?;
+                    overlay(out, start, &p.from, locals.start)?;
                 }
             }
         }
@@ -352,9 +490,50 @@ impl Extension {
     }
 }
 
+/// The old area of `from`'s pieces (`size` bytes, dropped bytes zero) from the new area
+/// that starts at `start` in `canon`, appended to `out` (None: a value an old type cannot
+/// hold, or bytes past the end).
+fn project_area(
+    canon: &[u8],
+    start: usize,
+    from: &[Piece],
+    size: u32,
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    let base = out.len();
+    out.resize(base + size as usize, 0);
+    for p in from {
+        match *p {
+            Piece::Copy {
+                old_at,
+                new_at,
+                len,
+            } => {
+                let n = start + new_at as usize;
+                let o = base + old_at as usize;
+                let src = canon.get(n..n + len as usize)?;
+                out.get_mut(o..o + len as usize)?.copy_from_slice(src);
+            }
+            Piece::Convert {
+                old_at,
+                new_at,
+                old,
+                new,
+            } => {
+                let v = convert(new, old, canon, start + new_at as usize)?;
+                let o = base + old_at as usize;
+                out.get(o..o + old.width as usize)?;
+                old.write(out, o, v);
+            }
+            Piece::Drop { .. } => {}
+        }
+    }
+    Some(())
+}
+
 /// Where `Extension::embed_into` tells what a new vector is made of, in order: bytes of the
-/// old vector or of the parent appended, constant bytes, and old bytes written over what
-/// was appended (None: a range out of bounds).
+/// old vector or of the parent appended, constant bytes, and old bytes (or values) written
+/// over what was appended (None: a range out of bounds, or a value that does not fit).
 trait Emit {
     fn len(&self) -> usize;
     fn old(&mut self, r: std::ops::Range<usize>) -> Option<()>;
@@ -362,6 +541,7 @@ trait Emit {
     fn byte(&mut self, b: u8);
     fn zeros(&mut self, n: usize);
     fn overwrite(&mut self, at: usize, r: std::ops::Range<usize>) -> Option<()>;
+    fn convert(&mut self, at: usize, src: usize, old: Scalar, new: Scalar) -> Option<()>;
 }
 
 /// `Emit` into the new vector's bytes.
@@ -395,22 +575,30 @@ impl Emit for Bytes<'_> {
         self.out.get_mut(at..at + n)?.copy_from_slice(src);
         Some(())
     }
+    fn convert(&mut self, at: usize, src: usize, old: Scalar, new: Scalar) -> Option<()> {
+        let v = convert(old, new, self.old, src)?;
+        self.out.get(at..at + new.width as usize)?;
+        new.write(self.out, at, v);
+        Some(())
+    }
 }
 
 /// What `embed` does for old vectors of one shape and one parent's extras: what does not
 /// depend on the old vector (the parent's bytes, tags, zeros), and the old vector's bytes
-/// copied over it.
+/// and converted values written over it.
 #[derive(Clone, Debug, Default)]
 pub struct EmbedPlan {
     template: Vec<u8>,
     /// (where in the new vector, where in the old one, bytes).
     copies: Vec<(u32, u32, u32)>,
+    /// (where in the new vector, where in the old one, old type, new type).
+    converts: Vec<(u32, u32, Scalar, Scalar)>,
     old_len: usize,
 }
 
 impl EmbedPlan {
     /// The new vector of `old` (of the plan's shape) into `out`. False: `old` is not of the
-    /// plan's length.
+    /// plan's length, or holds a value a new type cannot hold.
     pub fn apply(&self, old: &[u8], out: &mut Vec<u8>) -> bool {
         if old.len() != self.old_len {
             return false;
@@ -420,6 +608,14 @@ impl EmbedPlan {
         for &(at, src, n) in &self.copies {
             let (at, src, n) = (at as usize, src as usize, n as usize);
             out[at..at + n].copy_from_slice(&old[src..src + n]);
+        }
+        for &(at, src, o, n) in &self.converts {
+            match convert(o, n, old, src as usize) {
+                Some(v) => {
+                    n.write(out, at as usize, v);
+                }
+                None => return false,
+            }
         }
         true
     }
@@ -478,12 +674,24 @@ impl Emit for PlanBuilder<'_> {
         (at + r.len() <= self.len()).then_some(())?;
         self.copy(at, r)
     }
+    fn convert(&mut self, at: usize, src: usize, old: Scalar, new: Scalar) -> Option<()> {
+        (at + new.width as usize <= self.len() && src + old.width as usize <= self.old_len)
+            .then_some(())?;
+        self.plan.converts.push((at as u32, src as u32, old, new));
+        Some(())
+    }
 }
 
 impl ProcExtension {
-    /// Whether the proctype gained locals.
+    /// Whether the proctype's new locals hold bytes the old ones do not fill (added
+    /// variables, an array's added elements).
     fn grew(&self) -> bool {
-        self.from.iter().map(|f| f.1).sum::<u32>() < self.size
+        self.from
+            .iter()
+            .filter_map(Piece::new_span)
+            .map(|s| s.1)
+            .sum::<u32>()
+            < self.size
     }
 }
 
@@ -491,6 +699,7 @@ impl ProcExtension {
 enum Rec {
     Chan(std::ops::Range<usize>),
     Proc {
+        /// The new layout's tag of its proctype.
         tag: u8,
         head: std::ops::Range<usize>,
         locals: std::ops::Range<usize>,
@@ -520,25 +729,24 @@ impl Iterator for Records<'_> {
                 .filter(|&end| end <= self.v.len())
                 .map(|end| (end, Rec::Chan(at..end)))
         } else {
-            self.ext.procs.get(tag as usize).and_then(|p| {
-                let size = if self.new {
-                    p.size
-                } else {
-                    p.from.iter().map(|f| f.1).sum()
-                };
+            let tag = if self.new {
+                Some(tag)
+            } else {
+                self.ext.old_tags.get(tag as usize).copied().flatten()
+            };
+            tag.and_then(|tag| {
+                let p = self.ext.procs.get(tag as usize)?;
+                let size = if self.new { p.size } else { p.old_size };
                 let l = at + self.ext.proc_head as usize;
                 let end = l + size as usize;
-                (end <= self.v.len()).then(|| {
-                    let head = at..l;
-                    (
-                        end,
-                        Rec::Proc {
-                            tag,
-                            head,
-                            locals: l..end,
-                        },
-                    )
-                })
+                (end <= self.v.len()).then_some((
+                    end,
+                    Rec::Proc {
+                        tag,
+                        head: at..l,
+                        locals: l..end,
+                    },
+                ))
             })
         };
         Some(rec.map(|(end, r)| {
@@ -548,39 +756,159 @@ impl Iterator for Records<'_> {
     }
 }
 
-/// Per old variable, its index among the new ones and where its bytes are (offset, size).
-type Pairing = (Vec<usize>, Vec<(u32, u32)>);
+/// What pairing the declarations found beyond kept variables.
+#[derive(Default)]
+struct Delta {
+    added: Vec<String>,
+    changed: Vec<String>,
+    drops: bool,
+    /// The next number a converted or dropped variable is compared by.
+    fresh: usize,
+}
 
-/// Pairs old variables with new ones by name (same scalars, same visibility); the new ones
-/// left over are added (their names go to `added`, after `prefix`) and must be plain data.
-/// Returns, per old variable, its new index and where its bytes are. None: a variable was
-/// removed or changed type, or a channel or a record was added.
+impl Delta {
+    fn fresh(&mut self) -> usize {
+        self.fresh += 1;
+        FRESH_COMPARE + self.fresh
+    }
+}
+
+/// Per old variable: its new index, the number it is compared by, and its pieces.
+struct Pairing {
+    index: Vec<usize>,
+    compare: Vec<usize>,
+    from: Vec<Piece>,
+}
+
+/// A declared type as Promela writes it.
+fn type_text(v: &Var) -> String {
+    let t = match &v.ty {
+        Type::Bit => "bit".to_string(),
+        Type::Bool => "bool".into(),
+        Type::Byte => "byte".into(),
+        Type::Short => "short".into(),
+        Type::Int => "int".into(),
+        Type::Unsigned { bits } => format!("unsigned : {bits}"),
+        Type::Chan => "chan".into(),
+        Type::Mtype { subtype } => subtype
+            .as_ref()
+            .map_or("mtype".into(), |s| format!("mtype:{s}")),
+        Type::Pid => "pid".into(),
+        Type::Struct { name, .. } => name.clone(),
+    };
+    match v.array {
+        Some(n) => format!("{t} [{n}]"),
+        None => t,
+    }
+}
+
+/// The scalars of a variable of plain data (a scalar, or an array of scalars), with their
+/// offsets from its start; None for a channel, a record or an array of records.
+fn plain_scalars(v: &Var, l: &VarLayout) -> Option<Vec<(u32, Scalar)>> {
+    if matches!(v.ty, Type::Chan | Type::Struct { .. }) {
+        return None;
+    }
+    match &l.shape {
+        Shape::Scalar(_) => {}
+        Shape::Array { elem, .. } if matches!(**elem, Shape::Scalar(_)) => {}
+        _ => return None,
+    }
+    let mut sc = Vec::new();
+    l.shape.scalars(0, &mut sc);
+    Some(sc)
+}
+
+/// Pairs old variables with new ones by name (the same visibility, neither hidden): the
+/// same scalars are kept, plain data of another type or length is converted element by
+/// element (an array's elements past the new length dropped), an old variable without a
+/// new one is dropped (not a channel); the new ones left over are added (their names go
+/// to `d.added`, after `owner`) and must be plain data. None: something else changed (a
+/// channel or record retyped, a channel removed or added, visibility).
 fn pair_vars(
-    old: (&[crate::program::types::Var], &[VarLayout]),
-    new: (&[crate::program::types::Var], &[VarLayout]),
-    prefix: &str,
-    added: &mut Vec<String>,
+    old: (&[Var], &[VarLayout]),
+    new: (&[Var], &[VarLayout]),
+    owner: &str,
+    d: &mut Delta,
 ) -> Option<Pairing> {
-    use crate::program::types::Type;
-    let scalars = |v: &VarLayout| {
+    let all_scalars = |v: &VarLayout| {
         let mut sc = Vec::new();
         v.shape.scalars(0, &mut sc);
-        sc.iter()
-            .map(|(o, s)| (*o, s.width, s.signed, s.bits))
-            .collect::<Vec<_>>()
+        sc
     };
-    let (mut index, mut from) = (Vec::new(), Vec::new());
+    let mut p = Pairing {
+        index: Vec::new(),
+        compare: Vec::new(),
+        from: Vec::new(),
+    };
+    let what = if owner.is_empty() { "global" } else { "local" };
     let mut taken = vec![false; new.0.len()];
     for (k, v) in old.0.iter().enumerate() {
-        let j = new.0.iter().position(|w| w.name == v.name)?;
-        let (ol, nl) = (old.1.get(k)?, new.1.get(j)?);
-        if taken[j] || scalars(ol) != scalars(nl) || v.vis != new.0[j].vis || ol.hidden != nl.hidden
-        {
+        let ol = old.1.get(k)?;
+        if ol.hidden {
+            return None;
+        }
+        let Some(j) = (0..new.0.len()).find(|&j| !taken[j] && new.0[j].name == v.name) else {
+            // Removed: its bytes are dropped. (A channel's record would go too.)
+            if matches!(v.ty, Type::Chan) {
+                return None;
+            }
+            p.index.push(DROPPED);
+            p.compare.push(d.fresh());
+            p.from.push(Piece::Drop {
+                old_at: ol.offset,
+                len: ol.shape.size(),
+            });
+            d.drops = true;
+            d.changed
+                .push(format!("{what} '{owner}{}' removed", v.name));
+            continue;
+        };
+        let (w, nl) = (&new.0[j], new.1.get(j)?);
+        if v.vis != w.vis || nl.hidden || matches!(v.ty, Type::Chan) != matches!(w.ty, Type::Chan) {
             return None;
         }
         taken[j] = true;
-        index.push(j);
-        from.push((nl.offset, nl.shape.size()));
+        p.index.push(j);
+        if all_scalars(ol) == all_scalars(nl) {
+            p.compare.push(j);
+            p.from.push(Piece::Copy {
+                old_at: ol.offset,
+                new_at: nl.offset,
+                len: nl.shape.size(),
+            });
+            continue;
+        }
+        let (so, sn) = (plain_scalars(v, ol)?, plain_scalars(w, nl)?);
+        p.compare.push(d.fresh());
+        for (e, &(off, s)) in so.iter().enumerate() {
+            let old_at = ol.offset + off;
+            p.from.push(match sn.get(e) {
+                Some(&(noff, ns)) if ns == s => Piece::Copy {
+                    old_at,
+                    new_at: nl.offset + noff,
+                    len: s.width as u32,
+                },
+                Some(&(noff, ns)) => Piece::Convert {
+                    old_at,
+                    new_at: nl.offset + noff,
+                    old: s,
+                    new: ns,
+                },
+                None => {
+                    d.drops = true;
+                    Piece::Drop {
+                        old_at,
+                        len: s.width as u32,
+                    }
+                }
+            });
+        }
+        d.changed.push(format!(
+            "{what} '{owner}{}' declared as {} instead of {}",
+            v.name,
+            type_text(w),
+            type_text(v)
+        ));
     }
     for (j, w) in new.0.iter().enumerate() {
         if taken[j] {
@@ -589,49 +917,87 @@ fn pair_vars(
         if matches!(w.ty, Type::Chan | Type::Struct { .. }) || new.1.get(j)?.hidden {
             return None;
         }
-        added.push(format!("{prefix}{}", w.name));
+        d.added.push(format!("{owner}{}", w.name));
     }
-    Some((index, from))
+    Some(p)
 }
 
-/// How `new`'s layout extends `old`'s, when it only adds variables (see `Extension`).
+/// How `new`'s layout maps onto `old`'s (see `Extension`); None when the layouts are the
+/// same or when something changed that the map does not carry (hidden variables, `_last`
+/// or priorities, a typedef's channels, global channels added or removed, a channel or
+/// record retyped).
 pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
     let (a, b) = (Layout::new(old).ok()?, Layout::new(new).ok()?);
-    if a.hash == b.hash
+    // Proctypes pair by name (and kind).
+    let old_tags: Vec<Option<u8>> = old
+        .procs
+        .iter()
+        .map(|op| {
+            new.procs
+                .iter()
+                .position(|np| np.name == op.name && np.kind == op.kind)
+                .and_then(|t| u8::try_from(t).ok())
+        })
+        .collect();
+    let moved = old.procs.len() != new.procs.len()
+        || old_tags
+            .iter()
+            .enumerate()
+            .any(|(i, t)| *t != u8::try_from(i).ok());
+    if (a.hash == b.hash && !moved)
         || a.hidden_size != 0
         || b.hidden_size != 0
         || a.last_at != b.last_at
         || a.globals_at != b.globals_at
         || a.uses_priority != b.uses_priority
-        || old.procs.len() != new.procs.len()
         || typedef_chans(old) != typedef_chans(new)
     {
         return None;
     }
-    let mut added = Vec::new();
-    let (globals, from) = pair_vars(
+    let mut d = Delta::default();
+    let globals = pair_vars(
         (&old.globals, &a.globals),
         (&new.globals, &b.globals),
         "",
-        &mut added,
+        &mut d,
     )?;
     let mut procs = Vec::with_capacity(new.procs.len());
-    for (i, (x, y)) in a.procs.iter().zip(&b.procs).enumerate() {
-        let (op, np) = (&old.procs[i], &new.procs[i]);
-        if x.header != y.header || op.kind != np.kind || op.name != np.name {
+    for (t, (np, y)) in new.procs.iter().zip(&b.procs).enumerate() {
+        let Some(i) = old_tags.iter().position(|&o| o.map(usize::from) == Some(t)) else {
+            d.changed.push(format!("proctype {} added", np.name));
+            procs.push(ProcExtension {
+                old_tag: None,
+                locals: Vec::new(),
+                compare: Vec::new(),
+                from: Vec::new(),
+                size: y.locals_size,
+                old_size: 0,
+            });
+            continue;
+        };
+        let (op, x) = (&old.procs[i], &a.procs[i]);
+        if x.header != y.header {
             return None;
         }
-        let (locals, from) = pair_vars(
+        let p = pair_vars(
             (&op.locals, &x.locals),
             (&np.locals, &y.locals),
             &format!("{}:", np.name),
-            &mut added,
+            &mut d,
         )?;
         procs.push(ProcExtension {
-            locals,
-            from,
+            old_tag: Some(u8::try_from(i).ok()?),
+            locals: p.index,
+            compare: p.compare,
+            from: p.from,
             size: y.locals_size,
+            old_size: x.locals_size,
         });
+    }
+    for (op, t) in old.procs.iter().zip(&old_tags) {
+        if t.is_none() {
+            d.changed.push(format!("proctype {} removed", op.name));
+        }
     }
     // Channel types pair by what they are; global channels by their owner.
     let table = |x: &Layout, y: &Layout| -> Vec<ChanMap> {
@@ -658,10 +1024,9 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         Some((t as u8 | CHAN_TAG, c.capacity, c.msg_size))
     };
     let mut prefix = Vec::with_capacity(olds.len());
-    let mut changed = Vec::new();
     let mut changed_globals: Vec<usize> = Vec::new();
     for ((i, oc), (j, nc)) in olds.iter().zip(&news) {
-        if globals.get(*i) != Some(j) {
+        if globals.index.get(*i) != Some(j) {
             return None;
         }
         let c = GlobalChan {
@@ -671,29 +1036,30 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         };
         if c.changed && !changed_globals.contains(i) {
             changed_globals.push(*i);
-            changed.push(format!(
+            d.changed.push(format!(
                 "channel '{}' declared as {nc} instead of {oc}",
                 new.globals[*j].name
             ));
         }
         prefix.push(c);
     }
-    if added.is_empty() && changed.is_empty() && a.chans == b.chans {
-        return None;
-    }
     Some(Extension {
-        globals,
-        from,
+        globals: globals.index,
+        compare_globals: globals.compare,
+        from: globals.from,
+        old_globals_size: a.records_at - a.globals_at,
         globals_at: b.globals_at,
         records_at: b.records_at,
         procs,
+        old_tags,
         chans,
         old_chans,
         prefix,
         proc_head: b.procs.first().map_or(0, |p| p.header + 4 - b.loc_width),
-        added,
-        changed,
+        added: d.added,
+        changed: d.changed,
         changed_globals,
+        drops: d.drops,
     })
 }
 

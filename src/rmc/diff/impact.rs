@@ -98,9 +98,19 @@ impl<'a> Side<'a> {
         }
     }
 
+    /// An old version compared with a new one whose layout maps onto it: its variables
+    /// are numbered as the new version numbers them, converted and dropped ones apart.
     fn with_globals(mut self, ext: Option<&Extension>) -> Self {
-        self.globals = ext.map(|e| e.globals.clone());
-        self.locals = ext.map(|e| e.procs.iter().map(|p| p.locals.clone()).collect());
+        self.globals = ext.map(|e| e.compare_globals.clone());
+        self.locals = ext.map(|e| {
+            e.old_tags
+                .iter()
+                .map(|t| {
+                    t.and_then(|t| e.procs.get(t as usize))
+                        .map_or_else(Vec::new, |p| p.compare.clone())
+                })
+                .collect()
+        });
         self
     }
 
@@ -681,6 +691,10 @@ fn initial_notes(
     for (i, j) in pairs {
         // A changed channel's new declaration is the layout change itself, reported there.
         if ext.is_some_and(|e| e.changed_globals.contains(&i)) {
+            continue;
+        }
+        // So is a retyped or resized variable's.
+        if ext.is_some_and(|e| e.compare_globals.get(i) != Some(&j)) {
             continue;
         }
         let (Some(a), Some(b)) = (old.globals.get(i), new.globals.get(j)) else {

@@ -3,7 +3,8 @@
 //! recorded expansion), the bookkeeping beside it (`book`: reachable sets and the state
 //! graph), kept on a second thread through `book_pipe` and `pipe`; which recorded states and
 //! moves a replay takes from the record (`replay`); the recorded states a pruning run
-//! carries across a layout change (`carry`); whether a change left the recorded graph as it
+//! carries across a layout change (`carry`); recorded states by the key a declaration change
+//! that drops bytes meets them by (`keys`); whether a change left the recorded graph as it
 //! was (`unchanged`); and auto's random walks through the new version (`probe`).
 //!
 //! **Invariant:** no second search loop: everything here plugs into `explore::search`
@@ -12,6 +13,7 @@
 pub(crate) mod book;
 pub(crate) mod book_pipe;
 pub(crate) mod carry;
+pub(crate) mod keys;
 pub(crate) mod pipe;
 pub mod probe;
 pub(crate) mod recorder;

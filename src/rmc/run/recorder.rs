@@ -123,6 +123,9 @@ pub struct Known {
     pub set_of: Vec<u32>,
     /// Per position: its slot in the old graph (NONE: none, or no graph).
     slot_of: Vec<u32>,
+    /// Across a declaration change that drops bytes: the states by key, which `find`
+    /// answers from instead.
+    pub keys: Option<Arc<crate::rmc::run::keys::Keys>>,
 }
 
 impl Known {
@@ -140,17 +143,24 @@ impl Known {
             fingerprints,
             set_of,
             slot_of,
+            keys: None,
         }
     }
 
-    /// The position of a fingerprint in the record's list.
+    /// The position of a fingerprint in the record's list (of a key's, with `keys`).
     pub fn find(&self, fp: Fingerprint) -> Option<usize> {
-        self.index.find(&self.fingerprints, fp)
+        match &self.keys {
+            Some(k) => k.find(fp),
+            None => self.index.find(&self.fingerprints, fp),
+        }
     }
 
     /// Heap bytes held beside the fingerprints (which are the record's).
     pub fn memory(&self) -> u64 {
-        self.index.memory() + self.set_of.held() + self.slot_of.held()
+        self.index.memory()
+            + self.set_of.held()
+            + self.slot_of.held()
+            + self.keys.as_ref().map_or(0, |k| k.memory())
     }
 
     /// The old graph's slot of the state at position `at`.
@@ -237,6 +247,9 @@ pub struct Recorder {
     /// in `canon`: the search stores that state next (`Rider::lookup`), and its vector and
     /// fingerprint are not made twice.
     missed: Option<Fingerprint>,
+    /// The slot a replayed event named and the search id of the state built for it, last:
+    /// when the search stores that state, its projection is that slot's (no lookup).
+    built_last: Option<(u32, u32)>,
     /// Across a layout change, with the old graph: the states pruned, to carry what lies
     /// below them into the record.
     pub carry: Option<crate::rmc::run::carry::Carry>,
@@ -307,6 +320,7 @@ impl Recorder {
             tags: Vec::new(),
             lookups: Lookups::default(),
             missed: None,
+            built_last: None,
             carry,
             held: 0,
             held_oom: false,
@@ -332,7 +346,21 @@ impl Recorder {
     /// state whose footprint misses the change. Its slot in the new graph is its own (the
     /// graph is written afresh: old slots stand for many new states).
     fn stored_projected(&mut self, m: &Machine, id: u32, st: &State, fp: Fingerprint) -> Visit {
+        // A state built from a recorded slot projects to that slot's vector (`embed` takes
+        // every mapped byte from it, and `project` gives them back), so the lookup's answer
+        // is known; with keys, the lookup names the key's own representative instead.
+        let built = self
+            .built_last
+            .take()
+            .filter(|&(_, i)| i == id)
+            .map(|(k, _)| k);
         let found = self.replay.as_ref().and_then(|r| {
+            if let Some(at) = built
+                .filter(|_| r.keys.is_none())
+                .and_then(|k| r.position_of(k))
+            {
+                return Some(at);
+            }
             let (ext, old_hash) = r.project.as_ref()?;
             ext.project(&self.canon, &mut self.projected)
                 .then(|| crate::explore::store::fingerprint(*old_hash, &self.projected))
@@ -654,6 +682,7 @@ impl Rider for Recorder {
     }
 
     fn built(&mut self, key: u32, id: u32) {
+        self.built_last = Some((key, id));
         if let Some(r) = self.replay.as_mut() {
             r.built(key, id);
         }

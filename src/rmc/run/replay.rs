@@ -97,6 +97,11 @@ pub struct Replay {
     /// its slot through its projection, and a replayed successor is built from its recorded
     /// vector and the added variables of the state replayed (`build`).
     pub project: Option<(crate::rmc::diff::extension::Extension, u64)>,
+    /// Across a declaration change that drops bytes: the recorded states by key, which
+    /// lookups answer from instead of the record's fingerprints.
+    pub keys: Option<Arc<crate::rmc::run::keys::Keys>>,
+    /// Across a layout change: per slot, its position in the record's list (NONE: none).
+    position_of_slot: Vec<u32>,
     /// The new canonical vectors of the replayed states on the stack (with `project`).
     canons: Vec<u8>,
     embedded: Vec<u8>,
@@ -123,7 +128,9 @@ impl Replay {
     pub fn memory(&self) -> u64 {
         self.graph.memory()
             + self.index.as_ref().map_or(0, |i| i.memory())
+            + self.keys.as_ref().map_or(0, |k| k.memory())
             + self.fp_of_slot.held()
+            + self.position_of_slot.held()
             + self.foot_danger.held()
             + self.danger_id.held()
             + self.foot_wide.held()
@@ -161,6 +168,8 @@ impl Replay {
             groups_replayed: 0,
             groups_executed: 0,
             project: None,
+            keys: None,
+            position_of_slot: Vec::new(),
             canons: Vec::new(),
             embedded: Vec::new(),
             extras: Default::default(),
@@ -189,9 +198,25 @@ impl Replay {
             }
         }
         self.fp_of_slot = fp_of_slot;
+        if self.project.is_some() {
+            let mut at = vec![NONE; self.graph.len()];
+            for (i, &s) in self.graph.slot_of.iter().enumerate() {
+                if let Some(p) = at.get_mut(s as usize) {
+                    *p = i as u32;
+                }
+            }
+            self.position_of_slot = at;
+        }
         self.index = Some(crate::rmc::record::fpindex::FpIndex::new(
             &self.fingerprints,
         ));
+    }
+
+    /// The position in the record's list of the state in `slot`, and the slot (None: no
+    /// position holds it). Known across a layout change only.
+    pub fn position_of(&self, slot: u32) -> Option<(usize, u32)> {
+        let at = *self.position_of_slot.get(slot as usize)?;
+        (at != NONE).then_some((at as usize, slot))
     }
 
     /// The slot of the state with fingerprint `fp`, if the graph has it.
@@ -206,7 +231,10 @@ impl Replay {
             self.index.is_some(),
             "a replay looks states up once `ready`"
         );
-        let i = self.index.as_ref()?.find(&self.fingerprints, fp)?;
+        let i = match &self.keys {
+            Some(k) => k.find(fp)?,
+            None => self.index.as_ref()?.find(&self.fingerprints, fp)?,
+        };
         let s = self.graph.slot_of[i];
         (s != NONE).then_some((i, s))
     }
@@ -347,11 +375,15 @@ impl Replay {
         let mut ctx = NONE;
         if let Some((ext, _)) = &self.project {
             if ext.extras(canon, &mut self.extras_buf) {
-                let n = self.extras.len() as u32;
-                ctx = *self
-                    .extras
-                    .entry(std::mem::take(&mut self.extras_buf))
-                    .or_insert(n);
+                // Most states share their extras with many others: look before copying.
+                ctx = match self.extras.get(self.extras_buf.as_slice()) {
+                    Some(&c) => c,
+                    None => {
+                        let n = self.extras.len() as u32;
+                        self.extras.insert(self.extras_buf.clone(), n);
+                        n
+                    }
+                };
             }
         }
         self.cursors.push(Cursor {

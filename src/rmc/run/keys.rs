@@ -1,0 +1,90 @@
+//! Recorded states by key. Across a declaration change that drops old bytes (a removed
+//! variable, an array's removed elements), several recorded states stand for one new state,
+//! and a new state is met through its projection, whose dropped bytes are zero: the
+//! record's own fingerprints cannot answer it. Its states are indexed again by the
+//! fingerprint of their key (`Extension::key_of_old`), computed from the recorded vectors.
+
+use crate::explore::budget::Held;
+use crate::explore::Fingerprint;
+use crate::rmc::diff::extension::Extension;
+use crate::rmc::record::fpindex::FpIndex;
+use crate::rmc::record::graph::{Graph, NONE};
+
+/// The record's states by key fingerprint: one position of the record's list per key (the
+/// others stand for the same new states).
+pub struct Keys {
+    /// Sorted, distinct.
+    fps: Vec<Fingerprint>,
+    /// Per key: a position in the record's list.
+    at: Vec<u32>,
+    index: FpIndex,
+    /// Recorded states without an image in the new layout.
+    pub without_image: u64,
+}
+
+impl Keys {
+    /// Indexes the states of `graph` (a record's, whose list has `states` positions) by the
+    /// fingerprint (seeded with `seed`) of their key under `ext`. None: a vector could not
+    /// be decoded (a corrupt graph).
+    pub fn build(graph: &Graph, ext: &Extension, seed: u64) -> Option<Keys> {
+        // In slot order, so that each vector decodes from the one before.
+        let mut order: Vec<(u32, u32)> = graph
+            .slot_of
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s != NONE)
+            .map(|(i, &s)| (s, i as u32))
+            .collect();
+        order.sort_unstable();
+        let (mut chain, mut last, mut cur, mut key) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut last_slot = NONE;
+        let mut pairs: Vec<(Fingerprint, u32)> = Vec::with_capacity(order.len());
+        let mut without_image = 0;
+        for &(s, i) in &order {
+            if s != last_slot {
+                let known = (last_slot != NONE).then_some((last_slot, last.as_slice()));
+                if !graph.decode_vector_from(s, known, &mut chain, &mut cur) {
+                    return None;
+                }
+                std::mem::swap(&mut cur, &mut last);
+                last_slot = s;
+            }
+            if ext.key_of_old(&last, &mut key) {
+                pairs.push((crate::explore::store::fingerprint(seed, &key), i));
+            } else {
+                without_image += 1;
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup_by_key(|p| p.0);
+        let (fps, at): (Vec<Fingerprint>, Vec<u32>) = pairs.into_iter().unzip();
+        Some(Keys {
+            index: FpIndex::new(&fps),
+            fps,
+            at,
+            without_image,
+        })
+    }
+
+    /// A position in the record's list of a state whose key has fingerprint `fp`.
+    #[inline]
+    pub fn find(&self, fp: Fingerprint) -> Option<usize> {
+        let k = self.index.find(&self.fps, fp)?;
+        Some(self.at[k] as usize)
+    }
+
+    /// Distinct keys.
+    pub fn len(&self) -> usize {
+        self.fps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fps.is_empty()
+    }
+
+    /// Heap bytes held.
+    pub fn memory(&self) -> u64 {
+        self.fps.held() + self.at.held() + self.index.memory()
+    }
+}
