@@ -105,6 +105,7 @@ pub fn plan(
         return cx.full(reason, None);
     }
     let (sets, meets_danger, mut predicted) = predict_prune(base, &cx.impact);
+    predicted.projected = cx.extension.is_some();
     if by_key {
         predicted.map_cost = Some(cx.states as f64 * KEY_COST);
     }
@@ -155,7 +156,8 @@ pub fn plan(
     // recorded vectors are the old layout's), and the next commit that changes a
     // declaration would then have nothing to map: a full check. A replay writes one, and
     // its walk costs a fraction of that full check.
-    let prune_graphless = cx.extension.is_some();
+    let prune_graphless =
+        cx.extension.is_some() && replay_cost(&predicted) < FULL_SHARE * cx.states as f64;
     match replay {
         Ok(rp)
             if want == Algorithm::Replay
@@ -364,9 +366,14 @@ fn predict_replay(base: &Base, cx: &Context, g: Graph, predicted: &mut Predicted
     // Auto runs a full check when pruning, and a replay executing none of its executed
     // states' moves, would each cost most of one: then the groups need no reading.
     let bar = FULL_SHARE * r.fingerprints.len() as f64;
+    let walk = if cx.extension.is_some() {
+        PROJECTED_WALK_COST
+    } else {
+        WALK_COST
+    };
     let prune_too = cx.want == Algorithm::Auto && predicted.prune_executed as f64 >= bar;
     let enough = |walked: u64, executed: u64| {
-        prune_too && walked as f64 * WALK_COST + executed as f64 * IDLE_COST >= bar
+        prune_too && walked as f64 * walk + executed as f64 * IDLE_COST >= bar
     };
     let m = Machine::new(&cx.program).ok();
     let p = rp.predict(m.as_ref(), grouped, enough);

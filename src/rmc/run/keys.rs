@@ -18,6 +18,8 @@ pub struct Keys {
     /// Per key: a position in the record's list.
     at: Vec<u32>,
     index: FpIndex,
+    /// Per slot of the graph: the position `find` gives for its key (NONE: no image).
+    rep_of_slot: Vec<u32>,
     /// Recorded states without an image in the new layout.
     pub without_image: u64,
 }
@@ -40,6 +42,8 @@ impl Keys {
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut last_slot = NONE;
         let mut pairs: Vec<(Fingerprint, u32)> = Vec::with_capacity(order.len());
+        // Per pair: its slot (to name each slot's representative once keys are deduped).
+        let mut slots: Vec<u32> = Vec::with_capacity(order.len());
         let mut without_image = 0;
         for &(s, i) in &order {
             if s != last_slot {
@@ -52,17 +56,33 @@ impl Keys {
             }
             if ext.key_of_old(&last, &mut key) {
                 pairs.push((crate::explore::store::fingerprint(seed, &key), i));
+                slots.push(s);
             } else {
                 without_image += 1;
             }
         }
-        pairs.sort_unstable();
-        pairs.dedup_by_key(|p| p.0);
-        let (fps, at): (Vec<Fingerprint>, Vec<u32>) = pairs.into_iter().unzip();
+        // Sorted by key, the lowest position first: each key's representative.
+        let mut by_key: Vec<u32> = (0..pairs.len() as u32).collect();
+        by_key.sort_unstable_by_key(|&k| pairs[k as usize]);
+        let mut rep_of_slot = vec![NONE; graph.len()];
+        let (mut fps, mut at) = (Vec::new(), Vec::new());
+        for &k in &by_key {
+            let (fp, i) = pairs[k as usize];
+            if fps.last() != Some(&fp) {
+                fps.push(fp);
+                at.push(i);
+            }
+            if let (Some(r), Some(&rep)) =
+                (rep_of_slot.get_mut(slots[k as usize] as usize), at.last())
+            {
+                *r = rep;
+            }
+        }
         Some(Keys {
             index: FpIndex::new(&fps),
             fps,
             at,
+            rep_of_slot,
             without_image,
         })
     }
@@ -72,6 +92,13 @@ impl Keys {
     pub fn find(&self, fp: Fingerprint) -> Option<usize> {
         let k = self.index.find(&self.fps, fp)?;
         Some(self.at[k] as usize)
+    }
+
+    /// The position `find` gives for the key of the state in `slot` (None: no image).
+    #[inline]
+    pub fn representative(&self, slot: u32) -> Option<usize> {
+        let r = *self.rep_of_slot.get(slot as usize)?;
+        (r != NONE).then_some(r as usize)
     }
 
     /// Distinct keys.
@@ -85,6 +112,6 @@ impl Keys {
 
     /// Heap bytes held.
     pub fn memory(&self) -> u64 {
-        self.fps.held() + self.at.held() + self.index.memory()
+        self.fps.held() + self.at.held() + self.rep_of_slot.held() + self.index.memory()
     }
 }

@@ -215,6 +215,12 @@ impl Replay {
     /// The position in the record's list of the state in `slot`, and the slot (None: no
     /// position holds it). Known across a layout change only.
     pub fn position_of(&self, slot: u32) -> Option<(usize, u32)> {
+        // With keys, the key's representative, as a lookup gives (with its own slot).
+        if let Some(k) = &self.keys {
+            let at = k.representative(slot)?;
+            let s = self.graph.slot_of[at];
+            return (s != NONE).then_some((at, s));
+        }
         let at = *self.position_of_slot.get(slot as usize)?;
         (at != NONE).then_some((at as usize, slot))
     }
