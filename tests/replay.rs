@@ -1197,8 +1197,9 @@ fn mixed_step(current: &str, steps: usize, rng: &mut Rng) -> Option<String> {
 /// map between the two layouts: a full check's figures, violations and trails, and a
 /// recording run's states and sets in the record. Then versions that remove a variable
 /// statements wrote and none read (and so drop its bytes: several recorded states stand for
-/// one new state), replayed against the record of the version that had it. Then chains of
-/// ten versions mixing all of these with statement mutants.
+/// one new state), replayed against the record of the version that had it, and the same
+/// for a proctype removed. Then chains of ten versions mixing all of these with statement
+/// mutants.
 #[test]
 fn replays_across_declaration_changes_equal_full_checks() {
     let mut rng = Rng(0x5eed_0d3c);
@@ -1261,6 +1262,38 @@ fn replays_across_declaration_changes_equal_full_checks() {
             }
         }
     }
+    // A proctype removed (one added before the others, so that the others' tags move
+    // back), against the record of the version that had it.
+    let mut procs_removed = 0;
+    for (name, text) in seed_models(20_000) {
+        for k in 0..2 {
+            let Some(with) = change_declaration(&text, &mut rng, 3 + k * DECLARATION_KINDS) else {
+                continue;
+            };
+            let Some(v) = version(&with) else { continue };
+            let Some(base) = check(&v, None, Algorithm::Full).record else {
+                continue;
+            };
+            let gone = if k == 1 {
+                mutate(&text, &mut rng).unwrap_or(text.clone())
+            } else {
+                text.clone()
+            };
+            let what = format!("{name} proctype removed #{k}");
+            let Some((rep, _)) = replay_and_full(&what, &base, &gone) else {
+                continue;
+            };
+            procs_removed += usize::from(
+                rep.algorithm == Algorithm::Replay
+                    && rep.reason.contains("proctype RmcAdded removed"),
+            );
+        }
+    }
+    eprintln!("{procs_removed} proctype removals replayed through the map");
+    assert!(
+        procs_removed >= 40,
+        "only {procs_removed} proctype removals replayed"
+    );
     eprintln!("{removed} removals compared, {removed_projected} replayed through the map");
     assert!(removed >= 60, "only {removed} removals compared");
     assert!(
