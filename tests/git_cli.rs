@@ -1113,12 +1113,18 @@ fn init_leaves_out_files_with_no_process_to_run_and_says_why() {
     );
 }
 
+/// With `claims = "none"`, a model's formulas are not checked, and every output says so.
 #[test]
 fn a_pass_that_did_not_check_the_claims_says_so_everywhere() {
     let mut r = Repo::new();
     r.write("model.pml", WITH_LTL);
-    let base = r.commit("first");
     r.rmc(&["init", "--hook"]);
+    let cfg = std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config");
+    r.write(
+        ".rmc.toml",
+        &format!("{cfg}\n[model.checks]\nclaims = \"none\"\n"),
+    );
+    let base = r.commit("first");
     r.write("model.pml", &WITH_LTL.replace("x = 2", "x = 2; x = 1"));
     let tip = r.commit("second");
     let words = "pass (safety only: ltl small not checked)";
@@ -1147,6 +1153,143 @@ fn a_pass_that_did_not_check_the_claims_says_so_everywhere() {
     );
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains(words), "{err}");
+}
+
+/// By default a model's claims are its properties: `check` checks the safety properties and
+/// then each `ltl` formula on its own (acceptance cycles included), reports each claim's
+/// verdict and violations (text, JSON, SARIF, history), and fails the model, and the hook,
+/// when a claim fails anew; a claim that fails as it did at the base is known.
+#[test]
+fn check_checks_every_claim_and_a_failed_claim_fails_the_model() {
+    let model = "byte x;
+ltl bounded { [] (x <= 3) }
+ltl reaches { []<> (x == 3) }
+active proctype P() {
+  do
+  :: x < 3 -> x++
+  :: x == 3 -> x = 1
+  od
+}
+";
+    let mut r = Repo::new();
+    r.write("model.pml", model);
+    r.rmc(&["init", "--hook"]);
+    let base = r.commit("first");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    let claims = res[0]["claims"].as_array().expect("claims");
+    let names: Vec<&str> = claims.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(names, ["ltl bounded", "ltl reaches"], "{}", res[0]);
+    for c in claims {
+        assert_eq!(c["verdict"], "pass", "{c}");
+        assert_eq!(c["acceptance"], true, "{c}");
+    }
+    // pan -a -N reaches: 10 states stored, each visited twice by the nested search.
+    assert!(
+        claims[1]["stats"]["states_stored"].as_u64() > Some(0),
+        "{}",
+        claims[1]
+    );
+    assert_eq!(
+        res[0]["claims_not_checked"],
+        serde_json::json!([]),
+        "{}",
+        res[0]
+    );
+    // A cycle 0 -> 1 -> 2 -> 0 that never reaches 3: `reaches` fails, `bounded` holds.
+    r.write(
+        "model.pml",
+        &model.replace(
+            ":: x == 3 -> x = 1",
+            ":: x == 3 -> x = 1\n  :: x == 2 -> x = 0",
+        ),
+    );
+    let tip = r.commit("a shortcut");
+    let out = r.rmc(&["check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("FAIL"), "{text}");
+    assert!(
+        text.contains("claim ltl bounded: [] ((x) <= (3)): pass"),
+        "{text}"
+    );
+    assert!(
+        text.contains("claim ltl reaches: [] (<> ((x) == (3))): fail"),
+        "{text}"
+    );
+    assert!(
+        text.contains("new: acceptance cycle [acceptance-cycle] at model.pml:"),
+        "{text}"
+    );
+    assert!(text.contains("<<<<<START OF CYCLE>>>>>"), "{text}");
+    let (_, res, _) = r.check(&[]);
+    assert_eq!(res[0]["verdict"], "fail", "{}", res[0]);
+    assert_eq!(res[0]["new_violations"], 1, "{}", res[0]);
+    let reaches = &res[0]["claims"][1];
+    assert_eq!(reaches["verdict"], "fail", "{reaches}");
+    assert_eq!(
+        reaches["violations"][0]["kind"], "acceptance-cycle",
+        "{reaches}"
+    );
+    assert_eq!(reaches["violations"][0]["new"], true, "{reaches}");
+    let out = r.rmc(&["check", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).expect("sarif");
+    let rules: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|x| x["ruleId"].as_str())
+        .collect();
+    assert_eq!(rules, ["acceptance-cycle"], "{log}");
+    let out = r.rmc(&["history", "--format", "text"]);
+    let h = stdout(&out);
+    assert!(h.contains("FAIL"), "{h}");
+    assert!(
+        h.contains("[ltl reaches: acceptance-cycle] at model.pml:"),
+        "{h}"
+    );
+    let (code, err) = run_hook(
+        &r,
+        &format!("refs/heads/main {tip} refs/heads/main {base}\n"),
+        true,
+    );
+    assert_eq!(code, Some(1), "{err}");
+    // The cycle is still there after a change elsewhere: known, not new.
+    r.write(
+        "model.pml",
+        &format!(
+            "byte unused;\n{}",
+            std::fs::read_to_string(r.path().join("model.pml")).expect("model")
+        ),
+    );
+    r.commit("unrelated");
+    let out = r.rmc(&["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("fail (known)"), "{text}");
+    assert!(text.contains("still present: acceptance cycle"), "{text}");
+    // Only the claims named in .rmc.toml are checked; the others are named as not checked.
+    let cfg = std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config");
+    r.write(
+        ".rmc.toml",
+        &format!("{cfg}\n[model.checks]\nclaims = [\"bounded\"]\n"),
+    );
+    r.commit("only bounded");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        res[0]["claims"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        res[0]
+    );
+    assert_eq!(
+        res[0]["claims_not_checked"],
+        serde_json::json!(["ltl reaches"]),
+        "{}",
+        res[0]
+    );
+    assert_eq!(res[0]["verdict"], "pass", "{}", res[0]);
 }
 
 #[test]

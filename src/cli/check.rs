@@ -397,6 +397,37 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
             s.push_str(&crate::report::verify::trail_text(v, "        ", window));
         }
     }
+    // Each claim checked on its own: its verdict, and its violations (new ones with their
+    // trail).
+    for cl in &d.claims {
+        let what = match &cl.formula {
+            Some(f) => format!("ltl {}: {f}", cl.name.trim_start_matches("ltl ")),
+            None => cl.name.clone(),
+        };
+        let cut = match (&cl.limit, cl.complete) {
+            (Some(l), false) => format!(" (cut by the {l} limit)"),
+            _ => String::new(),
+        };
+        s.push_str(&format!(
+            "      claim {what}: {}{cut}\n",
+            cl.verdict.as_str()
+        ));
+        for v in &cl.violations {
+            let status = if v.new { "new" } else { "still present" };
+            s.push_str(&format!(
+                "        {status}: {} [{}] at {}\n",
+                v.message, v.kind, v.location
+            ));
+            if v.new {
+                let window = match trail {
+                    TrailArg::Cut => Some(crate::report::verify::TEXT_TRAIL_STEPS),
+                    TrailArg::Full => None,
+                    TrailArg::None => continue,
+                };
+                s.push_str(&crate::report::verify::trail_text(v, "          ", window));
+            }
+        }
+    }
     let fixed: Vec<String> = d
         .fixed
         .iter()

@@ -284,6 +284,13 @@ fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &ModelResu
             l.fixed_in = Some(short.to_string());
         }
     }
+    // The keys are the safety check's violations', then each claim's, in order.
+    let docs: Vec<&crate::report::verify::ViolationDoc> = r
+        .doc
+        .violations
+        .iter()
+        .chain(r.doc.claims.iter().flat_map(|c| c.violations.iter()))
+        .collect();
     for (i, k) in r.keys.iter().enumerate() {
         let key = key_of(k);
         let open = lives
@@ -292,7 +299,7 @@ fn track(lives: &mut Vec<ViolationLife>, model: &str, short: &str, r: &ModelResu
         if open {
             continue;
         }
-        let v = r.doc.violations.get(i);
+        let v = docs.get(i).copied();
         // An invalid end state is told apart by where each blocked process is.
         let location = match v {
             Some(v) if !v.locations.is_empty() => v.locations.join(", "),

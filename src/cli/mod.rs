@@ -3,6 +3,7 @@
 
 pub(crate) mod cache;
 pub(crate) mod check;
+pub(crate) mod claims;
 pub(crate) mod demo;
 pub(crate) mod diff;
 pub(crate) mod error;

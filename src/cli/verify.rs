@@ -215,16 +215,8 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     // Without -N, a full check of a model with claims checks its safety properties and then
     // each claim on its own, acceptance cycles included (as `spin -search -ltl NAME`, one
     // product search per claim); -N checks the one claim, as pan -N does.
-    let each: Vec<(String, Option<String>)> = match (&args.claim, algorithm) {
-        (None, None) if !args.non_progress => program
-            .procs
-            .iter()
-            .filter(|p| p.kind == crate::program::ProcKind::Never && p.locals.is_empty())
-            .map(|p| {
-                let formula = program.ltl.iter().find(|l| l.name == p.name);
-                (p.name.clone(), formula.map(|l| l.text.clone()))
-            })
-            .collect(),
+    let each: Vec<super::claims::Claim> = match (&args.claim, algorithm) {
+        (None, None) if !args.non_progress => super::claims::checkable(&program, |_| true),
         _ => Vec::new(),
     };
     let claim = match &args.claim {
@@ -254,33 +246,22 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     let mut outcome = super::error::of_verdict(checked.verdict, true);
     let mut claim_docs = Vec::new();
     if let Some(prog) = &claim_program {
-        for (claim_name, formula) in each {
-            let label = match formula {
-                Some(_) => format!("ltl {claim_name}"),
-                None => format!("never {claim_name}"),
-            };
-            let request = Request {
-                program: prog.clone(),
-                sources: sources.clone(),
-                opts: Options {
-                    acceptance: true,
-                    ..eopts.clone()
-                },
-                algorithm: None,
-                base: None,
-                short_trails: false,
-                window,
-                claim: ClaimChoice::Named(claim_name),
-            };
+        let cx = super::claims::Context {
+            program: prog,
+            sources: &sources,
+            opts: &eopts,
+            window,
+            name: &name,
+            files: &loaded.files,
+            limits: &limits,
+        };
+        for claim in &each {
             let mut bar = super::progress::Bar::new();
-            let c =
-                super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?;
-            bar.finish();
+            let c = super::claims::check_one(&cx, claim, &mut bar)?;
             outcome = super::error::worst([outcome, super::error::of_verdict(c.verdict, true)]);
-            let d = report::verify::document(&name, &c, &loaded.files, &limits);
-            doc.claims.push(report::verify::ClaimDoc::of(&d, formula));
-            doc.claims_not_checked.retain(|n| n != &label);
-            claim_docs.push(d);
+            doc.claims.push(c.summary);
+            doc.claims_not_checked.retain(|n| n != &claim.label());
+            claim_docs.push(c.doc);
         }
         // Every section names only the claims no search checked (those git rmc cannot).
         for d in &mut claim_docs {

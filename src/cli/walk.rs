@@ -16,7 +16,7 @@ use crate::promela::preprocess::PpOptions;
 use crate::promela::source::FileProvider;
 use crate::report::verdict::{LimitSource, LimitSources};
 use crate::report::verify::{ModelResult, ModelVerdict};
-use crate::rmc::check::{self, Algorithm, Base, Request};
+use crate::rmc::check::{self, Algorithm, Base, ClaimChoice, Request};
 use crate::rmc::record::RecViolation;
 use anyhow::Context;
 
@@ -306,8 +306,9 @@ impl Session {
     /// Whether a stored result of the content at hand serves this check: a complete one
     /// always; one a limit cut while the same limits are in force, unless the command asks
     /// for incomplete checks to run again.
-    fn reusable(&self, r: &ModelResult, limits: &str) -> bool {
-        r.doc.complete || (!self.retry_incomplete && r.limits.as_deref() == Some(limits))
+    fn reusable(&self, r: &ModelResult, limits: &str, claims: &str) -> bool {
+        r.claims_key.as_deref() == Some(claims)
+            && (r.doc.complete || (!self.retry_incomplete && r.limits.as_deref() == Some(limits)))
     }
 
     /// The nearest first-parent ancestor of `at` (HEAD and its ancestors for the work tree)
@@ -320,6 +321,7 @@ impl Session {
         key: &str,
         hash: &str,
         limits: &str,
+        claims: &str,
     ) -> Option<(CommitId, ModelResult)> {
         let mut c = match at {
             At::Commit(c) => *self.repo.commit(c).ok()?.parents.first()?,
@@ -328,7 +330,8 @@ impl Session {
         for _ in 0..MAX_ANCESTORS {
             if let Some(r) = self.result_at(c, key) {
                 let recorded = !r.doc.complete || self.cache.has_record(key, hash);
-                if r.hash.as_deref() == Some(hash) && self.reusable(&r, limits) && recorded {
+                if r.hash.as_deref() == Some(hash) && self.reusable(&r, limits, claims) && recorded
+                {
                     return Some((c, r));
                 }
             }
@@ -455,7 +458,24 @@ impl Session {
             stored(&r)?;
             return Ok(done(r, false));
         }
-        let loaded = crate::load(&model.entry, &provider, &pp);
+        // With the claims of its `ltl` formulas, unless none is checked; a formula that
+        // cannot be translated leaves the model's safety check (the formula is then named
+        // among the claims not checked, and its diagnostic shown).
+        let with_claims = (model.checks.claims != config::ClaimSet::None)
+            .then(|| crate::load_with_claims(&model.entry, &provider, &pp));
+        let loaded = match with_claims {
+            Some(l) if l.program.is_some() => l,
+            Some(l) => {
+                let plain = crate::load(&model.entry, &provider, &pp);
+                if plain.program.is_some() {
+                    let text =
+                        crate::report::diagnostics::render(&l.files, &l.diags, super::color());
+                    self.note_diagnostic(text, at);
+                }
+                plain
+            }
+            None => crate::load(&model.entry, &provider, &pp),
+        };
         let Some(program) = loaded.program else {
             let text =
                 crate::report::diagnostics::render(&loaded.files, &loaded.diags, super::color());
@@ -487,12 +507,13 @@ impl Session {
             r
         };
         let limits_key = limits_key(model);
+        let claims_key = claims_key(model);
         // Already checked at this commit, with the same content (and, for a check a limit
         // cut, the same limits).
         if let At::Commit(c) = at {
             if let Some(r) = self.result_at(c, &key) {
                 if r.hash.as_deref() == Some(hash.as_str())
-                    && self.reusable(&r, &limits_key)
+                    && self.reusable(&r, &limits_key, &claims_key)
                     && !self.audit
                 {
                     return Ok(done(versus_compare(r), true));
@@ -502,7 +523,10 @@ impl Session {
         let base = self.base(at, &key);
         // The content did not change since the base: its result is this commit's.
         if let Some((bc, b)) = &base {
-            if b.hash.as_deref() == Some(hash.as_str()) && !self.audit {
+            if b.hash.as_deref() == Some(hash.as_str())
+                && b.claims_key.as_deref() == Some(claims_key.as_str())
+                && !self.audit
+            {
                 let mut r = b.clone();
                 r.doc.mode = "reused".into();
                 r.reused_from = Some(bc.hex());
@@ -521,7 +545,7 @@ impl Session {
         // stable location. (Its record is in the cache under the content hash, for the next
         // check to build on.)
         if !self.audit {
-            if let Some((xc, x)) = self.seen_before(at, &key, &hash, &limits_key) {
+            if let Some((xc, x)) = self.seen_before(at, &key, &hash, &limits_key, &claims_key) {
                 let mut r = x.against(base.as_ref().map(|(_, r)| r));
                 r.doc.mode = "reused".into();
                 r.reused_from = Some(xc.hex());
@@ -545,7 +569,7 @@ impl Session {
             base: base_rec,
             short_trails: false,
             window: None,
-            claim: Default::default(),
+            claim: ClaimChoice::Safety,
         };
         bar.prefix = match at {
             At::Commit(c) => format!("{} {}: ", c.short(), model.name),
@@ -558,6 +582,7 @@ impl Session {
             keys: checked.keys(),
             hash: Some(hash.clone()),
             limits: Some(limits_key),
+            claims_key: Some(claims_key.clone()),
             base_commit: base.as_ref().map(|(bc, _)| bc.hex()),
             ..ModelResult::default()
         };
@@ -574,6 +599,58 @@ impl Session {
         if same_content {
             r = r.against(base.as_ref().map(|(_, b)| b));
         }
+        // Then each claim on its own (a full product search each, acceptance cycles
+        // included); its violations are new unless the base's check of the same claim had
+        // them.
+        let each = crate::cli::claims::checkable(&program, |n| model.checks.claims.includes(n));
+        if !each.is_empty() {
+            let cx = crate::cli::claims::Context {
+                program: &program,
+                sources: &sources,
+                opts: &opts,
+                window: None,
+                name: &entry,
+                files: &loaded.files,
+                limits: &limits,
+            };
+            let versus = base
+                .as_ref()
+                .map(|(_, b)| b.keys.clone())
+                .unwrap_or_default();
+            for claim in &each {
+                let c = crate::cli::claims::check_one(&cx, claim, bar)?;
+                r.doc.claims_not_checked.retain(|n| n != &claim.label());
+                add_claim(&mut r, c, &versus);
+            }
+        }
+        // Non-progress cycles (pan -l): spin's np_ claim, with the model's own claims left
+        // out, as a claim of its own.
+        if model.checks.non_progress {
+            let np = crate::load_for_non_progress(&model.entry, &provider, &pp);
+            if let Some(np_program) = &np.program {
+                let cx = crate::cli::claims::Context {
+                    program: np_program,
+                    sources: &sources,
+                    opts: &opts,
+                    window: None,
+                    name: &entry,
+                    files: &np.files,
+                    limits: &limits,
+                };
+                let claim = crate::cli::claims::Claim {
+                    name: crate::explore::claim::NP_CLAIM.to_string(),
+                    formula: None,
+                };
+                let versus = base
+                    .as_ref()
+                    .map(|(_, b)| b.keys.clone())
+                    .unwrap_or_default();
+                let c = crate::cli::claims::check_one(&cx, &claim, bar)?;
+                add_claim(&mut r, c, &versus);
+            }
+        }
+        // The model's verdict is a pass only when its safety check and every claim passed.
+        r.doc.verdict = r.verdict();
         let mut audit_failure = None;
         if self.audit {
             let full = Request {
@@ -586,7 +663,7 @@ impl Session {
                     .and_then(|(_, b)| b.hash.as_deref().and_then(|h| self.load_base(&key, h))),
                 short_trails: false,
                 window: None,
-                claim: Default::default(),
+                claim: ClaimChoice::Safety,
             };
             let t = Instant::now();
             let full = super::error::checked(check::check(full, &mut |_| {}))?;
@@ -611,6 +688,27 @@ impl Session {
     fn keys_at(&self, c: CommitId, key: &str) -> Vec<RecViolation> {
         self.result_at(c, key).map(|r| r.keys).unwrap_or_default()
     }
+}
+
+/// A claim's check added to a model's result: its violations new unless `versus` (the
+/// base's, claims' included) has them.
+fn add_claim(r: &mut ModelResult, mut c: crate::cli::claims::ClaimCheck, versus: &[RecViolation]) {
+    let flags = check::new_against(&c.keys, versus);
+    for (v, n) in c.summary.violations.iter_mut().zip(&flags) {
+        v.new = *n;
+    }
+    r.new_violations += flags.iter().filter(|&&n| n).count();
+    r.keys.extend(c.keys);
+    r.doc.claims.push(c.summary);
+}
+
+/// Which claims a model's check checks, and how: a result is reused only under the same.
+fn claims_key(model: &ModelConfig) -> String {
+    let c = &model.checks;
+    format!(
+        "claims={:?} fair={} non_progress={}",
+        c.claims, c.fair, c.non_progress
+    )
 }
 
 /// The limits in force for a model, as settings (`memory=auto`, not the bytes it resolved

@@ -22,7 +22,8 @@
 //! defines = ["FLOORS=3"]       # cpp -D
 //! include = ["models/include"] # cpp -I
 //! algorithm = "auto"           # auto | prune | replay | full
-//! [model.checks]               # end_states, assertions, empty_channels, max_trails
+//! [model.checks]               # end_states, assertions, empty_channels, max_trails,
+//!                              # claims ("all", "none" or names), fair, non_progress
 //! [model.limits]               # max_depth, max_states, max_errors, memory
 //! ```
 
@@ -98,8 +99,32 @@ pub struct ModelConfig {
 /// How a check reuses the base commit's record (DESIGN.md 5.5): the engine's enum.
 pub use crate::rmc::check::Algorithm;
 
+/// Which of a model's never claims and `ltl` formulas a check checks, each on its own after
+/// the safety properties (as `spin -search -ltl NAME`, acceptance cycles included).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ClaimSet {
+    /// Every one (the default: a model's claims are its properties).
+    #[default]
+    All,
+    /// None: the safety properties alone.
+    None,
+    /// Those named (a never claim's or a formula's name).
+    Named(Vec<String>),
+}
+
+impl ClaimSet {
+    /// Whether the claim named `name` is checked.
+    pub fn includes(&self, name: &str) -> bool {
+        match self {
+            ClaimSet::All => true,
+            ClaimSet::None => false,
+            ClaimSet::Named(v) => v.iter().any(|n| n == name),
+        }
+    }
+}
+
 /// What a check reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checks {
     /// Invalid end states (pan without `-E`).
     pub end_states: bool,
@@ -109,6 +134,12 @@ pub struct Checks {
     pub empty_channels: bool,
     /// Trails built and kept per kind of violation.
     pub max_trails: usize,
+    /// The claims checked after the safety properties.
+    pub claims: ClaimSet,
+    /// Weak fairness in the search for acceptance (and non-progress) cycles (pan -f).
+    pub fair: bool,
+    /// Non-progress cycles looked for too, with spin's np_ claim (pan -l).
+    pub non_progress: bool,
 }
 
 /// Where a check stops; a search a limit cuts is incomplete.
@@ -128,6 +159,9 @@ impl Default for Checks {
             assertions: true,
             empty_channels: false,
             max_trails: explore::outcome::DEFAULT_MAX_TRAILS,
+            claims: ClaimSet::All,
+            fair: false,
+            non_progress: false,
         }
     }
 }

@@ -12,7 +12,9 @@ use toml_edit::{ImDocument, Item, TableLike, Value};
 use super::error::{line_column, ConfigError, ConfigErrorKind as Kind};
 use super::memory::{self, MemoryLimit, Size};
 use super::user::{Choice, UserConfig};
-use super::{default_name, Algorithm, CacheSettings, Checks, Config, FailOn, Limits, ModelConfig};
+use super::{
+    default_name, Algorithm, CacheSettings, Checks, ClaimSet, Config, FailOn, Limits, ModelConfig,
+};
 
 const TOP: &str = "the top level";
 const MODEL: &str = "[[model]]";
@@ -32,7 +34,15 @@ const MODEL_KEYS: &[&str] = &[
     "checks",
     "limits",
 ];
-const CHECK_KEYS: &[&str] = &["end_states", "assertions", "empty_channels", "max_trails"];
+const CHECK_KEYS: &[&str] = &[
+    "end_states",
+    "assertions",
+    "empty_channels",
+    "max_trails",
+    "claims",
+    "fair",
+    "non_progress",
+];
 const LIMIT_KEYS: &[&str] = &["max_depth", "max_states", "max_errors", "memory"];
 
 pub(super) fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
@@ -428,6 +438,9 @@ impl Parser<'_> {
                 "end_states" => checks.end_states = self.boolean(&f)?,
                 "assertions" => checks.assertions = self.boolean(&f)?,
                 "empty_channels" => checks.empty_channels = self.boolean(&f)?,
+                "fair" => checks.fair = self.boolean(&f)?,
+                "non_progress" => checks.non_progress = self.boolean(&f)?,
+                "claims" => checks.claims = self.claims(&f)?,
                 "max_trails" => {
                     let n = self.count(&f)?;
                     // Only a 32-bit machine can refuse; saturating is what a trail cap means.
@@ -438,6 +451,31 @@ impl Parser<'_> {
             }
         }
         Ok(checks)
+    }
+
+    /// `claims = "all"`, `"none"`, or an array of claim names.
+    fn claims(&self, f: &Field) -> Result<ClaimSet, ConfigError> {
+        if f.item.as_array().is_some() {
+            let names = self.strings(f)?;
+            return Ok(ClaimSet::Named(
+                names.into_iter().map(|(n, _)| n.to_string()).collect(),
+            ));
+        }
+        let Some(s) = f.item.as_str() else {
+            return Err(self.wrong_type(f, "\"all\", \"none\" or an array of claim names"));
+        };
+        match s {
+            "all" => Ok(ClaimSet::All),
+            "none" => Ok(ClaimSet::None),
+            _ => Err(self.error(
+                f.span.clone(),
+                Kind::NotAllowed {
+                    key: f.name.into(),
+                    value: s.into(),
+                    allowed: vec!["all", "none"],
+                },
+            )),
+        }
     }
 
     fn limits(&self, f: &Field) -> Result<Limits, ConfigError> {

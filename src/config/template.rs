@@ -111,6 +111,21 @@ fn model(out: &mut String, entry: &Path, name: &str) {
         &format!("# max_trails = {}", checks.max_trails),
         "trails built and kept per kind of violation",
     );
+    line(
+        out,
+        "# claims = \"all\"",
+        "never claims and ltl formulas checked, each on its own: \"all\", \"none\" or [names]",
+    );
+    line(
+        out,
+        &format!("# fair = {}", checks.fair),
+        "weak fairness in the search for acceptance cycles (pan -a -f)",
+    );
+    line(
+        out,
+        &format!("# non_progress = {}", checks.non_progress),
+        "also look for non-progress cycles with spin's np_ claim (pan -l)",
+    );
 
     out.push('\n');
     line(

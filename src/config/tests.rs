@@ -44,7 +44,10 @@ fn a_model_with_only_an_entry_takes_every_default() {
             end_states: true,
             assertions: true,
             empty_channels: false,
-            max_trails: 10
+            max_trails: 10,
+            claims: ClaimSet::All,
+            fair: false,
+            non_progress: false,
         }
     );
     assert_eq!(
@@ -77,6 +80,9 @@ end_states = false
 assertions = false
 empty_channels = true
 max_trails = 3
+claims = ["p1", "p2"]
+fair = true
+non_progress = true
 
 [model.limits]
 max_depth = 100000
@@ -104,6 +110,9 @@ limits = { memory = 1024, max_errors = 0 }
             assertions: false,
             empty_channels: true,
             max_trails: 3,
+            claims: ClaimSet::Named(vec!["p1".into(), "p2".into()]),
+            fair: true,
+            non_progress: true,
         },
         limits: Limits {
             max_depth: Some(100_000),
@@ -117,6 +126,30 @@ limits = { memory = 1024, max_errors = 0 }
     door.checks.max_trails = 0;
     door.limits.memory = MemoryLimit::Bytes(1024);
     assert_eq!(c.models, vec![lift, door]);
+}
+
+#[test]
+fn claims_are_all_none_or_names() {
+    let checks = |v: &str| {
+        Config::parse(
+            &format!("[[model]]\nentry = \"a.pml\"\n[model.checks]\nclaims = {v}\n"),
+            ".rmc.toml",
+        )
+        .map(|c| c.models[0].checks.claims.clone())
+    };
+    assert_eq!(checks("\"all\""), Ok(ClaimSet::All));
+    assert_eq!(checks("\"none\""), Ok(ClaimSet::None));
+    assert_eq!(checks("[]"), Ok(ClaimSet::Named(Vec::new())));
+    let e = checks("\"some\"").expect_err("not a choice").to_string();
+    assert!(
+        e.contains("'claims'") && e.contains("all, none") && e.contains(":4:"),
+        "{e}"
+    );
+    let e = checks("3").expect_err("not a string").to_string();
+    assert!(
+        e.contains("\"all\", \"none\" or an array of claim names"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -154,7 +187,7 @@ fn unknown_keys_are_named_with_their_place_and_the_keys_expected() {
     check_err(
         "[[model]]\nentry = \"a.pml\"\n[model.checks]\n  deadlocks = true\n",
         ".rmc.toml:4:3: unknown key 'deadlocks' in [model.checks] (expected one of: \
-         end_states, assertions, empty_channels, max_trails)",
+         end_states, assertions, empty_channels, max_trails, claims, fair, non_progress)",
     );
     // Dotted keys and inline tables are checked as strictly as tables.
     check_err(
@@ -165,7 +198,7 @@ fn unknown_keys_are_named_with_their_place_and_the_keys_expected() {
     check_err(
         "[[model]]\nentry = \"a.pml\"\nchecks = { asserts = false }\n",
         ".rmc.toml:3:12: unknown key 'asserts' in [model.checks] (expected one of: \
-         end_states, assertions, empty_channels, max_trails)",
+         end_states, assertions, empty_channels, max_trails, claims, fair, non_progress)",
     );
     check_err(
         "[[model]]\nentry = \"a.pml\"\n[model.extra.deep]\nx = 1\n",

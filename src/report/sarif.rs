@@ -21,7 +21,7 @@ pub fn sarif(runs: &[(String, Vec<CheckDoc>)], tool_version: &str) -> Value {
     let mut kinds: Vec<&str> = runs
         .iter()
         .flat_map(|(_, docs)| docs.iter())
-        .flat_map(|d| d.violations.iter().map(|v| v.kind.as_str()))
+        .flat_map(|d| all_violations(d).map(|v| v.kind.as_str()))
         .collect();
     kinds.sort_unstable();
     kinds.dedup();
@@ -30,7 +30,7 @@ pub fn sarif(runs: &[(String, Vec<CheckDoc>)], tool_version: &str) -> Value {
     let mut results = Vec::new();
     for (commit, docs) in runs {
         for doc in docs {
-            for v in &doc.violations {
+            for v in all_violations(doc) {
                 // `kinds` holds every kind that occurs, so the search always finds it.
                 let index = kinds.binary_search(&v.kind.as_str()).unwrap_or(0);
                 results.push(result(commit, doc, v, index));
@@ -84,6 +84,13 @@ pub fn sarif(runs: &[(String, Vec<CheckDoc>)], tool_version: &str) -> Value {
             "results": results,
         }]
     })
+}
+
+/// A check's violations: its safety properties', then each claim's.
+fn all_violations(doc: &CheckDoc) -> impl Iterator<Item = &ViolationDoc> {
+    doc.violations
+        .iter()
+        .chain(doc.claims.iter().flat_map(|c| c.violations.iter()))
 }
 
 /// A rule with the descriptions and help that code-scanning services show beside an alert

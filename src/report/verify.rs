@@ -177,6 +177,9 @@ pub struct ModelResult {
     /// The limits in force, as settings (a result a limit cut is reused while they stay).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limits: Option<String>,
+    /// Which claims were checked, and how (a result is reused only under the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claims_key: Option<String>,
     pub keys: Vec<RecViolation>,
     pub new_violations: usize,
     pub elapsed_ms: u64,
@@ -236,7 +239,13 @@ impl ModelResult {
     /// their count.
     pub fn mark_new(&mut self, versus: &[RecViolation]) -> usize {
         let flags = crate::rmc::check::new_against(&self.keys, versus);
-        for (v, n) in self.doc.violations.iter_mut().zip(&flags) {
+        // The keys are the safety check's violations', then each claim's, in order.
+        let claims = self
+            .doc
+            .claims
+            .iter_mut()
+            .flat_map(|c| c.violations.iter_mut());
+        for (v, n) in self.doc.violations.iter_mut().chain(claims).zip(&flags) {
             v.new = *n;
         }
         self.new_violations = flags.iter().filter(|&&n| n).count();
@@ -278,8 +287,27 @@ impl ModelResult {
         self
     }
 
+    /// The model's verdict: its safety check's, and a pass only when every claim checked
+    /// passed too (a failed claim fails it, a cut one leaves it incomplete).
     pub fn verdict(&self) -> ModelVerdict {
-        self.doc.verdict
+        let v = self.doc.verdict;
+        if v != ModelVerdict::Pass && v != ModelVerdict::Incomplete {
+            return v;
+        }
+        let claims = self.doc.claims.iter().map(|c| c.verdict);
+        if std::iter::once(v)
+            .chain(claims.clone())
+            .any(|c| c == ModelVerdict::Fail)
+        {
+            ModelVerdict::Fail
+        } else if std::iter::once(v)
+            .chain(claims)
+            .any(|c| c == ModelVerdict::Incomplete)
+        {
+            ModelVerdict::Incomplete
+        } else {
+            v
+        }
     }
 }
 

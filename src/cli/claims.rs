@@ -1,0 +1,108 @@
+//! A model's claims checked each on its own after its safety properties, as `spin -search
+//! -ltl NAME` checks them: one product search per never claim or `ltl` formula, acceptance
+//! cycles included (`./pan -a -N NAME`). Shared by `verify` and the git commands.
+
+use crate::explore::Options;
+use crate::program::{ProcKind, Program};
+use crate::report::verdict::LimitSources;
+use crate::report::verify::{CheckDoc, ClaimDoc};
+use crate::rmc::check::{ClaimChoice, Request};
+use crate::rmc::record::RecViolation;
+use crate::rmc::record::Sources;
+
+/// One claim a check checks: its name and, for an `ltl` formula, the formula's text.
+pub struct Claim {
+    pub name: String,
+    pub formula: Option<String>,
+}
+
+impl Claim {
+    /// How reports name it: `ltl p1`, `never watch`.
+    pub fn label(&self) -> String {
+        match self.formula {
+            Some(_) => format!("ltl {}", self.name),
+            None => format!("never {}", self.name),
+        }
+    }
+}
+
+/// The claims of `program` (loaded with its formulas' claims) that `wanted` names and git
+/// rmc can check: every never claim without local variables (the others stay among the
+/// claims a report says were not checked).
+pub fn checkable(program: &Program, wanted: impl Fn(&str) -> bool) -> Vec<Claim> {
+    program
+        .procs
+        .iter()
+        .filter(|p| p.kind == ProcKind::Never && p.locals.is_empty() && wanted(&p.name))
+        .map(|p| Claim {
+            name: p.name.clone(),
+            formula: program
+                .ltl
+                .iter()
+                .find(|l| l.name == p.name)
+                .map(|l| l.text.clone()),
+        })
+        .collect()
+}
+
+/// One claim's check: its section of the report, its summary for the model's `claims`, and
+/// its violations' identities (kinds named after the claim, so that they never match the
+/// safety check's or another claim's).
+pub struct ClaimCheck {
+    pub doc: CheckDoc,
+    pub summary: ClaimDoc,
+    pub keys: Vec<RecViolation>,
+    pub verdict: crate::explore::Verdict,
+}
+
+/// What every claim's check shares.
+pub struct Context<'a> {
+    pub program: &'a Program,
+    pub sources: &'a Sources,
+    /// The safety check's options (acceptance cycles are added here).
+    pub opts: &'a Options,
+    pub window: Option<usize>,
+    /// The model's name in the reports, its files, and where its limits came from.
+    pub name: &'a str,
+    pub files: &'a crate::promela::source::SourceFiles,
+    pub limits: &'a LimitSources,
+}
+
+/// Checks `claim` with its own product search, acceptance cycles included.
+pub fn check_one(
+    cx: &Context,
+    claim: &Claim,
+    bar: &mut super::progress::Bar,
+) -> anyhow::Result<ClaimCheck> {
+    let request = Request {
+        program: cx.program.clone(),
+        sources: cx.sources.clone(),
+        opts: Options {
+            acceptance: true,
+            ..cx.opts.clone()
+        },
+        algorithm: None,
+        base: None,
+        short_trails: false,
+        window: cx.window,
+        claim: ClaimChoice::Named(claim.name.clone()),
+    };
+    let c = super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?;
+    bar.finish();
+    let doc = crate::report::verify::document(cx.name, &c, cx.files, cx.limits);
+    let label = claim.label();
+    let keys = c
+        .keys()
+        .into_iter()
+        .map(|k| RecViolation {
+            kind: format!("{label}: {}", k.kind),
+            ..k
+        })
+        .collect();
+    Ok(ClaimCheck {
+        summary: ClaimDoc::of(&doc, claim.formula.clone()),
+        doc,
+        keys,
+        verdict: c.verdict,
+    })
+}
