@@ -58,6 +58,13 @@ pub struct VerifyArgs {
     /// passes a progress label; the model's own claims are left out, as pan leaves them.
     #[arg(short = 'l', long, conflicts_with_all = ["claim", "acceptance"])]
     pub non_progress: bool,
+    /// Weak fairness (pan -f) in the search for acceptance cycles (each claim's, or -a
+    /// with -N) or for non-progress cycles (-l): only cycles on which every process that
+    /// stays enabled moves count. pan's counter rules, its figures included (./pan -a -f,
+    /// ./pan -l -f); as in pan, at most 6 processes with the claim. As pan, it needs a
+    /// search for cycles: with neither a claim nor -l it is an error.
+    #[arg(short = 'f', long)]
+    pub fair: bool,
     /// Check only the never claim or ltl formula named NAME, with the system (pan -N NAME).
     #[arg(short = 'N', long, value_name = "NAME")]
     pub claim: Option<String>,
@@ -161,6 +168,16 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
+    if args.fair && !has_claim && !args.non_progress {
+        // pan: "error: -f requires the use of -a or -l".
+        anyhow::bail!(
+            "--fair: weak fairness applies to a search for cycles, and the model has no never \
+             claim or ltl formula (give one, or -l for non-progress cycles)"
+        );
+    }
+    if args.fair && args.claim.is_some() && !args.acceptance {
+        anyhow::bail!("--fair with -N: add -a, weak fairness applies to acceptance cycles");
+    }
     if args.acceptance && !has_claim {
         eprintln!(
             "warning: --acceptance looks for acceptance cycles of a never claim or ltl \
@@ -190,6 +207,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         memory_limit,
         max_trails: args.max_trails,
         acceptance: args.acceptance || args.non_progress,
+        fair: args.fair,
     };
     let started = Instant::now();
     let base = args.reuse.as_deref().and_then(|path| {

@@ -337,6 +337,7 @@ mod tests {
             claims_not_checked: Vec::new(),
             claim: None,
             acceptance: false,
+            fair: false,
             xr_xs_not_checked: false,
             spin_needs_vectorsz_above: None,
             violations,

@@ -299,6 +299,7 @@ pub(super) fn checked(
         claims_not_checked,
         claim,
         acceptance: opts.acceptance,
+        fair: opts.acceptance && opts.fair,
         xr_xs_not_checked: m.prog.has_xr_xs,
         mode: run.mode,
         algorithm: run.algorithm,
