@@ -420,6 +420,15 @@ fn verify_fair_without_a_cycle_search_is_a_usage_error() {
         err.contains("--fair: weak fairness applies to a search for cycles"),
         "{err}"
     );
+    // pan -a -f searches accept labels without a claim; git rmc says it does not.
+    let out = bin()
+        .args(["verify", "--fair"])
+        .arg(models().join("claims/accept_no_claim.pml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("accept labels are checked"), "{err}");
     let out = bin()
         .args(["verify", "--fair", "-N", "p"])
         .arg(models().join("claims/research_m7.pml"))

@@ -62,7 +62,8 @@ pub struct VerifyArgs {
     /// with -N) or for non-progress cycles (-l): only cycles on which every process that
     /// stays enabled moves count. pan's counter rules, its figures included (./pan -a -f,
     /// ./pan -l -f); as in pan, at most 6 processes with the claim. As pan, it needs a
-    /// search for cycles: with neither a claim nor -l it is an error.
+    /// search for cycles: with neither a claim nor -l it is an error (accept labels without
+    /// a claim, which pan -a -f searches, are not checked for cycles by git rmc).
     #[arg(short = 'f', long)]
     pub fair: bool,
     /// Check only the never claim or ltl formula named NAME, with the system (pan -N NAME).
@@ -169,10 +170,22 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         }
     }
     if args.fair && !has_claim && !args.non_progress {
-        // pan: "error: -f requires the use of -a or -l".
+        // pan: "error: -f requires the use of -a or -l". pan -a -f also searches a model
+        // with accept labels and no claim, which git rmc does not (it checks acceptance
+        // cycles of a product with a claim only).
+        let accept = program
+            .procs
+            .iter()
+            .any(|p| p.automaton.locations.iter().any(|l| l.accept));
         anyhow::bail!(
             "--fair: weak fairness applies to a search for cycles, and the model has no never \
-             claim or ltl formula (give one, or -l for non-progress cycles)"
+             claim or ltl formula (give one, or -l for non-progress cycles){}",
+            match accept {
+                true =>
+                    "; its accept labels are checked for acceptance cycles only with a \
+                         claim (pan -a -f checks them without one, git rmc does not yet)",
+                false => "",
+            }
         );
     }
     if args.fair && args.claim.is_some() && !args.acceptance {
