@@ -358,6 +358,7 @@ mod tests {
             blocked_at: Vec::new(),
             trail: None,
             cycle_start: None,
+            cycle_depth: None,
             elided: 0,
         }
     }

@@ -317,6 +317,10 @@ pub struct ViolationDoc {
     /// in the state before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle_start: Option<usize>,
+    /// An acceptance cycle: pan's depth of the state where it starts (its "acceptance cycle
+    /// (at depth N)"; weak fairness's default moves are no trail steps but count there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_depth: Option<u64>,
     /// Steps of the trail left out of `trail` after its first half (text output of very
     /// long trails only; the JSON keeps every step).
     #[serde(skip)]
@@ -372,6 +376,7 @@ pub fn document(
                 .collect(),
             blocked_at: f.blocked.iter().map(|b| files.location(b.at)).collect(),
             cycle_start: f.cycle_start,
+            cycle_depth: f.cycle_depth,
             elided: f
                 .trail
                 .as_ref()

@@ -161,12 +161,6 @@ impl Fair {
     pub fn moved(&mut self) {
         self.flags |= ANY | PID_MOVED;
     }
-
-    /// The process being tried made a rendezvous offer nobody took: something moved in
-    /// the turn (pan's `_n`), not the process.
-    pub fn offered(&mut self) {
-        self.flags |= ANY;
-    }
 }
 
 /// What pan's `h_store` makes of a state it has stored (or stores now).
@@ -361,20 +355,19 @@ impl<R: Rider> Search<'_, '_, R> {
     }
 
     /// A move of frame `fi`'s system turn: its successor is reached with what the turn's
-    /// moves see.
-    pub(super) fn fair_moved(&mut self, fi: usize) {
+    /// moves see. A rendezvous's receiver `rv` gets rule 2 as its receive completes (pan's
+    /// receive code, in the frame of the offer; undone after, since the receiver moved).
+    pub(super) fn fair_moved(&mut self, fi: usize, rv: Option<u8>) {
         if let Some(s) = self.fair_store() {
             let f = s.get_mut(fi);
             f.moved();
-            let (a, c) = (f.a, f.c);
+            let (a, mut c) = (f.a, f.c);
+            if let Some(q) = rv {
+                if a && u16::from(c) == u16::from(q) + 3 {
+                    c = if q == 0 { 1 } else { c - 1 };
+                }
+            }
             s.next = Fair::reached(a, c);
-        }
-    }
-
-    /// A rendezvous offer of frame `fi`'s system turn that nobody took.
-    pub(super) fn fair_offered(&mut self, fi: usize) {
-        if let Some(s) = self.fair_store() {
-            s.get_mut(fi).offered();
         }
     }
 

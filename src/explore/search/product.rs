@@ -211,7 +211,8 @@ impl<R: Rider> Search<'_, '_, R> {
                 // A rendezvous offer nobody took still reached the level below.
                 self.reach(depth + 1);
                 if self.fair {
-                    self.fair_offered(fi);
+                    // pan's offer is a move (it sets `From`), which its `unsend` undoes
+                    // as no move at all when no receive took it (`_n` stays as it was).
                     self.fair_from(self.cur.nr_pr(), None);
                 }
             }
@@ -237,7 +238,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 let step = self.took(&it);
                 let d = depth + if it.rv.is_some() { 2 } else { 1 };
                 if self.fair {
-                    self.fair_moved(fi);
+                    self.fair_moved(fi, it.rv.map(|(q, _)| q));
                     self.fair_from(self.next.nr_pr(), it.atomic.then(|| it.mover()));
                     let procs = self.next.nr_pr() + 1;
                     if procs > super::fair::MAX_FAIR_PROCS {
@@ -252,7 +253,7 @@ impl<R: Rider> Search<'_, '_, R> {
             }
             Next::Fault(f) => {
                 if self.fair {
-                    self.fair_moved(fi);
+                    self.fair_moved(fi, None);
                 }
                 self.step_failed(&f, depth)
             }
