@@ -72,6 +72,8 @@ enum Groups {
     Record,
     /// Each process of any pass, and the pass's end (`Cursor::fair`).
     Fair,
+    /// `Fair`, and the process announced last was skipped (`provided`, priorities).
+    FairSkipped,
 }
 
 /// Where one state's successor enumeration stands (pan's per-level loop variables).
@@ -160,6 +162,16 @@ impl Cursor {
             groups: Groups::Fair,
             ..self
         }
+    }
+
+    /// Under weak fairness: whether the process announced last was skipped by its
+    /// `provided` clause or a priority (and forgets it).
+    pub fn take_skipped(&mut self) -> bool {
+        let skipped = self.groups == Groups::FairSkipped;
+        if skipped {
+            self.groups = Groups::Fair;
+        }
+        skipped
     }
 
     /// Weak fairness tries the processes again from process `from` down (pan's
@@ -348,7 +360,7 @@ impl Machine<'_> {
                 continue;
             }
             if c.pid < 0 {
-                if c.groups == Groups::Fair && !c.tail_announced {
+                if matches!(c.groups, Groups::Fair | Groups::FairSkipped) && !c.tail_announced {
                     c.tail_announced = true;
                     return Next::Group(None);
                 }
@@ -364,7 +376,7 @@ impl Machine<'_> {
                         offer_group,
                         // (A record's groups are of the first pass only.)
                         groups: match c.groups {
-                            Groups::Fair => Groups::Fair,
+                            Groups::Fair | Groups::FairSkipped => c.groups,
                             _ => Groups::No,
                         },
                         ..Cursor::new(st, None)
@@ -375,7 +387,7 @@ impl Machine<'_> {
             }
             let pid = c.pid as Pid;
             if !c.entered {
-                if c.groups == Groups::Fair
+                if matches!(c.groups, Groups::Fair | Groups::FairSkipped)
                     && !c.announced
                     && c.only.is_none_or(|o| o as Pid == pid)
                 {
@@ -394,6 +406,10 @@ impl Machine<'_> {
                     || !self.provided(st, pid)
                     || (self.layout.uses_priority && !c.no_priority && self.prio(st, pid) < c.top);
                 if skip {
+                    if c.groups == Groups::Fair && c.announced {
+                        // pan skips it after weak fairness's rule 2 (`CONTINUE0`).
+                        c.groups = Groups::FairSkipped;
+                    }
                     c.next_proc();
                     continue;
                 }

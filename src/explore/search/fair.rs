@@ -331,13 +331,17 @@ impl<R: Rider> Search<'_, '_, R> {
         }
     }
 
-    /// The system's turn of frame `fi` announces process `g` (None: the end of its pass).
+    /// The system's turn of frame `fi` announces process `g` (None: the end of its pass);
+    /// `skipped`: the process before was not tried (its `provided` clause or a priority).
     /// Some(from) when the turn is to try the processes again from `from` down.
-    pub(super) fn fair_turn(&mut self, fi: usize, g: Option<u8>) -> Option<i32> {
+    pub(super) fn fair_turn(&mut self, fi: usize, g: Option<u8>, skipped: bool) -> Option<i32> {
         let s = self.fair_store()?;
         let from = s.from;
         let f = s.get_mut(fi);
-        if f.tried() {
+        if skipped {
+            // pan leaves it at once: rule 2, if applied, stays until the pass is over.
+            f.pid = NO_PID;
+        } else if f.tried() {
             return Some(from);
         }
         match g {

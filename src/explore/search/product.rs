@@ -220,7 +220,8 @@ impl<R: Rider> Search<'_, '_, R> {
             // of its pass (not those of a pass with `timeout` the claim did not allow).
             match r {
                 Next::Group(g) if !(tau & TIMEOUT == 0 && c.in_timeout_pass()) => {
-                    if let Some(from) = self.fair_turn(fi, g) {
+                    let skipped = c.take_skipped();
+                    if let Some(from) = self.fair_turn(fi, g, skipped) {
                         c.restart(&self.cur, from);
                     }
                 }
