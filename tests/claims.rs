@@ -403,3 +403,304 @@ fn an_acceptance_cycle_trail_marks_where_the_cycle_starts() {
         },
     );
 }
+
+/// Weak fairness (pan -a -f): the acceptance search with pan's counter rules.
+fn fair() -> Options {
+    Options {
+        fair: true,
+        ..acceptance()
+    }
+}
+
+/// The fairness figures of a manifest section: stored, visited, matched, transitions,
+/// atomic steps, depth reached.
+fn want_a(section: &serde_json::Value) -> [u64; 6] {
+    [
+        "states_stored",
+        "states_visited",
+        "states_matched",
+        "transitions",
+        "atomic_steps",
+        "depth_reached",
+    ]
+    .map(|k| section[k].as_u64().unwrap_or(u64::MAX))
+}
+
+fn kinds_of(section: &serde_json::Value) -> BTreeSet<&str> {
+    section["violations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["kind"].as_str())
+        .collect()
+}
+
+/// Checks every manifest entry's `section` (pan's -c0 figures, its first error's figures and
+/// cycle depth) with `opts`, loading models with `load`.
+fn check_sections(
+    entries: &[serde_json::Value],
+    section: &str,
+    opts: &Options,
+    load: Loader,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    let first = Options {
+        max_errors: Some(1),
+        ..opts.clone()
+    };
+    for e in entries {
+        let rel = e["model"].as_str().expect("model name");
+        let s = &e[section];
+        assert!(s.is_object(), "{rel}: no {section} figures in the manifest");
+        with_product_loaded(&claims_dir().join(rel), load, opts, |m, out| {
+            assert!(out.limit.is_none(), "{rel}: no limit cut the search");
+            if figures_a(out) != want_a(s) {
+                failures.push(format!(
+                    "{rel}: ours {:?}, pan {} {:?}",
+                    figures_a(out),
+                    s["command"],
+                    want_a(s)
+                ));
+            }
+            if (s["errors"].as_u64() == Some(0)) != out.violations.is_empty() {
+                failures.push(format!(
+                    "{rel}: pan {} errors, ours {:?}",
+                    s["errors"],
+                    kinds(out)
+                ));
+            }
+            if kinds(out) != kinds_of(s) {
+                failures.push(format!(
+                    "{rel}: kinds ours {:?}, pan {:?}",
+                    kinds(out),
+                    kinds_of(s)
+                ));
+            }
+            for v in &out.violations {
+                if !m.reproduces(&out.initial, v, opts) {
+                    failures.push(format!(
+                        "{rel}: the trail of {:?} does not reach it",
+                        v.kind
+                    ));
+                }
+            }
+        });
+        let f = &s["first_error"];
+        with_product_loaded(&claims_dir().join(rel), load, &first, |_, out| {
+            let a = figures_a(out);
+            let ours = [a[0], a[1], a[2], a[3], a[5]];
+            let want = [
+                "states_stored",
+                "states_visited",
+                "states_matched",
+                "transitions",
+                "depth_reached",
+            ]
+            .map(|k| f[k].as_u64().unwrap_or(u64::MAX));
+            if ours != want {
+                failures.push(format!("{rel}: first error ours {ours:?}, pan {want:?}"));
+            }
+            let depth = out.violations.iter().find_map(|v| v.cycle_depth);
+            if depth != f["cycle_depth"].as_u64() {
+                failures.push(format!(
+                    "{rel}: the cycle starts at depth {depth:?}, pan {}",
+                    f["cycle_depth"]
+                ));
+            }
+        });
+    }
+    failures
+}
+
+type Loader = fn(&Path, &dyn git_rmc::FileProvider, &PpOptions) -> git_rmc::Loaded;
+
+/// `with_product_opts` with the model loaded by `load` (with its claims, or with the
+/// non-progress claim).
+fn with_product_loaded<T>(
+    path: &Path,
+    load: Loader,
+    opts: &Options,
+    f: impl FnOnce(&Machine, &Outcome) -> T,
+) -> T {
+    let loaded = load(path, &DiskProvider, &PpOptions::default());
+    let program = loaded
+        .program
+        .as_ref()
+        .unwrap_or_else(|| panic!("{} does not load", path.display()));
+    let claim = program
+        .procs
+        .iter()
+        .position(|p| p.kind == ProcKind::Never)
+        .expect("a claim");
+    let m = Machine::with_claim(program, claim).expect("layout");
+    let out = explore(&m, opts, &mut |_| {});
+    f(&m, &out)
+}
+
+#[test]
+fn fair_figures_and_violations_match_the_manifest() {
+    // ./pan -a -f -c0 and ./pan -a -f (its first error, where the cycle starts) for every
+    // claim model: states stored and visited, matched, transitions, atomic steps, depth.
+    let entries = entries();
+    assert!(
+        entries.len() >= 35,
+        "the manifest lists the fairness models"
+    );
+    let failures = check_sections(&entries, "fair", &fair(), git_rmc::load_with_claims);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn fair_non_progress_figures_match_the_manifest() {
+    // ./pan -l -c0 and ./pan -l -f -c0 (built with -DNP), and their first errors.
+    let entries = common::manifest("claims/non_progress.json");
+    assert_eq!(entries.len(), 4);
+    let np = acceptance();
+    let load: Loader = git_rmc::load_for_non_progress;
+    let mut failures = check_sections(&entries, "non_progress", &np, load);
+    failures.extend(check_sections(&entries, "fair", &fair(), load));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn fairness_rejects_only_unfair_cycles() {
+    // Cycles that starve a process that is enabled all along: found with -a, not with
+    // -a -f (research m7 5/8/13, fair_three 6/16/22, fair_blocked_forever 5(6)/7/13 with a
+    // process that never moves, fair_rendezvous 9(20)/22/42); a fair cycle is found with
+    // both (research m6-f2: -a -f 5(9)/16/25, depth 7).
+    for rel in [
+        "research_m7.pml",
+        "fair_three.pml",
+        "fair_blocked_forever.pml",
+        "fair_rendezvous.pml",
+    ] {
+        let path = claims_dir().join(rel);
+        with_product_opts(&path, &acceptance(), |_, out| {
+            assert!(
+                kinds(out).contains("acceptance-cycle"),
+                "{rel}: -a finds a cycle"
+            );
+        });
+        with_product_opts(&path, &fair(), |_, out| {
+            assert!(out.violations.is_empty(), "{rel}: -a -f finds none");
+        });
+    }
+    with_product_opts(&claims_dir().join("research_m7.pml"), &fair(), |_, out| {
+        assert_eq!(figures_a(out), [5, 5, 8, 13, 0, 5]);
+    });
+    with_product_opts(
+        &claims_dir().join("research_m6-f2.pml"),
+        &fair(),
+        |m, out| {
+            assert_eq!(figures_a(out), [5, 9, 16, 25, 0, 7]);
+            let v = &out.violations[0];
+            assert_eq!(v.kind.as_str(), "acceptance-cycle");
+            assert!(m.reproduces(&out.initial, v, &fair()));
+        },
+    );
+}
+
+#[test]
+fn fairness_takes_at_most_six_processes_with_the_claim() {
+    // pan -f: "too many processes -- current max is 6 procs (-DNFAIR=2)", the claim counted,
+    // at the start (six processes) or when a `run` makes the seventh; five are checked.
+    for (rel, depth) in [("fair_six.pml", 0), ("fair_run_limit.pml", 2)] {
+        with_product_opts(&claims_dir().join(rel), &fair(), |_, out| {
+            assert_eq!(out.violations.len(), 1, "{rel}");
+            let v = &out.violations[0];
+            assert_eq!(v.kind.as_str(), "too-many-processes", "{rel}");
+            assert!(v.message.contains("at most 6"), "{rel}: {}", v.message);
+            assert_eq!(
+                out.stopped_by.map(|k| k.as_str()),
+                Some("too-many-processes")
+            );
+            assert!(out.stats.depth_reached >= depth, "{rel}");
+        });
+        // Without -f the search goes on.
+        with_product_opts(&claims_dir().join(rel), &acceptance(), |_, out| {
+            assert!(out.stopped_by.is_none(), "{rel}");
+        });
+    }
+    with_product_opts(&claims_dir().join("fair_five.pml"), &fair(), |_, out| {
+        assert!(out.stopped_by.is_none());
+        assert_eq!(figures_a(out), [10, 10, 56, 66, 0, 9]);
+    });
+}
+
+#[test]
+fn fair_figures_match_pan_live() {
+    if !common::spin_installed() {
+        eprintln!("spin is not installed: live comparison skipped");
+        return;
+    }
+    let mut failures = Vec::new();
+    let runs: Vec<(String, Loader, &[&str], Vec<&str>)> = entries()
+        .iter()
+        .map(|e| {
+            let rel = e["model"].as_str().expect("model name").to_string();
+            let load: Loader = git_rmc::load_with_claims;
+            (rel, load, &["-DNOREDUCE"][..], vec!["-a", "-f"])
+        })
+        .chain(
+            common::manifest("claims/non_progress.json")
+                .iter()
+                .map(|e| {
+                    let rel = e["model"].as_str().expect("model name").to_string();
+                    let load: Loader = git_rmc::load_for_non_progress;
+                    (rel, load, &["-DNOREDUCE", "-DNP"][..], vec!["-l", "-f"])
+                })
+                .collect::<Vec<_>>(),
+        )
+        .collect();
+    for (rel, load, gcc, mode) in runs {
+        let path = claims_dir().join(&rel);
+        for first in [false, true] {
+            let mut args = mode.clone();
+            args.extend(if first {
+                vec!["-m1000000"]
+            } else {
+                vec!["-c0", "-m1000000"]
+            });
+            let Some((pan, text)) = common::pan_figures(&path, gcc, &args) else {
+                failures.push(format!("{rel}: pan gave no figures"));
+                continue;
+            };
+            let visited = text
+                .lines()
+                .find(|l| l.contains("states, stored"))
+                .and_then(|l| l.split('(').nth(1))
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(pan[0]);
+            let want = [pan[0], visited, pan[1], pan[2], pan[3], pan[4]];
+            let opts = Options {
+                max_errors: first.then_some(1),
+                ..fair()
+            };
+            with_product_loaded(&path, load, &opts, |_, out| {
+                if figures_a(out) != want {
+                    failures.push(format!(
+                        "{rel} {args:?}: ours {:?}, pan {want:?}",
+                        figures_a(out)
+                    ));
+                }
+                if (pan[5] == 0) != out.violations.is_empty() {
+                    failures.push(format!(
+                        "{rel} {args:?}: pan {} errors, ours {} violations",
+                        pan[5],
+                        out.violations.len()
+                    ));
+                }
+                let depth = text
+                    .lines()
+                    .find_map(|l| l.split("cycle (at depth ").nth(1))
+                    .and_then(|r| r.trim_end_matches(')').parse::<u64>().ok());
+                let ours = out.violations.iter().find_map(|v| v.cycle_depth);
+                if first && depth.is_some() && depth != ours {
+                    failures.push(format!("{rel}: cycle at depth {ours:?}, pan {depth:?}"));
+                }
+            });
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -345,6 +345,99 @@ fn verify_l_finds_non_progress_cycles_with_pans_figures() {
 }
 
 #[test]
+fn verify_fair_checks_each_claim_with_weak_fairness() {
+    // research m7: A and B overwrite x; []<>(x == 2) fails on the run that starves B (pan -a:
+    // 5 stored (7 visited), a cycle) and holds with weak fairness (pan -a -f: 5/8/13).
+    let (code, text) = verify(&["--format", "json"], "claims/research_m7.pml");
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["claims"][0]["fair"], false, "{text}");
+    let (code, text) = verify(&["--fair", "--format", "json"], "claims/research_m7.pml");
+    assert_eq!(code, Some(0), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let c = &doc["claims"][0];
+    assert_eq!(c["name"], "ltl p", "{text}");
+    assert_eq!(c["acceptance"], true, "{text}");
+    assert_eq!(c["fair"], true, "{text}");
+    assert_eq!(c["verdict"], "pass", "{text}");
+    assert_eq!(c["stats"]["states_stored"], 5, "{text}");
+    assert_eq!(c["stats"]["states_matched"], 8, "{text}");
+    assert_eq!(c["stats"]["transitions"], 13, "{text}");
+    // The safety check beside it has no fairness to speak of.
+    assert!(doc.get("fair").is_none(), "{text}");
+    let (_, text) = verify(&["--fair"], "claims/research_m7.pml");
+    assert!(
+        text.contains("acceptance cycles with weak fairness, as pan -a -f -c0"),
+        "{text}"
+    );
+    // -N NAME -a -f as pan -a -f -N NAME: m6-f2's fair cycle, pan's first error 3 (6
+    // visited)/5/11 with the cycle at depth 4.
+    let (code, text) = verify(
+        &[
+            "-N",
+            "p",
+            "-a",
+            "--fair",
+            "--max-errors",
+            "1",
+            "--format",
+            "json",
+        ],
+        "claims/research_m6-f2.pml",
+    );
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["fair"], true, "{text}");
+    assert_eq!(doc["stats"]["states_stored"], 3, "{text}");
+    assert_eq!(doc["stats"]["states_revisited"], 3, "{text}");
+    assert_eq!(doc["stats"]["transitions"], 11, "{text}");
+    assert_eq!(doc["violations"][0]["kind"], "acceptance-cycle", "{text}");
+    // -l -f as pan -l -f: fair_progress's non-progress cycles all starve A.
+    let (code, text) = verify(
+        &["-l", "--fair", "--format", "json"],
+        "claims/fair_progress.pml",
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["fair"], true, "{text}");
+    assert_eq!(doc["stats"]["states_stored"], 192, "{text}");
+    assert_eq!(doc["stats"]["transitions"], 1193, "{text}");
+    let (code, _) = verify(&["-l", "--format", "json"], "claims/fair_progress.pml");
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn verify_fair_without_a_cycle_search_is_a_usage_error() {
+    // pan: "error: -f requires the use of -a or -l".
+    let out = bin()
+        .args(["verify", "--fair"])
+        .arg(models().join("peterson_mutex.pml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--fair: weak fairness applies to a search for cycles"),
+        "{err}"
+    );
+    // pan -a -f searches accept labels without a claim; git rmc says it does not.
+    let out = bin()
+        .args(["verify", "--fair"])
+        .arg(models().join("claims/accept_no_claim.pml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("accept labels are checked"), "{err}");
+    let out = bin()
+        .args(["verify", "--fair", "-N", "p"])
+        .arg(models().join("claims/research_m7.pml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn verify_a_reports_an_acceptance_cycle_with_where_it_starts() {
     // pan -a -c0 on m4: 6 states stored (8 visited), 6 matched, a cycle at depth 6.
     let (code, text) = verify(

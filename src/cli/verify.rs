@@ -58,6 +58,14 @@ pub struct VerifyArgs {
     /// passes a progress label; the model's own claims are left out, as pan leaves them.
     #[arg(short = 'l', long, conflicts_with_all = ["claim", "acceptance"])]
     pub non_progress: bool,
+    /// Weak fairness (pan -f) in the search for acceptance cycles (each claim's, or -a
+    /// with -N) or for non-progress cycles (-l): only cycles on which every process that
+    /// stays enabled moves count. pan's counter rules, its figures included (./pan -a -f,
+    /// ./pan -l -f); as in pan, at most 6 processes with the claim. As pan, it needs a
+    /// search for cycles: with neither a claim nor -l it is an error (accept labels without
+    /// a claim, which pan -a -f searches, are not checked for cycles by git rmc).
+    #[arg(short = 'f', long)]
+    pub fair: bool,
     /// Check only the never claim or ltl formula named NAME, with the system (pan -N NAME).
     #[arg(short = 'N', long, value_name = "NAME")]
     pub claim: Option<String>,
@@ -161,6 +169,28 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
+    if args.fair && !has_claim && !args.non_progress {
+        // pan: "error: -f requires the use of -a or -l". pan -a -f also searches a model
+        // with accept labels and no claim, which git rmc does not (it checks acceptance
+        // cycles of a product with a claim only).
+        let accept = program
+            .procs
+            .iter()
+            .any(|p| p.automaton.locations.iter().any(|l| l.accept));
+        anyhow::bail!(
+            "--fair: weak fairness applies to a search for cycles, and the model has no never \
+             claim or ltl formula (give one, or -l for non-progress cycles){}",
+            match accept {
+                true =>
+                    "; its accept labels are checked for acceptance cycles only with a \
+                         claim (pan -a -f checks them without one, git rmc does not yet)",
+                false => "",
+            }
+        );
+    }
+    if args.fair && args.claim.is_some() && !args.acceptance {
+        anyhow::bail!("--fair with -N: add -a, weak fairness applies to acceptance cycles");
+    }
     if args.acceptance && !has_claim {
         eprintln!(
             "warning: --acceptance looks for acceptance cycles of a never claim or ltl \
@@ -190,6 +220,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         memory_limit,
         max_trails: args.max_trails,
         acceptance: args.acceptance || args.non_progress,
+        fair: args.fair,
     };
     let started = Instant::now();
     let base = args.reuse.as_deref().and_then(|path| {

@@ -217,6 +217,7 @@ impl ModelConfig {
             memory_limit,
             max_trails: self.checks.max_trails,
             acceptance: false,
+            fair: false,
         }
     }
 }

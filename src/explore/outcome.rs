@@ -27,6 +27,9 @@ pub struct Options {
     pub max_trails: usize,
     /// Look for acceptance cycles of the product with the never claim (pan -a).
     pub acceptance: bool,
+    /// With `acceptance`: only weakly fair cycles count (pan -f), where every process that
+    /// is enabled all along the cycle moves in it.
+    pub fair: bool,
 }
 
 /// Trails kept per kind of violation unless the user says otherwise.
@@ -44,6 +47,7 @@ impl Default for Options {
             memory_limit: None,
             max_trails: DEFAULT_MAX_TRAILS,
             acceptance: false,
+            fair: false,
         }
     }
 }
@@ -269,6 +273,10 @@ pub struct Violation {
     /// An acceptance cycle: how many steps of the trail lead to the state where the cycle
     /// starts (the trail ends in that state again).
     pub cycle: Option<usize>,
+    /// An acceptance cycle: pan's depth of the state where it starts (its "acceptance cycle
+    /// (at depth N)"), which counts a rendezvous as two steps and weak fairness's default
+    /// moves, which are no steps of the trail.
+    pub cycle_depth: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -31,7 +31,10 @@ use super::store::Store;
 use super::succ::{Cursor, FaultAt, Next};
 use super::trail::TrailStep;
 
+mod fair;
 mod product;
+
+pub use fair::MAX_FAIR_PROCS;
 
 /// What the search does with a state stored for the first time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -286,6 +289,8 @@ struct Search<'m, 'p, R: Rider> {
     next_tau: u8,
     /// The nested search for acceptance cycles (a product with -a).
     ndfs: Option<Box<product::Ndfs>>,
+    /// Weak fairness rides the nested search (a product with -a -f).
+    fair: bool,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -329,6 +334,7 @@ pub fn search<R: Rider>(
                 trail: Some(Vec::new()),
                 via: None,
                 cycle: None,
+                cycle_depth: None,
             });
             let mut out = empty(None, found);
             out.stopped_by = kind.is_fatal().then_some(kind);
@@ -372,9 +378,11 @@ pub fn search<R: Rider>(
         claim: m.claim.is_some(),
         next_tau: 0,
         ndfs: None,
+        fair: false,
     };
     if s.claim && opts.acceptance {
-        s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget)));
+        s.fair = opts.fair;
+        s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget, opts.fair)));
     }
     s.rider.begin(&s.budget);
     s.next = initial;
@@ -382,7 +390,15 @@ pub fn search<R: Rider>(
         // The claim moves first (as the initial state is, it is accepting or not).
         let accept = s.ndfs.is_some() && m.accepting(&s.next);
         let to = product::CLAIM | if accept { product::ACCEPT } else { 0 };
-        s.visit_product(0, None, to, None, false);
+        // pan -f: an accepting initial state has the A-bit, and the counter at the number
+        // of processes (the claim's included) plus one.
+        let procs = s.next.nr_pr() + 1;
+        s.fair_next((accept, if accept { (procs + 1) as u8 } else { 0 }));
+        if s.fair && procs > MAX_FAIR_PROCS {
+            s.fair_too_many(None, procs);
+        } else {
+            s.visit_product(0, None, to, None, false);
+        }
     } else {
         s.visit(0, None, None, None, Target::Built);
     }
@@ -418,6 +434,7 @@ impl<R: Rider> Search<'_, '_, R> {
         if let Some(n) = &self.ndfs {
             // pan's figures: stored = visited less nShadow (see `Ndfs::phantom`).
             self.stats.states_stored += n.phantom;
+            self.stats.states_stored += n.fair.as_ref().map_or(0, |f| f.unshadowed);
             self.stats.states_revisited = self.stats.states_revisited.saturating_sub(n.phantom);
         }
         self.stats.transitions =
@@ -866,6 +883,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 trail,
                 via: None,
                 cycle: None,
+                cycle_depth: None,
             });
         }
     }
@@ -1070,7 +1088,14 @@ impl<R: Rider> Search<'_, '_, R> {
         };
         let tau = self.next_tau;
         let cursor = if self.claim {
-            Cursor::product(&self.next, only, tau & product::TIMEOUT != 0)
+            let c = Cursor::product(&self.next, only, tau & product::TIMEOUT != 0);
+            match self.fair {
+                true => {
+                    self.fair_push(self.frames.len());
+                    c.fair()
+                }
+                false => c,
+            }
         } else {
             Cursor::new(&self.next, only)
         };
@@ -1293,6 +1318,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 trail,
                 via: Some(self.cur.v.clone()),
                 cycle: None,
+                cycle_depth: None,
             });
         }
         self.keys = keys;
@@ -1329,7 +1355,9 @@ impl<R: Rider> Search<'_, '_, R> {
             if same {
                 return true;
             }
-            if f.id != NONE {
+            // A stored frame, or a visit again of a stored state (the nested search's, and
+            // with weak fairness the first search's), starts the run.
+            if f.id != NONE || f.lowlink != NONE {
                 break;
             }
         }
@@ -1357,6 +1385,7 @@ impl<R: Rider> Search<'_, '_, R> {
             trail,
             via: None,
             cycle: None,
+            cycle_depth: None,
         });
     }
 
@@ -1421,6 +1450,7 @@ impl<R: Rider> Search<'_, '_, R> {
             trail,
             via: None,
             cycle: None,
+            cycle_depth: None,
         });
     }
 
@@ -1459,6 +1489,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 trail,
                 via: None,
                 cycle: None,
+                cycle_depth: None,
             });
         }
     }

@@ -64,6 +64,18 @@ pub enum Next {
     Done,
 }
 
+/// What a cursor announces (`Next::Group`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Groups {
+    No,
+    /// Each process of the first pass, and that pass's end (`Cursor::grouped`).
+    Record,
+    /// Each process of any pass, and the pass's end (`Cursor::fair`).
+    Fair,
+    /// `Fair`, and the process announced last was skipped (`provided`, priorities).
+    FairSkipped,
+}
+
 /// Where one state's successor enumeration stands (pan's per-level loop variables).
 #[derive(Clone, Copy, Debug)]
 pub struct Cursor {
@@ -100,7 +112,7 @@ pub struct Cursor {
     pub failed_offer: bool,
     offer_group: Option<u8>,
     /// Announce each process of the first pass, and the pass's end (`Next::Group`).
-    groups: bool,
+    groups: Groups,
     announced: bool,
     tail_announced: bool,
 }
@@ -126,7 +138,7 @@ impl Cursor {
             rv_matched: 0,
             failed_offer: false,
             offer_group: None,
-            groups: false,
+            groups: Groups::No,
             announced: false,
             tail_announced: false,
         }
@@ -140,6 +152,38 @@ impl Cursor {
             timeout,
             ..Cursor::new(st, only)
         }
+    }
+
+    /// The product's system turn under weak fairness (pan -f): each process the pass tries
+    /// is announced before it is tried (`Next::Group(Some(pid))`, not the processes an
+    /// atomic sequence shuts out), and the end of the pass (`Next::Group(None)`).
+    pub fn fair(self) -> Cursor {
+        Cursor {
+            groups: Groups::Fair,
+            ..self
+        }
+    }
+
+    /// Under weak fairness: whether the process announced last was skipped by its
+    /// `provided` clause or a priority (and forgets it).
+    pub fn take_skipped(&mut self) -> bool {
+        let skipped = self.groups == Groups::FairSkipped;
+        if skipped {
+            self.groups = Groups::Fair;
+        }
+        skipped
+    }
+
+    /// Weak fairness tries the processes again from process `from` down (pan's
+    /// `II = INI_P`), the moves counted so far kept.
+    pub fn restart(&mut self, st: &State, from: i32) {
+        self.pid = from.min(st.nr_pr() as i32 - 1);
+        self.edge = 0;
+        self.entered = false;
+        self.announced = false;
+        self.tail_announced = false;
+        self.proc_moved = 0;
+        self.escaped = 0;
     }
 
     /// Whether the enumeration is in its pass with `timeout` true (the second pass when
@@ -163,14 +207,14 @@ impl Cursor {
     /// the first pass before it tries it, and the end of that pass (`Next::Group`).
     pub fn grouped(st: &State) -> Cursor {
         Cursor {
-            groups: true,
+            groups: Groups::Record,
             ..Cursor::new(st, None)
         }
     }
 
     /// Whether this enumeration announces its groups.
     pub fn is_grouped(&self) -> bool {
-        self.groups
+        self.groups == Groups::Record
     }
 
     /// The group the successor, fault or report just returned belongs to: the process
@@ -316,7 +360,11 @@ impl Machine<'_> {
                 continue;
             }
             if c.pid < 0 {
-                if c.groups && !c.timeout && !c.tail_announced {
+                if matches!(c.groups, Groups::Fair | Groups::FairSkipped) && !c.tail_announced {
+                    c.tail_announced = true;
+                    return Next::Group(None);
+                }
+                if c.groups == Groups::Record && !c.timeout && !c.tail_announced {
                     c.tail_announced = true;
                     return Next::Group(None);
                 }
@@ -326,6 +374,11 @@ impl Machine<'_> {
                         timeout: true,
                         failed_offer,
                         offer_group,
+                        // (A record's groups are of the first pass only.)
+                        groups: match c.groups {
+                            Groups::Fair | Groups::FairSkipped => c.groups,
+                            _ => Groups::No,
+                        },
                         ..Cursor::new(st, None)
                     };
                     continue;
@@ -334,7 +387,14 @@ impl Machine<'_> {
             }
             let pid = c.pid as Pid;
             if !c.entered {
-                if c.groups && !c.timeout && !c.announced {
+                if matches!(c.groups, Groups::Fair | Groups::FairSkipped)
+                    && !c.announced
+                    && c.only.is_none_or(|o| o as Pid == pid)
+                {
+                    c.announced = true;
+                    return Next::Group(Some(pid as u8));
+                }
+                if c.groups == Groups::Record && !c.timeout && !c.announced {
                     c.announced = true;
                     return Next::Group(Some(pid as u8));
                 }
@@ -346,6 +406,10 @@ impl Machine<'_> {
                     || !self.provided(st, pid)
                     || (self.layout.uses_priority && !c.no_priority && self.prio(st, pid) < c.top);
                 if skip {
+                    if c.groups == Groups::Fair && c.announced {
+                        // pan skips it after weak fairness's rule 2 (`CONTINUE0`).
+                        c.groups = Groups::FairSkipped;
+                    }
                     c.next_proc();
                     continue;
                 }

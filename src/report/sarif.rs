@@ -344,6 +344,7 @@ mod tests {
             claims_not_checked: Vec::new(),
             claim: None,
             acceptance: false,
+            fair: false,
             xr_xs_not_checked: false,
             spin_needs_vectorsz_above: None,
             violations,
@@ -364,6 +365,7 @@ mod tests {
             blocked_at: Vec::new(),
             trail: None,
             cycle_start: None,
+            cycle_depth: None,
             elided: 0,
         }
     }

@@ -100,6 +100,9 @@ pub struct CheckDoc {
     /// Acceptance cycles of the product with `claim` were looked for (pan -a).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub acceptance: bool,
+    /// ... with weak fairness (pan -f).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fair: bool,
     pub xr_xs_not_checked: bool,
     /// pan's state vector would exceed its default VECTORSZ (1,024 bytes): spin needs
     /// `-DVECTORSZ=N` with N above this.
@@ -130,6 +133,9 @@ pub struct ClaimDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
     pub acceptance: bool,
+    /// The cycles were looked for with weak fairness (pan -a -f).
+    #[serde(default)]
+    pub fair: bool,
     pub stats: Stats,
     pub violations: Vec<ViolationDoc>,
 }
@@ -144,6 +150,7 @@ impl ClaimDoc {
             complete: doc.complete,
             limit: doc.limit.clone(),
             acceptance: doc.acceptance,
+            fair: doc.fair,
             stats: doc.stats.clone(),
             violations: doc.violations.clone(),
         }
@@ -338,6 +345,10 @@ pub struct ViolationDoc {
     /// in the state before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle_start: Option<usize>,
+    /// An acceptance cycle: pan's depth of the state where it starts (its "acceptance cycle
+    /// (at depth N)"; weak fairness's default moves are no trail steps but count there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_depth: Option<u64>,
     /// Steps of the trail left out of `trail` after its first half (text output of very
     /// long trails only; the JSON keeps every step).
     #[serde(skip)]
@@ -393,6 +404,7 @@ pub fn document(
                 .collect(),
             blocked_at: f.blocked.iter().map(|b| files.location(b.at)).collect(),
             cycle_start: f.cycle_start,
+            cycle_depth: f.cycle_depth,
             elided: f
                 .trail
                 .as_ref()
@@ -454,6 +466,7 @@ pub fn document(
         claims_not_checked: checked.claims_not_checked.clone(),
         claim: checked.claim.clone(),
         acceptance: checked.claim.is_some() && checked.acceptance,
+        fair: checked.claim.is_some() && checked.fair,
         xr_xs_not_checked: checked.xr_xs_not_checked,
         spin_needs_vectorsz_above: (checked.stats.state_vector_bytes >= PAN_VECTORSZ)
             .then_some(checked.stats.state_vector_bytes),
@@ -555,10 +568,22 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     match &doc.claim {
+        Some(c) if c.starts_with("non-progress") && doc.fair => writeln!(
+            o,
+            "git rmc verify: {} (full state space search for non-progress cycles with weak \
+             fairness, as pan -l -f -c0 built with -DNP)",
+            doc.model
+        ),
         Some(c) if c.starts_with("non-progress") => writeln!(
             o,
             "git rmc verify: {} (full state space search for non-progress cycles, as pan -l -c0 \
              built with -DNP)",
+            doc.model
+        ),
+        Some(c) if doc.acceptance && doc.fair => writeln!(
+            o,
+            "git rmc verify: {} (full state space search with the claim of {c}, acceptance \
+             cycles with weak fairness, as pan -a -f -c0)",
             doc.model
         ),
         Some(c) if doc.acceptance => writeln!(

@@ -35,9 +35,9 @@ const REQUEST: u8 = 2;
 /// The claim's turn (bit 4).
 pub(super) const CLAIM: u8 = 4;
 /// Inside an atomic sequence: the turn does not change (bit 8).
-const ATOMIC: u8 = 8;
+pub(super) const ATOMIC: u8 = 8;
 /// The claim stutters: the system blocked, and the claim moves alone (bit 128).
-const STUTTER: u8 = 128;
+pub(super) const STUTTER: u8 = 128;
 /// The state is accepting (pan's `o_pm & 2`, set by the move into it); only with -a.
 pub(super) const ACCEPT: u8 = 16;
 /// Something moved from this frame (pan's `_n != 0`, for a claim's turn).
@@ -58,19 +58,22 @@ pub(super) struct Ndfs {
     on2: Bits,
     seen2: Bits,
     /// The frame of the nested search's root (the seed's copy), while it runs.
-    root: Option<usize>,
+    pub(super) root: Option<usize>,
     /// The seed's depth (pan's `A_depth`, 0 outside a nested search) and its stored bytes
     /// (`A_Root`).
-    a_depth: u64,
+    pub(super) a_depth: u64,
     a_root: Vec<u8>,
     /// pan's `nShadow--` where a nested search meets the first one's stack on a state it
     /// had visited: pan's stored count (visited less nShadow) grows by one each time.
     pub(super) phantom: u64,
+    /// With weak fairness (-f): the counters of the frames and the stored states' bits.
+    pub(super) fair: Option<super::fair::FairStore>,
 }
 
 impl Ndfs {
-    pub(super) fn new(budget: &crate::explore::budget::Budget) -> Ndfs {
+    pub(super) fn new(budget: &crate::explore::budget::Budget, fair: bool) -> Ndfs {
         Ndfs {
+            fair: fair.then(|| super::fair::FairStore::new(budget)),
             on1: Bits::new(budget),
             on2: Bits::new(budget),
             seen2: Bits::new(budget),
@@ -163,6 +166,13 @@ impl<R: Rider> Search<'_, '_, R> {
                 if let Some(flag) = flag {
                     self.report_flag(flag, step);
                 }
+                if self.fair {
+                    let moves = self.fair_of(fi).claim_moves();
+                    self.fair_next(moves);
+                    // An atomic move of the claim leaves pan's `From` at the claim's 0.
+                    let procs = self.next.nr_pr();
+                    self.fair_from(if atomic { 0 } else { procs }, None);
+                }
                 // An atomic move keeps the claim's turn; else the system moves next, with
                 // `timeout` when this turn had it.
                 let to = match (atomic, timeout) {
@@ -193,13 +203,31 @@ impl<R: Rider> Search<'_, '_, R> {
 
     fn system_turn(&mut self, fi: usize, depth: u64, tau: u8) {
         let mut c = self.frames.get_ref(fi).cursor;
-        let r = self
-            .m
-            .next(&self.cur, &mut c, &mut self.next, &mut self.tmp);
-        if std::mem::take(&mut c.failed_offer) {
-            // A rendezvous offer nobody took still reached the level below.
-            self.reach(depth + 1);
-        }
+        let r = loop {
+            let r = self
+                .m
+                .next(&self.cur, &mut c, &mut self.next, &mut self.tmp);
+            if std::mem::take(&mut c.failed_offer) {
+                // A rendezvous offer nobody took still reached the level below.
+                self.reach(depth + 1);
+                if self.fair {
+                    // pan's offer is a move (it sets `From`), which its `unsend` undoes
+                    // as no move at all when no receive took it (`_n` stays as it was).
+                    self.fair_from(self.cur.nr_pr(), None);
+                }
+            }
+            // Under weak fairness the cursor announces each process it tries and the end
+            // of its pass (not those of a pass with `timeout` the claim did not allow).
+            match r {
+                Next::Group(g) if !(tau & TIMEOUT == 0 && c.in_timeout_pass()) => {
+                    let skipped = c.take_skipped();
+                    if let Some(from) = self.fair_turn(fi, g, skipped) {
+                        c.restart(&self.cur, from);
+                    }
+                }
+                _ => break r,
+            }
+        };
         self.frames.get_mut(fi).cursor = c;
         if tau & TIMEOUT == 0 && c.in_timeout_pass() {
             // The pass without `timeout` moved nothing: what the cursor's own timeout pass
@@ -210,13 +238,26 @@ impl<R: Rider> Search<'_, '_, R> {
             Next::Succ(it) => {
                 let step = self.took(&it);
                 let d = depth + if it.rv.is_some() { 2 } else { 1 };
+                if self.fair {
+                    self.fair_moved(fi, it.rv.map(|(q, _)| q));
+                    self.fair_from(self.next.nr_pr(), it.atomic.then(|| it.mover()));
+                    let procs = self.next.nr_pr() + 1;
+                    if procs > super::fair::MAX_FAIR_PROCS {
+                        return self.fair_too_many(Some(step), procs);
+                    }
+                }
                 let to = match (it.atomic, tau & TIMEOUT) {
                     (true, t) => ATOMIC | t,
                     (false, _) => CLAIM,
                 };
                 self.visit_product(d, Some(step), to, it.atomic.then(|| it.mover()), false);
             }
-            Next::Fault(f) => self.step_failed(&f, depth),
+            Next::Fault(f) => {
+                if self.fair {
+                    self.fair_moved(fi, None);
+                }
+                self.step_failed(&f, depth)
+            }
             Next::Report(f) => {
                 self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
             }
@@ -241,6 +282,14 @@ impl<R: Rider> Search<'_, '_, R> {
             self.blocked_in_atomic(fi, None);
             if self.frames.len() == depth && self.frames.get_ref(fi).id != NONE {
                 self.claim_end_check();
+            }
+            return;
+        }
+        if self.fair && self.default_move(fi, tau) {
+            // Weak fairness took the default move from here (and it is over when the
+            // frame is on top again).
+            if self.frames.len() == fi + 1 {
+                self.product_done(fi);
             }
             return;
         }
@@ -302,6 +351,7 @@ impl<R: Rider> Search<'_, '_, R> {
             if hashed
                 && n.root.is_some()
                 && depth > n.a_depth
+                && n.fair.as_ref().is_none_or(|f| f.next.c0 == 1)
                 && self.next.v[self.hidden..] == n.a_root[..]
             {
                 let seed = n.root.and_then(|r| r.checked_sub(1));
@@ -310,6 +360,13 @@ impl<R: Rider> Search<'_, '_, R> {
         }
         self.next_tau = to;
         if to & ATOMIC != 0 || !hashed {
+            if self.fair && to & (ATOMIC | CLAIM) == 0 {
+                // A program turn: fairness rules 1 and 3.
+                let procs = self.next.nr_pr() + 1;
+                if let Some(f) = self.fair_store() {
+                    f.next.program_turn(to & ACCEPT != 0, procs);
+                }
+            }
             self.reach(depth);
             if self.push(NONE, NONE, depth, only, anchor.unwrap_or(NONE), step) {
                 self.claim_end_check();
@@ -320,6 +377,9 @@ impl<R: Rider> Search<'_, '_, R> {
             Ok(i) => i,
             Err(_) => return self.out_of_memory(),
         };
+        if self.fair {
+            return self.arrive_fair(ident, depth, step, false);
+        }
         if self.ndfs.is_some() {
             return self.arrive_new(ident, depth, step, to & ACCEPT != 0 || parent_accept);
         }
@@ -384,10 +444,20 @@ impl<R: Rider> Search<'_, '_, R> {
         let Ok(ident) = ident else {
             return self.out_of_memory();
         };
+        if self.fair {
+            self.fair_from(self.cur.nr_pr(), None);
+            // Its counters are the ones it was reached with (rule 2 was undone).
+            if let Some(s) = self.fair_store() {
+                let f = s.get_mut(fi);
+                f.a0 = f.a;
+                f.c0 = f.c;
+            }
+        }
+        let fair_seed = self.fair_of(fi).c0 == 1 || !self.fair;
         let nested = match &self.ndfs {
             Some(n) => match n.root {
                 Some(root) => {
-                    if depth > n.a_depth && self.cur.v[self.hidden..] == n.a_root[..] {
+                    if depth > n.a_depth && fair_seed && self.cur.v[self.hidden..] == n.a_root[..] {
                         self.report_cycle(root.checked_sub(1), None);
                         return self.pop();
                     }
@@ -397,6 +467,9 @@ impl<R: Rider> Search<'_, '_, R> {
             },
             None => false,
         };
+        if self.fair {
+            return self.arrive_fair(ident, depth, None, true);
+        }
         if !nested {
             match ident {
                 Ident::New { id, sid, key } => {
@@ -543,7 +616,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// An acceptance cycle: the path to the frame `start` and on to the frame on top, then
     /// `last`, comes back to the state of `start`. (None: pan's cycle through a stale stack
     /// bit, which counts as pan counts it and is not reported: there is no such cycle.)
-    fn report_cycle(&mut self, start: Option<usize>, last: Option<TrailStep>) {
+    pub(super) fn report_cycle(&mut self, start: Option<usize>, last: Option<TrailStep>) {
         let Some(start) = start else {
             return;
         };
@@ -561,6 +634,7 @@ impl<R: Rider> Search<'_, '_, R> {
         let cycle = (0..=start.min(top))
             .filter(|&i| self.frames.get_ref(i).step.is_some())
             .count();
+        let cycle_depth = self.frames.get_ref(start.min(top)).depth;
         let trail = self.trail_for(kind, last);
         self.add(Violation {
             kind,
@@ -571,6 +645,7 @@ impl<R: Rider> Search<'_, '_, R> {
             trail,
             via: None,
             cycle: Some(cycle),
+            cycle_depth: Some(cycle_depth),
         });
     }
 
@@ -584,6 +659,9 @@ impl<R: Rider> Search<'_, '_, R> {
         let f = *self.frames.get_ref(fi);
         if f.tau & SEEDED != 0 {
             return self.pop();
+        }
+        if self.fair {
+            return self.fair_done(fi, root);
         }
         // A frame leaves its search's stack as pan's `onstack_zap` says: a claim's turn
         // that is not a stutter, or a state a stutter reached (pan's parent of the nested
@@ -644,6 +722,62 @@ impl<R: Rider> Search<'_, '_, R> {
         }
     }
 
+    /// `product_done` with weak fairness: the frame leaves its stack, and a claim's turn of
+    /// the first search reached with the A-bit and the counter at 1 (that moved, with a
+    /// process of the system left or accepting) seeds the nested search, which starts with
+    /// the counter at 1 (pan's `checkcycles` copies `_cnt[0]` to `_cnt[1]`).
+    fn fair_done(&mut self, fi: usize, root: Option<usize>) {
+        let f = *self.frames.get_ref(fi);
+        let parent = match root == Some(fi) {
+            true => fi.checked_sub(2),
+            false => fi.checked_sub(1),
+        };
+        let parent_stutter = parent.is_some_and(|p| self.frames.get_ref(p).tau & STUTTER != 0);
+        let nested = root.is_some_and(|r| fi >= r);
+        if super::fair::zaps(f.tau, parent_stutter) {
+            self.fair_unstack(fi, nested);
+        }
+        if nested {
+            if root == Some(fi) {
+                self.nested_over();
+            }
+            return self.pop();
+        }
+        self.load(fi);
+        let fair = self.fair_of(fi);
+        let seed = f.tau & CLAIM != 0
+            && f.tau & ATOMIC == 0
+            && f.tau & MOVED != 0
+            && (self.cur.nr_pr() > 0 || f.tau & ACCEPT != 0)
+            && fair.seeds();
+        if !seed {
+            return self.pop();
+        }
+        self.frames.get_mut(fi).tau |= SEEDED;
+        if let Some(n) = &mut self.ndfs {
+            n.root = Some(fi + 1);
+            n.a_depth = f.depth;
+            n.a_root.clear();
+            n.a_root.extend_from_slice(&self.cur.v[self.hidden..]);
+        }
+        // The nested search starts at the seed itself, as a claim's turn again.
+        self.next.copy_from(&self.cur);
+        self.next_tau = CLAIM | (f.tau & (STUTTER | ACCEPT));
+        self.fair_next((fair.a0, fair.c0));
+        let cur = std::mem::take(&mut self.next);
+        let ident = self.identify(&cur);
+        self.next = cur;
+        let Ok(ident) = ident else {
+            return self.out_of_memory();
+        };
+        let frames = self.frames.len();
+        self.arrive_fair(ident, f.depth, None, false);
+        if self.frames.len() == frames {
+            // Met before with these counters: the nested search is over at once.
+            self.nested_over();
+        }
+    }
+
     /// The nested search is over: pan's `checkcycles` returns (and sets `A_depth` to 0).
     fn nested_over(&mut self) {
         if let Some(n) = &mut self.ndfs {
@@ -654,7 +788,7 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// The frame on top was just reached (not met again): a claim at its closing brace
     /// there is a violation (pan checks at every level, whoever moves next).
-    fn claim_end_check(&mut self) {
+    pub(super) fn claim_end_check(&mut self) {
         let top = self.frames.len() - 1;
         self.load(top);
         let Some(edge) = self.m.claim_end_edge(&self.cur) else {
@@ -675,6 +809,7 @@ impl<R: Rider> Search<'_, '_, R> {
             trail,
             via: None,
             cycle: None,
+            cycle_depth: None,
         });
     }
 }

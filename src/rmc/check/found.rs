@@ -29,6 +29,9 @@ pub struct Found {
     /// An acceptance cycle: the number of the trail's step where the cycle starts (as
     /// `Step::step` numbers them; the trail ends in the state before that step).
     pub cycle_start: Option<usize>,
+    /// An acceptance cycle: pan's depth of the state where it starts ("acceptance cycle (at
+    /// depth N)"), weak fairness's default moves included.
+    pub cycle_depth: Option<u64>,
     /// What identifies it from version to version.
     pub key: RecViolation,
     /// Not in the base (every violation is new without one).
@@ -172,6 +175,7 @@ pub(super) fn resolve(
         };
         found.push(Found {
             cycle_start,
+            cycle_depth: v.cycle_depth,
             kind: v.kind,
             message: v.message.clone(),
             at,
@@ -299,6 +303,7 @@ pub(super) fn checked(
         claims_not_checked,
         claim,
         acceptance: opts.acceptance,
+        fair: opts.acceptance && opts.fair,
         xr_xs_not_checked: m.prog.has_xr_xs,
         mode: run.mode,
         algorithm: run.algorithm,

@@ -150,6 +150,8 @@ pub struct Checked {
     pub claim: Option<String>,
     /// Acceptance cycles were looked for (pan -a).
     pub acceptance: bool,
+    /// With weak fairness (pan -f).
+    pub fair: bool,
     pub xr_xs_not_checked: bool,
     pub mode: Mode,
     pub algorithm: Algorithm,
