@@ -1292,6 +1292,41 @@ active proctype P() {
     assert_eq!(res[0]["verdict"], "pass", "{}", res[0]);
 }
 
+/// `fair = true` in .rmc.toml checks the claims under weak fairness (pan -a -f): A and B
+/// overwrite x for ever, and []<>(x == 2) fails only on the run that starves B.
+#[test]
+fn fair_in_the_configuration_checks_claims_under_weak_fairness() {
+    let model = "byte x;
+active proctype A() { do :: x = 1 od }
+active proctype B() { do :: x = 2 od }
+ltl p { []<> (x == 2) }
+";
+    let mut r = Repo::new();
+    r.write("model.pml", model);
+    r.write(".rmc.toml", "[[model]]\nentry = \"model.pml\"\n");
+    r.commit("unfair");
+    let (code, res, _) = r.check(&[]);
+    assert_eq!(code, Some(1), "{}", res[0]);
+    assert_eq!(
+        res[0]["claims"][0]["violations"][0]["kind"],
+        "acceptance-cycle"
+    );
+    r.write(
+        ".rmc.toml",
+        "[[model]]\nentry = \"model.pml\"\n[model.checks]\nfair = true\n",
+    );
+    r.commit("fair");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    let claim = &res[0]["claims"][0];
+    assert_eq!(claim["verdict"], "pass", "{claim}");
+    assert_eq!(claim["fair"], true, "{claim}");
+    // pan -a -f: 5 states stored, 8 matched, 13 transitions.
+    assert_eq!(claim["stats"]["states_stored"], 5, "{claim}");
+    assert_eq!(claim["stats"]["states_matched"], 8, "{claim}");
+    assert_eq!(claim["stats"]["transitions"], 13, "{claim}");
+}
+
 #[test]
 fn an_incomplete_check_says_why_and_is_not_run_again_until_asked() {
     let mut r = Repo::new();

@@ -217,7 +217,8 @@ impl ModelConfig {
             memory_limit,
             max_trails: self.checks.max_trails,
             acceptance: false,
-            fair: false,
+            // Weak fairness applies to the claims' searches for cycles (acceptance on).
+            fair: self.checks.fair,
         }
     }
 }

@@ -1,4 +1,4 @@
-/* Model m11 of /work/shared/research/claims (pan-claims.md section 9). */
+/* Model m11 from the research on what pan does with claims (its section 9). */
 byte g;
 active [2] proctype P() { byte i; do :: i < 3 -> i++ :: i == 3 -> i = 0; g = _pid od }
 ltl p { []<> (g == 1) }

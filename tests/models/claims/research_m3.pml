@@ -1,4 +1,4 @@
-/* Model m3 of /work/shared/research/claims (pan-claims.md section 9). */
+/* Model m3 from the research on what pan does with claims (its section 9). */
 byte x;
 active proctype P() {
   do

@@ -1,4 +1,4 @@
-/* Model m4 of /work/shared/research/claims (pan-claims.md section 9). */
+/* Model m4 from the research on what pan does with claims (its section 9). */
 byte x;
 active proctype P() {
   x = 1;

@@ -1,4 +1,4 @@
-/* Model m6-f2 of /work/shared/research/claims (pan-claims.md section 9). */
+/* Model m6-f2 from the research on what pan does with claims (its section 9). */
 byte x;
 active proctype A() { do :: x = 1 od }
 active proctype B() { do :: x = 2 od }

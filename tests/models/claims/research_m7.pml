@@ -1,4 +1,4 @@
-/* Model m7 of /work/shared/research/claims (pan-claims.md section 9): A and B overwrite x
+/* Model m7 from the research on what pan does with claims (its section 9): A and B overwrite x
  * for ever. []<>(x == 2) fails on the run that starves B (-a: a cycle at depth 2) and holds
  * on every weakly fair run (-a -f: 5/8/13). */
 byte x;
