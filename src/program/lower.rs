@@ -1026,6 +1026,28 @@ impl<'r> Lowerer<'r> {
         }
     }
 
+    /// For each option source `flatten` reaches from header `h`: the inner headers passed
+    /// on the way (whose states pan folds into `h`'s too).
+    fn passed_headers(
+        &self,
+        h: ElId,
+        path: &mut Vec<ElId>,
+        out: &mut HashMap<ElId, Vec<ElId>>,
+        depth: usize,
+    ) {
+        if let ElKind::Header(opts) = &self.els[h].kind {
+            for &o in opts {
+                if matches!(self.els[o].kind, ElKind::Header(_)) && depth < 64 {
+                    path.push(o);
+                    self.passed_headers(o, path, out, depth + 1);
+                    path.pop();
+                } else {
+                    out.insert(o, path.clone());
+                }
+            }
+        }
+    }
+
     /// The single transition of element `t`: its statement and target element.
     fn transition(&mut self, t: ElId, terminal: ElId) -> (LStmt, String, ElId) {
         let kind = self.els[t].kind.clone();
@@ -1108,6 +1130,28 @@ impl<'r> Lowerer<'r> {
             edges_per.push(edges);
             i += 1;
         }
+        // pan folds the state an option starts in (and an inner `if` or `do` it opens) into
+        // the choice that leads to it, and hands that state's end, progress and accept
+        // flags to the state its first statement leads to (pan's `imed`): a label on an
+        // option's first statement marks the location after it.
+        let mut handed: HashMap<ElId, Vec<&'static str>> = HashMap::new();
+        for (k, &e) in order.iter().enumerate() {
+            if !matches!(self.els[e].kind, ElKind::Header(_)) {
+                continue;
+            }
+            let mut passed = HashMap::new();
+            self.passed_headers(e, &mut Vec::new(), &mut passed, 0);
+            for x in edges_per[k].iter().filter(|x| x.4.is_none() && x.0 != e) {
+                let via = passed.get(&x.0).cloned().unwrap_or_default();
+                for el in via.into_iter().chain([x.0]) {
+                    for flag in ["end", "progress", "accept"] {
+                        if self.els[el].labels.iter().any(|l| l.starts_with(flag)) {
+                            handed.entry(x.3).or_default().push(flag);
+                        }
+                    }
+                }
+            }
+        }
         let id = |el: ElId| LocId(base + el as u32);
         let mut locations = Vec::with_capacity(order.len());
         for (k, &e) in order.iter().enumerate() {
@@ -1118,7 +1162,11 @@ impl<'r> Lowerer<'r> {
                 _ => el.line,
             };
             let labels = el.labels.clone();
-            let has = |p: &str| labels.iter().any(|l| l.starts_with(p));
+            let from_choice = handed.get(&e);
+            let has = |p: &str| {
+                labels.iter().any(|l| l.starts_with(p))
+                    || from_choice.is_some_and(|f| f.contains(&p))
+            };
             let edges = edges_per[k]
                 .iter()
                 .map(|(src, st, text, target, escape)| Edge {
