@@ -1113,7 +1113,21 @@ impl<'r> Lowerer<'r> {
             let e = order[i];
             let mut edges = Vec::new();
             if e != terminal {
-                for esc in self.els[e].escapes.clone() {
+                let mut escapes = self.els[e].escapes.clone();
+                // pan folds the state an option starts in into the choice, with the escapes
+                // (`unless`) that state has: they leave the choice too.
+                if matches!(self.els[e].kind, ElKind::Header(_)) {
+                    let mut sources = Vec::new();
+                    self.flatten(e, &mut sources, 0);
+                    for s in sources {
+                        for esc in self.els[s].escapes.clone() {
+                            if !escapes.contains(&esc) {
+                                escapes.push(esc);
+                            }
+                        }
+                    }
+                }
+                for esc in escapes {
                     for mut x in self.edges_of(esc, terminal) {
                         x.4 = Some(esc);
                         edges.push(x);
