@@ -253,7 +253,8 @@ impl Machine<'_> {
 
 impl Machine<'_> {
     /// pan's accept flag of a product state: the claim or a process of the system is at an
-    /// `accept` label.
+    /// `accept` label. Under -l only the non-progress claim's accepting state counts (pan
+    /// built with -DNP ignores the system's accept labels).
     pub fn accepting(&self, st: &State) -> bool {
         let claim = self.claim.as_ref().is_some_and(|c| {
             self.prog.procs[c.proc]
@@ -262,6 +263,9 @@ impl Machine<'_> {
                 .get(c.loc(st) as usize)
                 .is_some_and(|l| l.accept)
         });
+        if self.claim.as_ref().is_some_and(|c| c.non_progress) {
+            return claim;
+        }
         claim
             || st
                 .pids()
