@@ -1243,7 +1243,7 @@ active proctype P() {
     assert_eq!(rules, ["acceptance-cycle"], "{log}");
     let out = r.rmc(&["history", "--format", "text"]);
     let h = stdout(&out);
-    assert!(h.contains("FAIL"), "{h}");
+    assert!(h.contains("FAIL (ltl reaches)"), "{h}");
     assert!(
         h.contains("[ltl reaches: acceptance-cycle] at model.pml:"),
         "{h}"

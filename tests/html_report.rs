@@ -100,6 +100,7 @@ fn playground() -> HistoryDoc {
                 violations: Vec::new(),
                 error: None,
                 claims_not_checked: Vec::new(),
+                failed: Vec::new(),
                 limit: None,
             };
             if k == 3 && i < 4 {

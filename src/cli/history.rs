@@ -254,6 +254,20 @@ fn cell(model: &str, r: &ModelResult) -> ModelCell {
             .collect(),
         error: r.error.clone(),
         claims_not_checked: d.claims_not_checked.clone(),
+        // Which of the safety check and the claims failed, when claims were checked.
+        failed: match d.claims.is_empty() {
+            true => Vec::new(),
+            false => (!d.violations.is_empty())
+                .then(|| "safety".to_string())
+                .into_iter()
+                .chain(
+                    d.claims
+                        .iter()
+                        .filter(|c| c.verdict == crate::report::verify::ModelVerdict::Fail)
+                        .map(|c| c.name.clone()),
+                )
+                .collect(),
+        },
         limit: (verdict.ran() && !d.complete)
             .then(|| {
                 d.limit_detail.as_ref().map(|l| l.sentence()).or_else(|| {

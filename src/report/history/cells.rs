@@ -28,6 +28,9 @@ pub fn verdict_text(c: &ModelCell) -> String {
             c.claims_not_checked.len()
         );
     }
+    if c.verdict == ModelVerdict::Fail && !c.failed.is_empty() {
+        return format!("FAIL ({})", c.failed.join(", "));
+    }
     verdict_label(c.verdict.as_str()).to_string()
 }
 

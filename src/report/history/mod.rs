@@ -72,6 +72,10 @@ pub struct ModelCell {
     /// The model's claims (never claims, ltl formulas) this check did not check.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub claims_not_checked: Vec<String>,
+    /// What failed, when claims were checked and one did: `safety` (the safety check had
+    /// violations) and each failed claim (`ltl p`), for the verdict cell.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
     /// A search a limit cut: which limit, its value and origin, and how to raise it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,

@@ -25,6 +25,7 @@ fn cell(verdict: &str, mode: &str, algorithm: &str, figures: [u64; 4]) -> ModelC
         violations: Vec::new(),
         error: None,
         claims_not_checked: Vec::new(),
+        failed: Vec::new(),
         limit: None,
     }
 }
