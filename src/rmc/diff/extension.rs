@@ -683,6 +683,15 @@ impl Emit for PlanBuilder<'_> {
 }
 
 impl ProcExtension {
+    /// Whether its processes differ across the map beyond where their bytes are: fresh,
+    /// converted or dropped locals, or an added proctype. A `run` of it makes another
+    /// process than the old version's, so every `run` of it is dangerous.
+    pub fn changed(&self) -> bool {
+        self.old_tag.is_none()
+            || self.grew()
+            || self.from.iter().any(|p| !matches!(p, Piece::Copy { .. }))
+    }
+
     /// Whether the proctype's new locals hold bytes the old ones do not fill (added
     /// variables, an array's added elements).
     fn grew(&self) -> bool {
@@ -847,7 +856,22 @@ fn pair_vars(
         if ol.hidden {
             return None;
         }
-        let Some(j) = (0..new.0.len()).find(|&j| !taken[j] && new.0[j].name == v.name) else {
+        // By name; else, renamed: the new variable in its place, of the same shape, whose
+        // name the old version does not have (a rename keeps every state's meaning).
+        let by_name = (0..new.0.len()).find(|&j| !taken[j] && new.0[j].name == v.name);
+        let renamed = || {
+            let w = new.0.get(k)?;
+            let nl = new.1.get(k)?;
+            (!taken[k]
+                && !old.0.iter().any(|o| o.name == w.name)
+                && w.vis == v.vis
+                && w.ty == v.ty
+                && w.array == v.array
+                && !nl.hidden
+                && all_scalars(ol) == all_scalars(nl))
+            .then_some(k)
+        };
+        let Some(j) = by_name.or_else(renamed) else {
             // Removed: its bytes are dropped. (A channel's record would go too.)
             if matches!(v.ty, Type::Chan) {
                 return None;

@@ -385,6 +385,50 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             }
         }
     }
+    // Across the map, a `run` of a proctype whose processes it changes makes another
+    // process: every location that may run one is dangerous (whatever its label says:
+    // renamed locals keep a `run`'s label).
+    if let Some(e) = extension.as_ref() {
+        let changed: Vec<&str> = new
+            .procs
+            .iter()
+            .zip(&e.procs)
+            .filter(|(_, p)| p.changed())
+            .map(|(np, _)| np.name.as_str())
+            .collect();
+        if !changed.is_empty() {
+            for op in &old.procs {
+                for ol in &op.automaton.locations {
+                    if dangerous.contains_key(&ol.id.0) {
+                        continue;
+                    }
+                    let mut runs = None;
+                    for edge in &ol.edges {
+                        edge.stmt.each_expr(&mut |x| {
+                            if let LExpr::Run { name, .. } = x {
+                                if changed.contains(&name.as_str()) {
+                                    runs = Some(name.clone());
+                                }
+                            }
+                        });
+                    }
+                    if let Some(name) = runs {
+                        dangerous.insert(
+                            ol.id.0,
+                            Danger {
+                                proc: op.name.clone(),
+                                old: ol.id,
+                                new: o2n.get(&ol.id.0).map(|n| LocId(map[n])),
+                                reason: format!(
+                                    "runs {name}, whose processes the declaration change alters"
+                                ),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
     // A location that reads `P@L` is dangerous when L's location is.
     loop {
         let mut more = Vec::new();
