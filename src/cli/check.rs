@@ -26,6 +26,9 @@ pub enum CheckFormat {
 /// change can affect (results are those of a full check). Models, their options and
 /// `fail_on` come from `.rmc.toml` (at the checked commit, else in the work tree; see
 /// `git rmc init`); without one, a repository with a single model file checks that file.
+/// A model's never claims and ltl formulas are checked each on its own after its safety
+/// properties, acceptance cycles included (`claims`, `fair`, `non_progress` under
+/// [model.checks] choose which and how); the model passes only when every one does.
 ///
 /// Examples:
 ///
