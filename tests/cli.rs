@@ -404,6 +404,14 @@ fn verify_fair_checks_each_claim_with_weak_fairness() {
     assert_eq!(doc["stats"]["transitions"], 1193, "{text}");
     let (code, _) = verify(&["-l", "--format", "json"], "claims/fair_progress.pml");
     assert_eq!(code, Some(1));
+    // Past pan's limit on processes the search stops: the text says why it has no trail.
+    let (code, text) = verify(&["--fair"], "claims/fair_six.pml");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("[too-many-processes]"), "{text}");
+    assert!(
+        text.contains("(no trail: the search stopped where the process limit was passed)"),
+        "{text}"
+    );
 }
 
 #[test]

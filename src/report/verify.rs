@@ -512,10 +512,13 @@ pub fn trail_text(v: &ViolationDoc, indent: &str, window: Option<usize>) -> Stri
     use std::fmt::Write;
     let mut o = String::new();
     let Some(trail) = &v.trail else {
-        let _ = writeln!(
-            o,
-            "{indent}(no trail: only the first trails of each kind are kept; see max_trails)"
-        );
+        // A search stopped by too many processes has none to keep (a replay of the path
+        // has no limit on processes, so none would end there).
+        let why = match v.kind.as_str() {
+            "too-many-processes" => "the search stopped where the process limit was passed",
+            _ => "only the first trails of each kind are kept; see max_trails",
+        };
+        let _ = writeln!(o, "{indent}(no trail: {why})");
         return o;
     };
     let total = trail.len() + v.elided;
