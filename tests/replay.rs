@@ -8,9 +8,9 @@ mod common;
 
 use common::rmc::{
     chains_of_ten, change_declaration, check, check_on, check_tuned, check_with, corpus_files,
-    corpus_records, gain_variables, limited, mutate, resize_channel, seed_models, sweep_seed,
-    version, with_dead_variable, without_dead_variable, write_beside, Checked, Rng,
-    DECLARATION_KINDS, DECLARATION_KIND_NAMES,
+    corpus_records, dead_variable_removed, each_recorded_pair, gain_variables, limited, mutate,
+    resize_channel, seed_models, sweep_seed, version, with_dead_variable, without_dead_variable,
+    write_beside, Checked, Rng, DECLARATION_KINDS, DECLARATION_KIND_NAMES,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -1234,61 +1234,39 @@ fn replays_across_declaration_changes_equal_full_checks() {
     assert!(walked * 2 >= projected, "{walked} of {projected} walked");
     // Removed variables: the record is the version's that had it.
     let (mut removed, mut removed_projected) = (0, 0);
-    for (name, text) in seed_models(20_000) {
-        for k in 0..3 {
-            let Some(dead) = with_dead_variable(&text, &mut rng) else {
-                continue;
-            };
-            let Some(v) = version(&dead) else { continue };
-            let Some(base) = check(&v, None, Algorithm::Full).record else {
-                continue;
-            };
-            let gone = without_dead_variable(&dead);
-            let gone = if k == 2 {
-                mutate(&gone, &mut rng).unwrap_or(gone)
-            } else {
-                gone
-            };
-            let what = format!("{name} variable removed #{k}");
-            let Some((rep, full)) = replay_and_full(&what, &base, &gone) else {
-                continue;
-            };
-            removed += 1;
-            if rep.algorithm == Algorithm::Replay && rep.reason.contains("removed") {
-                removed_projected += 1;
-                if let (Some(a), Some(b)) = (&rep.record, &full.record) {
-                    same_states_and_sets(&what, a, b);
-                }
+    each_recorded_pair(&mut rng, 3, dead_variable_removed, |what, base, gone| {
+        let what = format!("{what} variable removed");
+        let Some((rep, full)) = replay_and_full(&what, base, gone) else {
+            return;
+        };
+        removed += 1;
+        if rep.algorithm == Algorithm::Replay && rep.reason.contains("removed") {
+            removed_projected += 1;
+            if let (Some(a), Some(b)) = (&rep.record, &full.record) {
+                same_states_and_sets(&what, a, b);
             }
         }
-    }
+    });
     // A proctype removed (one added before the others, so that the others' tags move
     // back), against the record of the version that had it.
     let mut procs_removed = 0;
-    for (name, text) in seed_models(20_000) {
-        for k in 0..2 {
-            let Some(with) = change_declaration(&text, &mut rng, 3 + k * DECLARATION_KINDS) else {
-                continue;
-            };
-            let Some(v) = version(&with) else { continue };
-            let Some(base) = check(&v, None, Algorithm::Full).record else {
-                continue;
-            };
-            let gone = if k == 1 {
-                mutate(&text, &mut rng).unwrap_or(text.clone())
-            } else {
-                text.clone()
-            };
-            let what = format!("{name} proctype removed #{k}");
-            let Some((rep, _)) = replay_and_full(&what, &base, &gone) else {
-                continue;
-            };
+    let proctype_removed = |text: &str, rng: &mut Rng, k: usize| {
+        let with = change_declaration(text, rng, 3 + k * DECLARATION_KINDS)?;
+        let gone = match k {
+            1 => mutate(text, rng).unwrap_or_else(|| text.to_string()),
+            _ => text.to_string(),
+        };
+        Some((with, gone))
+    };
+    each_recorded_pair(&mut rng, 2, proctype_removed, |what, base, gone| {
+        let what = format!("{what} proctype removed");
+        if let Some((rep, _)) = replay_and_full(&what, base, gone) {
             procs_removed += usize::from(
                 rep.algorithm == Algorithm::Replay
                     && rep.reason.contains("proctype RmcAdded removed"),
             );
         }
-    }
+    });
     eprintln!("{procs_removed} proctype removals replayed through the map");
     assert!(
         procs_removed >= 40,

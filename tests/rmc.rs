@@ -10,8 +10,9 @@ use std::collections::BTreeSet;
 
 use common::rmc::{
     chains_of_ten, change_declaration, check, check_on, check_tuned, corpus_records,
-    gain_variables, limited, mutate, resize_channel, seed_models, sweep_seed, version,
-    with_dead_variable, without_dead_variable, Checked, Rng, DECLARATION_KINDS,
+    dead_variable_removed, each_recorded_pair, gain_variables, limited, mutate, resize_channel,
+    seed_models, sweep_seed, version, with_dead_variable, without_dead_variable, Checked, Rng,
+    DECLARATION_KINDS,
 };
 use git_rmc::rmc::check::Algorithm;
 use git_rmc::rmc::record::elements::Element;
@@ -731,27 +732,12 @@ fn pruning_runs_agree_with_full_checks_across_declaration_changes() {
     assert!(pruned * 3 >= projected, "{pruned} of {projected} pruned");
     // Removed: the base is the record of the version that had the variable.
     let (mut removed, mut removed_pruned) = (0, 0);
-    for (name, text) in seed_models(20_000) {
-        for k in 0..3 {
-            let Some(dead) = with_dead_variable(&text, &mut rng) else {
-                continue;
-            };
-            let Some(v) = version(&dead) else { continue };
-            let Some(base) = check(&v, None, Algorithm::Full).record else {
-                continue;
-            };
-            let gone = without_dead_variable(&dead);
-            let gone = if k == 2 {
-                mutate(&gone, &mut rng).unwrap_or(gone)
-            } else {
-                gone
-            };
-            if let Some((_, pruned)) = compare(&format!("{name} removed #{k}"), &base, &gone) {
-                removed += 1;
-                removed_pruned += usize::from(pruned > 0);
-            }
+    each_recorded_pair(&mut rng, 3, dead_variable_removed, |what, base, gone| {
+        if let Some((_, pruned)) = compare(&format!("{what} removed"), base, gone) {
+            removed += 1;
+            removed_pruned += usize::from(pruned > 0);
         }
-    }
+    });
     eprintln!("{removed} removals compared, {removed_pruned} pruned something");
     assert!(removed >= 60, "only {removed} removals compared");
     assert!(

@@ -790,3 +790,41 @@ pub fn without_dead_variable(with_dead: &str) -> String {
     }
     out
 }
+
+/// Pairs of versions that `make` derives from every seed model (at most 20,000 states),
+/// `per_model` tries each (`k` numbers them): each second version is handed to `each` with
+/// the record of the first, as a commit is checked against its parent's record (a variable
+/// or proctype removed, against the version that had it). `each` gets a name for messages.
+pub fn each_recorded_pair(
+    rng: &mut Rng,
+    per_model: usize,
+    mut make: impl FnMut(&str, &mut Rng, usize) -> Option<(String, String)>,
+    mut each: impl FnMut(&str, &Record, &str),
+) {
+    for (name, text) in seed_models(20_000) {
+        for k in 0..per_model {
+            let Some((first, second)) = make(&text, rng, k) else {
+                continue;
+            };
+            let Some(v) = version(&first) else { continue };
+            let Some(base) = check(&v, None, Algorithm::Full).record else {
+                continue;
+            };
+            each(&format!("{name} #{k}"), &base, &second);
+        }
+    }
+}
+
+/// A seed's text with the dead variable (`with_dead_variable`) and without it again (and,
+/// when `k == 2`, another change): the pair of a commit that removes a written, never-read
+/// global.
+pub fn dead_variable_removed(text: &str, rng: &mut Rng, k: usize) -> Option<(String, String)> {
+    let dead = with_dead_variable(text, rng)?;
+    let gone = without_dead_variable(&dead);
+    let gone = if k == 2 {
+        mutate(&gone, rng).unwrap_or(gone)
+    } else {
+        gone
+    };
+    Some((dead, gone))
+}

@@ -691,17 +691,7 @@ impl<R: Rider> Search<'_, '_, R> {
         if !seed {
             return self.pop();
         }
-        self.frames.get_mut(fi).tau |= SEEDED;
-        if let Some(n) = &mut self.ndfs {
-            n.root = Some(fi + 1);
-            n.a_depth = f.depth;
-            n.a_root.clear();
-            n.a_root.extend_from_slice(&self.cur.v[self.hidden..]);
-        }
-        // The nested search starts at the seed itself, as a claim's turn again.
-        self.next.copy_from(&self.cur);
-        let to = CLAIM | (f.tau & (STUTTER | ACCEPT));
-        self.next_tau = to;
+        self.seed_nested(fi, f.depth, f.tau);
         let cur = std::mem::take(&mut self.next);
         let ident = self.identify(&cur);
         self.next = cur;
@@ -753,16 +743,7 @@ impl<R: Rider> Search<'_, '_, R> {
         if !seed {
             return self.pop();
         }
-        self.frames.get_mut(fi).tau |= SEEDED;
-        if let Some(n) = &mut self.ndfs {
-            n.root = Some(fi + 1);
-            n.a_depth = f.depth;
-            n.a_root.clear();
-            n.a_root.extend_from_slice(&self.cur.v[self.hidden..]);
-        }
-        // The nested search starts at the seed itself, as a claim's turn again.
-        self.next.copy_from(&self.cur);
-        self.next_tau = CLAIM | (f.tau & (STUTTER | ACCEPT));
+        self.seed_nested(fi, f.depth, f.tau);
         self.fair_next((fair.a0, fair.c0));
         let cur = std::mem::take(&mut self.next);
         let ident = self.identify(&cur);
@@ -776,6 +757,21 @@ impl<R: Rider> Search<'_, '_, R> {
             // Met before with these counters: the nested search is over at once.
             self.nested_over();
         }
+    }
+
+    /// The claim's turn of frame `fi` (loaded, at `depth`, with flags `tau`) seeds the
+    /// nested search: pan's `checkcycles` notes its root, and the search starts at the seed
+    /// itself, as a claim's turn again (in `next`).
+    fn seed_nested(&mut self, fi: usize, depth: u64, tau: u8) {
+        self.frames.get_mut(fi).tau |= SEEDED;
+        if let Some(n) = &mut self.ndfs {
+            n.root = Some(fi + 1);
+            n.a_depth = depth;
+            n.a_root.clear();
+            n.a_root.extend_from_slice(&self.cur.v[self.hidden..]);
+        }
+        self.next.copy_from(&self.cur);
+        self.next_tau = CLAIM | (tau & (STUTTER | ACCEPT));
     }
 
     /// The nested search is over: pan's `checkcycles` returns (and sets `A_depth` to 0).
