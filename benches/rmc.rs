@@ -316,6 +316,13 @@ fn models() -> Vec<Model> {
         ),
         bench("philosophers N=5 (cyclic)", "philosophers.pml", &["N=5"]),
         bench("filter_lock N=3 (cyclic)", "filter_lock.pml", &["N=3"]),
+        // Violations must cost an incremental run no more than a full one: 103,823 distinct
+        // invalid end states, and mutants that move them.
+        bench(
+            "distinct_deadlocks (10^5 violations)",
+            "distinct_deadlocks.pml",
+            &[],
+        ),
     ];
     for ver in [
         "04-door-acks-name-the-move",

@@ -164,14 +164,17 @@ impl<'a> From<&'a ViolationDoc> for Groupable<'a> {
 /// Groups `items` in the order of their first members.
 pub fn group<'a>(items: impl IntoIterator<Item = Groupable<'a>>) -> Vec<Group> {
     type Key = (String, Vec<String>);
-    let mut keys: Vec<(Key, Vec<String>)> = Vec::new();
+    // A map, not a scan: a model can have 10^5 distinct violations.
+    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
+    let mut procs_of: Vec<Vec<String>> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
     for (i, v) in items.into_iter().enumerate() {
         let (key, procs) = symmetric_key(&v);
-        match keys.iter().position(|(k, _)| *k == key) {
-            Some(g) => groups[g].members.push(i),
+        match index.get(&key) {
+            Some(&g) => groups[g].members.push(i),
             None => {
-                keys.push((key, procs));
+                index.insert(key, groups.len());
+                procs_of.push(procs);
                 groups.push(Group {
                     members: vec![i],
                     note: String::new(),
@@ -179,7 +182,7 @@ pub fn group<'a>(items: impl IntoIterator<Item = Groupable<'a>>) -> Vec<Group> {
             }
         }
     }
-    for (g, (_, procs)) in groups.iter_mut().zip(&keys) {
+    for (g, procs) in groups.iter_mut().zip(&procs_of) {
         let n = g.members.len();
         if n > 1 {
             g.note = if procs.is_empty() {

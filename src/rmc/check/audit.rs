@@ -3,7 +3,7 @@
 //! figure; where a limit cut either search, what the cut one found must be found by the
 //! complete one.
 
-use super::identity::same;
+use super::identity::new_against;
 use super::{Algorithm, Checked, Mode};
 
 /// What the audit makes of a check.
@@ -22,7 +22,7 @@ pub fn audit(ran: &Checked, full: &Checked) -> Audit {
         return audit_cut(ran, full);
     }
     let (a, b) = (ran.keys(), full.keys());
-    let same_set = a.len() == b.len() && a.iter().all(|x| b.iter().any(|y| same(x, y)));
+    let same_set = a.len() == b.len() && new_against(&a, &b).iter().all(|&n| !n);
     if ran.verdict != full.verdict {
         return Audit::Differs(format!(
             "verdict {} but a full check says {}",
@@ -69,11 +69,14 @@ fn audit_cut(ran: &Checked, full: &Checked) -> Audit {
         (false, true) => (ran, full, "this check"),
         _ => (full, ran, "the full check"),
     };
-    let all = whole.keys();
+    let part_keys: Vec<_> = part.found.iter().map(|f| f.key.clone()).collect();
+    let unknown = new_against(&part_keys, &whole.keys());
     if let Some(f) = part
         .found
         .iter()
-        .find(|f| !all.iter().any(|k| same(k, &f.key)))
+        .zip(&unknown)
+        .find(|(_, &n)| n)
+        .map(|(f, _)| f)
     {
         return Audit::Differs(format!(
             "{which}, cut by its {} limit, found a {} violation ({}) that a complete search \

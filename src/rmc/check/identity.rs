@@ -49,20 +49,28 @@ pub fn compare(current: &[RecViolation], base: Option<&Record>) -> (Vec<bool>, V
 /// Whether two violations are one from version to version: the same kind at the same
 /// stable locations (and edge there). Messages hold values, which other changes can alter.
 pub fn same(a: &RecViolation, b: &RecViolation) -> bool {
-    a.kind == b.kind && a.at == b.at && a.edge == b.edge
+    identity(a) == identity(b)
+}
+
+/// What `same` compares, as a key for a set: a model can have 10^5 distinct violations, so
+/// the comparisons below look each one up instead of scanning the other list.
+fn identity(v: &RecViolation) -> (&str, &[u32], Option<u32>) {
+    (v.kind.as_str(), v.at.as_slice(), v.edge)
 }
 
 /// Marks each of `current` new unless `versus` has it.
 pub fn new_against(current: &[RecViolation], versus: &[RecViolation]) -> Vec<bool> {
+    let known: std::collections::HashSet<_> = versus.iter().map(identity).collect();
     current
         .iter()
-        .map(|v| !versus.iter().any(|b| same(v, b)))
+        .map(|v| !known.contains(&identity(v)))
         .collect()
 }
 
 /// Those of `base` that `current` lacks.
 pub fn gone_from<'a>(current: &[RecViolation], base: &'a [RecViolation]) -> Vec<&'a RecViolation> {
+    let present: std::collections::HashSet<_> = current.iter().map(identity).collect();
     base.iter()
-        .filter(|b| !current.iter().any(|v| same(v, b)))
+        .filter(|b| !present.contains(&identity(b)))
         .collect()
 }

@@ -21,21 +21,22 @@ pub fn complete_trails(
     out: &mut Outcome,
     opts: &Options,
 ) -> Result<(), LostViolation> {
-    let pending: Vec<usize> = (0..out.violations.len())
-        .filter(|&i| out.violations[i].via.is_some())
-        .collect();
-    // One search per pruned state, for all the violations reported from it.
-    let mut done = vec![false; out.violations.len()];
-    for &i in &pending {
-        if done[i] {
-            continue;
+    // One search per pruned state, for all the violations reported from it (grouped by a
+    // map: a model can have 10^5 violations reported from pruned states).
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_via: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+    for (i, v) in out.violations.iter().enumerate() {
+        if let Some(via) = v.via.as_deref() {
+            let g = *by_via.entry(via).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[g].push(i);
         }
-        let via = out.violations[i].via.clone().unwrap_or_default();
-        let group: Vec<usize> = pending
-            .iter()
-            .copied()
-            .filter(|&j| !done[j] && out.violations[j].via.as_deref() == Some(&via[..]))
-            .collect();
+    }
+    drop(by_via);
+    for group in groups {
+        let via = out.violations[group[0]].via.clone().unwrap_or_default();
         let targets: Vec<Option<Key>> =
             group.iter().map(|&j| Key::of(&out.violations[j])).collect();
         let found = crate::explore::shortest::find(m, &via, &targets, opts, None);
@@ -55,7 +56,6 @@ pub fn complete_trails(
             }
             v.pid = f.steps.last().map(|s| s.rv.map_or(s.pid, |(q, _)| q));
             v.via = None;
-            done[j] = true;
         }
     }
     Ok(())

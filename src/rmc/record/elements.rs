@@ -119,9 +119,11 @@ impl SetTable {
 
     /// Bytes held (for the memory budget's sake, roughly).
     pub fn memory(&self) -> u64 {
-        self.sets
-            .iter()
-            .map(|s| 2 * (s.len() * 4 + 48))
-            .sum::<usize>() as u64
+        self.sets.iter().map(|s| SetTable::held(s.len())).sum()
+    }
+
+    /// Bytes one set of `n` elements holds here (its list and its index key).
+    pub fn held(n: usize) -> u64 {
+        2 * (n as u64 * 4 + 48)
     }
 }

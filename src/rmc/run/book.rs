@@ -112,10 +112,9 @@ pub struct Book {
     scratch: Vec<u32>,
     /// Element id and stable id per (proctype, location index), filled as met.
     loc_elements: Vec<Vec<(u32, u32)>>,
-    /// Interned sets by their bitset words (trailing zero words cut), so that a component
-    /// whose set is known costs one hash lookup.
-    by_bits: std::collections::HashMap<Vec<u64>, u32, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
-    /// Per set interned here: its bitset words, so that merging it is a few ORs.
+    /// Per set interned here: its bitset words, so that merging it is a few ORs; empty for
+    /// a sparse set (one whose words outnumber its elements, as when a model has 10^5
+    /// distinct violations each reached from a few states), which merges element by element.
     set_bits: Vec<Vec<u64>>,
     /// Memory of the graph and the stacks already taken from the budget (`charge`).
     graph_taken: u64,
@@ -211,7 +210,12 @@ impl Book {
             Some(last) => *last = set,
             None => return,
         }
-        if let Some(n) = self.set_bits.get(set as usize).map(|b| b.len()) {
+        if let Some(n) = self
+            .set_bits
+            .get(set as usize)
+            .map(|b| b.len())
+            .filter(|&n| n > 0)
+        {
             if n > self.words {
                 self.widen((n * 64 - 1) as u32);
             }
@@ -279,12 +283,8 @@ impl Book {
         if self.set_bits.get(last).is_some_and(|b| b[..] == a[..used]) {
             return;
         }
-        if let Some(&s) = self.by_bits.get(&a[..used]) {
-            self.root_set = s;
-            return;
-        }
         self.scratch.clear();
-        for (w, &word) in a.iter().enumerate() {
+        for (w, &word) in a[..used].iter().enumerate() {
             let mut x = word;
             while x != 0 {
                 let b = x.trailing_zeros();
@@ -292,15 +292,19 @@ impl Book {
                 x &= x - 1;
             }
         }
-        let before = self.sets.memory();
+        let known = self.sets.len();
         self.root_set = self.sets.intern(&self.scratch);
-        self.by_bits.insert(a[..used].to_vec(), self.root_set);
-        if self.root_set as usize == self.set_bits.len() {
-            self.set_bits.push(a[..used].to_vec());
-        }
-        let grew = self.sets.memory() - before + used as u64 * 16 + 96;
-        if self.budget.take(grew).is_err() {
-            self.oom = true;
+        if self.sets.len() > known {
+            let dense = used <= self.scratch.len() + 4;
+            self.set_bits.push(if dense {
+                a[..used].to_vec()
+            } else {
+                Vec::new()
+            });
+            let held = SetTable::held(self.scratch.len()) + if dense { used as u64 * 8 } else { 0 };
+            if self.budget.take(held + 24).is_err() {
+                self.oom = true;
+            }
         }
     }
 }
