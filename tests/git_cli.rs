@@ -1248,6 +1248,27 @@ active proctype P() {
         h.contains("[ltl reaches: acceptance-cycle] at model.pml:"),
         "{h}"
     );
+    // Two claims: a column each, and each claim's verdict per commit in the JSON.
+    let head = h.lines().nth(1).unwrap_or_default();
+    assert!(
+        head.contains("verdict") && head.contains("ltl bounded") && head.contains("ltl reaches"),
+        "{h}"
+    );
+    let out = r.rmc(&["history", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("history json");
+    let last = &doc["commits"]
+        .as_array()
+        .expect("commits")
+        .last()
+        .expect("a commit")["models"][0];
+    assert_eq!(
+        last["claims"],
+        serde_json::json!([
+            {"claim": "ltl bounded", "verdict": "pass"},
+            {"claim": "ltl reaches", "verdict": "fail"}
+        ]),
+        "{last}"
+    );
     let (code, err) = run_hook(
         &r,
         &format!("refs/heads/main {tip} refs/heads/main {base}\n"),

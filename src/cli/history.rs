@@ -7,7 +7,9 @@ use clap::{Args, ValueEnum};
 
 use super::error::Outcome;
 use super::walk::{At, Session};
-use crate::report::history::{CommitRow, HistoryDoc, ModelCell, ViolationLife, ViolationRef};
+use crate::report::history::{
+    ClaimCell, CommitRow, HistoryDoc, ModelCell, ViolationLife, ViolationRef,
+};
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum HistoryFormat {
@@ -278,6 +280,14 @@ fn cell(model: &str, r: &ModelResult) -> ModelCell {
             })
             .flatten(),
         mode: d.mode.clone(),
+        claims: d
+            .claims
+            .iter()
+            .map(|c| ClaimCell {
+                claim: c.name.clone(),
+                verdict: c.verdict,
+            })
+            .collect(),
     }
 }
 

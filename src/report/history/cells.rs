@@ -34,6 +34,34 @@ pub fn verdict_text(c: &ModelCell) -> String {
     verdict_label(c.verdict.as_str()).to_string()
 }
 
+/// The claims that get a column of their own: where some model checked several claims at
+/// some commit, every claim checked in the history (in the order first met); otherwise none
+/// (a model's one claim shows in its verdict, `FAIL (ltl p)`).
+pub fn claim_columns(d: &super::HistoryDoc) -> Vec<String> {
+    let cells = || d.commits.iter().flat_map(|c| &c.models);
+    if !cells().any(|m| m.claims.len() > 1) {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = Vec::new();
+    for c in cells().flat_map(|m| &m.claims) {
+        if !names.contains(&c.claim) {
+            names.push(c.claim.clone());
+        }
+    }
+    names
+}
+
+/// A cell of claim column `claim`: that claim's verdict at this commit, or `-` where the
+/// model has no such claim or it was not checked.
+pub fn claim_verdict(m: &ModelCell, claim: &str) -> String {
+    m.claims
+        .iter()
+        .find(|c| c.claim == claim)
+        .map_or("-".to_string(), |c| {
+            verdict_label(c.verdict.as_str()).to_string()
+        })
+}
+
 /// The violations of a history as people would count them: those of one model, introduced
 /// and fixed at the same commits, that repeat by symmetry (see `report::verdict::group`)
 /// are one, with a note (`6 orderings of Passenger`).

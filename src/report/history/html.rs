@@ -12,7 +12,8 @@
 use std::fmt::Write;
 
 use super::cells::{
-    date, duration, fate, grouped, grouped_lives, mode, plural, ran, speedup, verdict_text,
+    claim_columns, claim_verdict, date, duration, fate, grouped, grouped_lives, mode, plural, ran,
+    speedup, verdict_text,
 };
 use super::{chart, CommitRow, HistoryDoc, ModelCell, ViolationLife};
 use crate::report::verify::{StepDoc, TEXT_TRAIL_STEPS};
@@ -152,7 +153,13 @@ fn commits(o: &mut String, d: &HistoryDoc) {
     if several {
         o.push_str("<th>model</th>");
     }
-    o.push_str("<th>verdict</th><th>mode</th>");
+    o.push_str("<th>verdict</th>");
+    // A column per claim where a model checks several (`claim_columns`), after the verdict.
+    let claims = claim_columns(d);
+    for c in &claims {
+        let _ = write!(o, "<th>{}</th>", esc(c));
+    }
+    o.push_str("<th>mode</th>");
     for h in [
         "explored",
         "stored",
@@ -165,7 +172,7 @@ fn commits(o: &mut String, d: &HistoryDoc) {
     }
     o.push_str("</tr></thead>\n<tbody>\n");
     // The columns a model's row has after the commit's own two.
-    let columns = if several { 9 } else { 8 };
+    let columns = if several { 9 } else { 8 } + claims.len();
     for c in &d.commits {
         let notes: Vec<String> = c.models.iter().map(notes).collect();
         let rows = c.models.len().max(1) + notes.iter().filter(|n| !n.is_empty()).count();
@@ -198,7 +205,7 @@ fn commits(o: &mut String, d: &HistoryDoc) {
             if several {
                 let _ = write!(o, "<td class=\"model\">{}</td>", path(&m.model));
             }
-            cell(o, m);
+            cell(o, m, &claims);
             o.push_str("</tr>\n");
             // Notes (a diagnostic, the violations found) go under the row, across its
             // columns, so that a long one widens nothing.
@@ -213,14 +220,27 @@ fn commits(o: &mut String, d: &HistoryDoc) {
     o.push_str("</tbody>\n</table>\n");
 }
 
-/// The verdict, mode and figures of one model at one commit.
-fn cell(o: &mut String, m: &ModelCell) {
+/// The verdict, each claim column's verdict, the mode and figures of one model at one commit.
+fn cell(o: &mut String, m: &ModelCell, claims: &[String]) {
     let class = verdict_class(m.verdict.as_str());
     let _ = write!(
         o,
         "<td class=\"verdict {class}\"><span class=\"v v-{class}\">{}</span></td>",
         esc(&verdict_text(m))
     );
+    for c in claims {
+        match m.claims.iter().find(|x| &x.claim == c).filter(|_| ran(m)) {
+            Some(x) => {
+                let class = verdict_class(x.verdict.as_str());
+                let _ = write!(
+                    o,
+                    "<td class=\"verdict {class}\"><span class=\"v v-{class}\">{}</span></td>",
+                    esc(&claim_verdict(m, c))
+                );
+            }
+            None => o.push_str("<td>-</td>"),
+        }
+    }
     if ran(m) {
         let _ = write!(o, "<td>{}</td>", esc(&mode(m)));
         let full = m.full_states.map(grouped).unwrap_or_default();

@@ -5,8 +5,8 @@
 use std::fmt::Write;
 
 use super::cells::{
-    duration, fate, grouped, grouped_lives, mode, one_line, plural, ran, speedup, verdict_label,
-    verdict_text,
+    claim_columns, claim_verdict, duration, fate, grouped, grouped_lives, mode, one_line, plural,
+    ran, speedup, verdict_label, verdict_text,
 };
 use super::{HistoryDoc, ModelCell};
 
@@ -29,10 +29,16 @@ pub fn markdown(d: &HistoryDoc) -> String {
         head.push("model");
         rule.push(":--");
     }
+    // A column per claim where a model checks several (`claim_columns`), after the verdict.
+    let claims = claim_columns(d);
+    head.push("verdict");
+    rule.push(":--");
+    head.extend(claims.iter().map(String::as_str));
+    rule.extend(claims.iter().map(|_| ":--"));
     head.extend([
-        "verdict", "mode", "explored", "stored", "reused", "time", "speed-up", "notes",
+        "mode", "explored", "stored", "reused", "time", "speed-up", "notes",
     ]);
-    rule.extend([":--", ":--", "--:", "--:", "--:", "--:", "--:", ":--"]);
+    rule.extend([":--", "--:", "--:", "--:", "--:", "--:", ":--"]);
     row(&mut o, head.iter().map(|s| s.to_string()));
     row(&mut o, rule.iter().map(|s| s.to_string()));
     for c in &d.commits {
@@ -55,7 +61,17 @@ pub fn markdown(d: &HistoryDoc) -> String {
             if several {
                 cells.push(md(&m.model));
             }
-            cells.extend(figures(m));
+            let mut figures = figures(m).into_iter();
+            cells.extend(figures.next());
+            cells.extend(claims.iter().map(|c| {
+                let v = claim_verdict(m, c);
+                match (ran(m), v.as_str()) {
+                    (false, _) => String::new(),
+                    (true, "FAIL" | "INCOMPLETE") => format!("**{v}**"),
+                    (true, _) => md(&v),
+                }
+            }));
+            cells.extend(figures);
             row(&mut o, cells);
         }
     }

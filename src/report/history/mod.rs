@@ -79,6 +79,18 @@ pub struct ModelCell {
     /// A search a limit cut: which limit, its value and origin, and how to raise it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
+    /// Each claim checked, with its own verdict (a column each in the renderings, where a
+    /// model has several).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<ClaimCell>,
+}
+
+/// One claim's verdict at one commit.
+#[derive(Serialize, Debug, Clone)]
+pub struct ClaimCell {
+    /// `ltl NAME` or `never NAME`.
+    pub claim: String,
+    pub verdict: crate::report::verify::ModelVerdict,
 }
 
 #[derive(Serialize, Debug)]

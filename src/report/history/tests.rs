@@ -27,6 +27,7 @@ fn cell(verdict: &str, mode: &str, algorithm: &str, figures: [u64; 4]) -> ModelC
         claims_not_checked: Vec::new(),
         failed: Vec::new(),
         limit: None,
+        claims: Vec::new(),
     }
 }
 
@@ -851,4 +852,98 @@ fn the_chart_of_a_long_history_fits_a_1280_pixel_window() {
     // Beyond about 70 commits the chart keeps 16 pixels a commit and scrolls in its box.
     let (w, _) = width(&grown(200));
     assert_eq!(w, 64.0 + 16.0 * 200.0 + 72.0);
+}
+
+/// Two commits of a model with two ltl formulas: `p` fails at the second.
+fn two_claims() -> HistoryDoc {
+    let claims = |p: &str, q: &str| {
+        vec![
+            ClaimCell {
+                claim: "ltl p".into(),
+                verdict: ModelVerdict::from_name(p).unwrap_or_default(),
+            },
+            ClaimCell {
+                claim: "ltl q".into(),
+                verdict: ModelVerdict::from_name(q).unwrap_or_default(),
+            },
+        ]
+    };
+    let first = ModelCell {
+        claims: claims("pass", "pass"),
+        ..cell("pass", "full", "full", [120, 120, 0, 40])
+    };
+    let second = ModelCell {
+        claims: claims("fail", "pass"),
+        failed: vec!["ltl p".into()],
+        ..cell("fail", "full", "full", [130, 130, 0, 45])
+    };
+    HistoryDoc {
+        repository: "claims".into(),
+        models: vec!["models/elevator.pml".into()],
+        commits: vec![
+            commit(0, "two formulas", 1_700_000_000, vec![first]),
+            commit(1, "p broken", 1_700_000_100, vec![second]),
+        ],
+        violations: Vec::new(),
+    }
+}
+
+#[test]
+fn a_model_with_several_claims_gets_a_column_per_claim() {
+    let d = two_claims();
+    let t = text(&d, false);
+    let lines: Vec<&str> = t.lines().collect();
+    let head: Vec<&str> = lines[1]
+        .split("  ")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    assert_eq!(
+        head[..5],
+        ["commit", "subject", "verdict", "ltl p", "ltl q"],
+        "{t}"
+    );
+    let row = |i: usize| -> Vec<&str> {
+        lines[i]
+            .split("  ")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    assert_eq!(row(2)[2..5], ["pass", "pass", "pass"], "{t}");
+    assert_eq!(row(3)[2..5], ["FAIL (ltl p)", "FAIL", "pass"], "{t}");
+
+    let m = markdown(&d);
+    assert!(
+        m.contains("| commit | subject | verdict | ltl p | ltl q | mode |"),
+        "{m}"
+    );
+    assert!(m.contains("| **FAIL** | **FAIL** | pass | full |"), "{m}");
+
+    let root = parse_xml(&html(&d));
+    let heads: Vec<String> = root.find("th").iter().map(|h| h.text.clone()).collect();
+    let at = heads
+        .iter()
+        .position(|h| h == "verdict")
+        .expect("a verdict column");
+    assert_eq!(heads[at + 1..at + 3], ["ltl p", "ltl q"]);
+    let rows: Vec<Vec<String>> = root
+        .find("tbody")
+        .iter()
+        .take(1)
+        .flat_map(|b| b.find("tr"))
+        .map(|r| r.find("td").iter().map(|c| c.text.clone()).collect())
+        .collect();
+    assert_eq!(rows[1][2..5], ["FAIL (ltl p)", "FAIL", "pass"], "{rows:?}");
+
+    // One claim: its verdict says which failed; no columns.
+    let mut one = two_claims();
+    for c in &mut one.commits {
+        c.models[0].claims.truncate(1);
+    }
+    assert!(!text(&one, false)
+        .lines()
+        .nth(1)
+        .unwrap_or("")
+        .contains("ltl p"));
 }

@@ -5,7 +5,8 @@
 use std::fmt::Write;
 
 use super::cells::{
-    compact, duration, fate, grouped_lives, one_line, plural, ran, speedup, truncate, verdict_text,
+    claim_columns, claim_verdict, compact, duration, fate, grouped_lives, one_line, plural, ran,
+    speedup, truncate, verdict_text,
 };
 use super::{HistoryDoc, ModelCell};
 
@@ -39,8 +40,11 @@ pub fn text(d: &HistoryDoc, color: bool) -> String {
         columns.push(("model", Align::Left));
     }
     let verdict_col = columns.len();
+    // A column per claim where a model checks several (`claim_columns`), after the verdict.
+    let claims = claim_columns(d);
+    columns.push(("verdict", Align::Left));
+    columns.extend(claims.iter().map(|c| (c.as_str(), Align::Left)));
     columns.extend([
-        ("verdict", Align::Left),
         ("mode", Align::Left),
         ("explored", Align::Right),
         ("stored", Align::Right),
@@ -75,7 +79,13 @@ pub fn text(d: &HistoryDoc, color: bool) -> String {
             if several {
                 cells.push(one_line(&m.model));
             }
-            cells.extend(figures(m));
+            let [verdict, rest @ ..] = figures(m);
+            cells.push(verdict);
+            cells.extend(claims.iter().map(|c| match ran(m) {
+                true => claim_verdict(m, c),
+                false => String::new(),
+            }));
+            cells.extend(rest);
             rows.push(Row {
                 cells,
                 verdict: m.verdict.as_str().to_string(),
