@@ -1313,6 +1313,82 @@ active proctype P() {
     assert_eq!(res[0]["verdict"], "pass", "{}", res[0]);
 }
 
+/// A change that leaves the state graph as it was carries the base's passed claims over
+/// without a product search, with the figures a search gives (`--audit` searches again);
+/// one that adds `timeout` anywhere (pan's ETIM changes the product) does not.
+#[test]
+fn passed_claims_carry_over_when_the_state_graph_is_unchanged() {
+    let model = "byte x;
+ltl bounded { [] (x <= 3) }
+ltl reaches { []<> (x == 3) }
+active proctype P() {
+  do
+  :: x < 3 -> x = x + 1
+  :: x == 3 -> x = 1
+  od
+}
+";
+    let mut r = Repo::new();
+    r.write("model.pml", model);
+    r.rmc(&["init"]);
+    r.commit("first");
+    let (code, first, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    r.write("model.pml", &model.replace("x = x + 1", "x = x + 2 - 1"));
+    r.commit("same graph");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    let why = res[0]["algorithm_reason"].as_str().unwrap_or_default();
+    assert!(why.contains("the state graph is unchanged"), "{why}");
+    let claims = res[0]["claims"].as_array().expect("claims");
+    assert_eq!(claims.len(), 2, "{}", res[0]);
+    for (c, before) in claims
+        .iter()
+        .zip(first[0]["claims"].as_array().expect("claims"))
+    {
+        assert_eq!(c["reused"], true, "{c}");
+        assert_eq!(c["verdict"], "pass", "{c}");
+        assert_eq!(c["stats"], before["stats"], "{c}");
+    }
+    let text = stdout(&r.rmc(&["check"]));
+    assert!(
+        text.contains(
+            "claim ltl reaches: [] (<> ((x) == (3))): pass (reused: the state graph is unchanged)"
+        ),
+        "{text}"
+    );
+    // The figures are those a product search of this version gives.
+    let (code, audited, err) = r.check(&["--audit"]);
+    assert_eq!(code, Some(0), "{err}");
+    for (c, a) in claims
+        .iter()
+        .zip(audited[0]["claims"].as_array().expect("claims"))
+    {
+        assert_eq!(a.get("reused"), None, "{a}");
+        assert_eq!(c["stats"], a["stats"], "{a}");
+    }
+    // An unreachable `timeout` leaves the graph as it was, not the product.
+    r.write(
+        "model.pml",
+        &model.replace("x = x + 1", "x = x + 2 - 1").replace(
+            "  :: x == 3 -> x = 1\n",
+            "  :: x == 3 -> x = 1\n  :: x == 9 -> timeout\n",
+        ),
+    );
+    r.commit("timeout");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    let why = res[0]["algorithm_reason"].as_str().unwrap_or_default();
+    assert!(why.contains("the state graph is unchanged"), "{why}");
+    assert_eq!(
+        res[0]["claim_context"],
+        "timeout=true accept=false progress=false"
+    );
+    for c in res[0]["claims"].as_array().expect("claims") {
+        assert_eq!(c.get("reused"), None, "{c}");
+    }
+}
+
 /// `fair = true` in .rmc.toml checks the claims under weak fairness (pan -a -f): A and B
 /// overwrite x for ever, and []<>(x == 2) fails only on the run that starves B.
 #[test]

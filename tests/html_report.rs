@@ -102,6 +102,7 @@ fn playground() -> HistoryDoc {
                 claims_not_checked: Vec::new(),
                 failed: Vec::new(),
                 limit: None,
+                claims: Vec::new(),
             };
             if k == 3 && i < 4 {
                 cell = ModelCell {

@@ -411,8 +411,12 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
             (Some(l), false) => format!(" (cut by the {l} limit)"),
             _ => String::new(),
         };
+        let reused = match cl.reused {
+            true => " (reused: the state graph is unchanged)",
+            false => "",
+        };
         s.push_str(&format!(
-            "      claim {what}: {}{cut}\n",
+            "      claim {what}: {}{cut}{reused}\n",
             cl.verdict.as_str()
         ));
         for v in &cl.violations {

@@ -106,3 +106,60 @@ pub fn check_one(
         verdict: c.verdict,
     })
 }
+
+/// What a claim's product search depends on besides the system's state graph and the
+/// claim's own text: whether the model uses `timeout` (pan's ETIM: a blocked system asks the
+/// claim to move again) and whether a proctype has accept or progress labels (accepting
+/// states without the claim's say). A change can alter these and leave the graph as it was.
+pub fn product_context(program: &Program) -> String {
+    let mut timeout = false;
+    let (mut accept, mut progress) = (false, false);
+    for p in &program.procs {
+        for l in &p.automaton.locations {
+            if p.kind != ProcKind::Never {
+                accept |= l.accept;
+                progress |= l.progress;
+            }
+            for e in &l.edges {
+                e.stmt.each_expr(&mut |x| {
+                    timeout |= matches!(x, crate::program::LExpr::Timeout);
+                });
+            }
+        }
+    }
+    format!("timeout={timeout} accept={accept} progress={progress}")
+}
+
+/// The base's check of `claim`, carried over to this version without a search, when that is
+/// sound: the safety check found the base's state graph unchanged (this version's reachable
+/// states, their successors and their order are the base's), the claim is the same `ltl`
+/// formula over them (no remote label reference, whose label may have moved), nothing
+/// else the product depends on changed (`product_context`, with no accept or progress
+/// labels in proctypes, whose places the graph does not show), and the base's check
+/// passed, complete. Its figures and verdict are then this version's; a failed check is
+/// run again, since its trails name places that may have moved.
+pub fn carried(
+    graph_unchanged: bool,
+    base: Option<&crate::report::verify::ModelResult>,
+    context: &str,
+    claims_key: &str,
+    claim: &Claim,
+) -> Option<ClaimDoc> {
+    let formula = claim.formula.as_deref()?;
+    let base = base?;
+    let label = claim.label();
+    let ok = graph_unchanged
+        && !formula.contains('@')
+        && context.ends_with("accept=false progress=false")
+        && base.claim_context.as_deref() == Some(context)
+        && base.claims_key.as_deref() == Some(claims_key);
+    let c = base.doc.claims.iter().find(|c| c.name == label)?;
+    (ok && c.formula.as_deref() == Some(formula)
+        && c.verdict == crate::report::verify::ModelVerdict::Pass
+        && c.complete
+        && c.violations.is_empty())
+    .then(|| ClaimDoc {
+        reused: true,
+        ..c.clone()
+    })
+}

@@ -617,11 +617,26 @@ impl Session {
                 .as_ref()
                 .map(|(_, b)| b.keys.clone())
                 .unwrap_or_default();
+            let context = crate::cli::claims::product_context(&program);
+            // Only against the base whose record the safety check ran on.
+            let base_doc = base.as_ref().map(|(_, b)| b).filter(|_| !same_content);
             for claim in &each {
-                let c = crate::cli::claims::check_one(&cx, claim, bar)?;
                 r.doc.claims_not_checked.retain(|n| n != &claim.label());
+                let carried = crate::cli::claims::carried(
+                    checked.graph_unchanged && checked.complete() && !self.audit,
+                    base_doc,
+                    &context,
+                    &claims_key,
+                    claim,
+                );
+                if let Some(doc) = carried {
+                    r.doc.claims.push(doc);
+                    continue;
+                }
+                let c = crate::cli::claims::check_one(&cx, claim, bar)?;
                 add_claim(&mut r, c, &versus);
             }
+            r.claim_context = Some(context);
         }
         // Non-progress cycles (pan -l): spin's np_ claim, with the model's own claims left
         // out, as a claim of its own.

@@ -138,6 +138,10 @@ pub struct ClaimDoc {
     pub fair: bool,
     pub stats: Stats,
     pub violations: Vec<ViolationDoc>,
+    /// Not searched again: the base's check of the same claim, which passed, is this one's,
+    /// the change having left the state graph as it was (`cli::claims::carried`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reused: bool,
 }
 
 impl ClaimDoc {
@@ -153,6 +157,7 @@ impl ClaimDoc {
             fair: doc.fair,
             stats: doc.stats.clone(),
             violations: doc.violations.clone(),
+            reused: false,
         }
     }
 }
@@ -187,6 +192,10 @@ pub struct ModelResult {
     /// Which claims were checked, and how (a result is reused only under the same).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claims_key: Option<String>,
+    /// What a claim's product search depends on beyond the state graph and the formula
+    /// (`cli::claims::product_context`), for a later check to carry a passed claim over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_context: Option<String>,
     pub keys: Vec<RecViolation>,
     pub new_violations: usize,
     pub elapsed_ms: u64,

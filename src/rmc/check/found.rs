@@ -92,6 +92,7 @@ pub(super) struct Ran {
     pub dangerous: u64,
     pub base_hash: Option<String>,
     pub record: Option<Record>,
+    pub graph_unchanged: bool,
 }
 
 /// The violations of `out`, resolved: shortened where asked, replayed, and compared with
@@ -312,5 +313,6 @@ pub(super) fn checked(
         dangerous: run.dangerous,
         base_hash: run.base_hash,
         record: run.record,
+        graph_unchanged: run.graph_unchanged,
     }
 }

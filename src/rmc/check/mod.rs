@@ -162,6 +162,9 @@ pub struct Checked {
     pub base_hash: Option<String>,
     /// The record a complete regression check leaves.
     pub record: Option<Record>,
+    /// The change left the base's state graph as it was (`run::unchanged`): this version's
+    /// search is the base's, state for state, successor for successor.
+    pub graph_unchanged: bool,
 }
 
 impl Checked {
@@ -228,6 +231,7 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
             dangerous: 0,
             base_hash: None,
             record: None,
+            graph_unchanged: false,
         };
         return Ok(found::checked(&m, out, found, fixed, run, &req.opts));
     };
@@ -252,6 +256,7 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
     } = plan;
     let m = Machine::new(&program)?;
     let mut ran = execute::run(&m, reuse, req.base.as_ref(), &req.opts, progress);
+    let graph_unchanged = ran.unchanged.is_some() && ran.fell_back.is_none();
     if let Some(why) = &ran.fell_back {
         mode = Mode::Full;
         algorithm = Algorithm::Full;
@@ -281,6 +286,7 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
         dangerous,
         base_hash,
         record,
+        graph_unchanged,
     };
     Ok(found::checked(&m, out, found, fixed, run, &req.opts))
 }
