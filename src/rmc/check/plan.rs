@@ -161,7 +161,7 @@ pub fn plan(
     match replay {
         Ok(rp)
             if want == Algorithm::Replay
-                || replay_cost(&predicted) < predicted.prune_executed as f64
+                || replay_cost(&predicted) < prune_cost(&predicted)
                 || (want == Algorithm::Auto && prune_graphless) =>
         {
             let reason = replay_reason(&cx, &predicted);
@@ -333,8 +333,20 @@ fn predict_prune(base: &Base, impact: &Impact) -> (Vec<Vec<Element>>, Vec<bool>,
         .iter()
         .filter(|&&s| meets_danger[s as usize])
         .count() as u64;
+    // The violations below states pruning would skip: each is reported from a pruned state
+    // and its trail completed there (`trails::complete_trails`).
+    let mut carried: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    for (s, set) in r.sets.iter().enumerate() {
+        if !meets_danger[s] {
+            carried.extend(
+                set.iter()
+                    .filter(|&&e| r.elements[e as usize].is_violation()),
+            );
+        }
+    }
     let predicted = Predicted {
         prune_executed,
+        prune_carried: Some(carried.len() as u64),
         ..Predicted::default()
     };
     (sets, meets_danger, predicted)
@@ -371,7 +383,7 @@ fn predict_replay(base: &Base, cx: &Context, g: Graph, predicted: &mut Predicted
     } else {
         WALK_COST
     };
-    let prune_too = cx.want == Algorithm::Auto && predicted.prune_executed as f64 >= bar;
+    let prune_too = cx.want == Algorithm::Auto && prune_cost(predicted) >= bar;
     let enough = |walked: u64, executed: u64| {
         prune_too && walked as f64 * walk + executed as f64 * IDLE_COST >= bar
     };
@@ -396,8 +408,8 @@ fn full_is_cheaper(
 ) -> Option<String> {
     let states = cx.states;
     let cheapest = match replay {
-        Ok(_) => Some(replay_cost(predicted).min(predicted.prune_executed as f64)),
-        Err(Some(_)) if cx.extension.is_none() => Some(predicted.prune_executed as f64),
+        Ok(_) => Some(replay_cost(predicted).min(prune_cost(predicted))),
+        Err(Some(_)) if cx.extension.is_none() => Some(prune_cost(predicted)),
         Err(_) => None,
     }
     .map(|c| c + predicted.map_cost.unwrap_or(0.0));
@@ -500,7 +512,7 @@ fn replay_reason(cx: &Context, predicted: &Predicted) -> String {
     let (dangerous, projected, states) = (&cx.dangerous, projected(cx), cx.states);
     if cx.want == Algorithm::Replay {
         format!("replay: {dangerous}{projected}")
-    } else if replay_cost(predicted) >= predicted.prune_executed as f64 {
+    } else if replay_cost(predicted) >= prune_cost(predicted) {
         format!(
             "auto: replay, which writes the state graph that pruning across a changed layout \
              cannot ({} walked, {} executed; pruning would execute {} of {states}); \
@@ -510,9 +522,13 @@ fn replay_reason(cx: &Context, predicted: &Predicted) -> String {
             predicted.prune_executed
         )
     } else {
+        let carried = match predicted.prune_carried {
+            Some(n) if n > 0 => format!(" and complete the trails of {n} violations below it"),
+            _ => String::new(),
+        };
         format!(
             "auto: replay predicted cheaper ({} walked, {} executed; pruning would execute \
-             {}); {dangerous}{projected}",
+             {}{carried}); {dangerous}{projected}",
             predicted.replay_walked.unwrap_or(0),
             predicted.replay_executed.unwrap_or(0),
             predicted.prune_executed
