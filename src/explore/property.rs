@@ -48,9 +48,10 @@ pub fn fault_at(step: &TrailStep) -> (u8, EdgeNo) {
 /// still holds a message, or the event trace is not at a valid end.
 ///
 /// The trace is pan's last check (`endstate()`), made only when every process is at a valid
-/// end, one is left (pan accepts a system whose processes all died at once), and neither
-/// `-q` (pan then asks only for empty channels) nor `-a` is given; `blocked` then holds the
-/// trace alone, with pid `TRACE_PID`.
+/// end, one is left (pan accepts a system whose processes all died at once), and `-q` is
+/// not given (pan then asks only for empty channels); `blocked` then holds the trace alone,
+/// with pid `TRACE_PID`. (pan checks no end state in a claim's search, nor with `-a`, whose
+/// search here is always a claim's.)
 pub fn invalid_end(m: &Machine, st: &State, opts: &Options, blocked: &mut Vec<Blocked>) -> bool {
     blocked.clear();
     for pid in st.pids() {
@@ -69,7 +70,7 @@ pub fn invalid_end(m: &Machine, st: &State, opts: &Options, blocked: &mut Vec<Bl
     let Some(t) = &m.trace else {
         return false;
     };
-    if st.nr_pr() == 0 || opts.empty_channels || opts.acceptance || m.trace_at_stop(st) {
+    if st.nr_pr() == 0 || opts.empty_channels || m.trace_at_stop(st) {
         return false;
     }
     blocked.push(Blocked {
