@@ -330,3 +330,96 @@ impl Machine<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(model: &str) -> Program {
+        let parsed = crate::promela::parse_file(
+            std::path::Path::new("m.pml"),
+            &crate::promela::source::MemoryProvider::new().with("m.pml", model),
+            &Default::default(),
+        );
+        let (p, diags) = crate::program::build(&parsed.model.expect("parses"));
+        p.unwrap_or_else(|| panic!("builds: {diags:?}"))
+    }
+
+    const SYSTEM: &str = "chan c = [2] of { byte }; active proctype P() { c!1; c!2 }\n";
+
+    #[test]
+    fn a_model_without_a_trace_has_no_trace_in_its_states() {
+        let p = program(SYSTEM);
+        let m = Machine::new(&p).expect("layout");
+        assert!(m.trace.is_none());
+        assert_eq!(m.layout.trace_at, None);
+    }
+
+    type Moved = Result<Option<(u32, Option<Hit>)>, Fault>;
+
+    /// The trace's location, its end, and what an event on `c` (a send of `v`, in the first
+    /// slot) does there.
+    fn event(trace: &str, v: u8) -> (u32, u32, Moved) {
+        let p = program(&format!("{SYSTEM}{trace}"));
+        let m = Machine::new(&p).expect("layout");
+        let t = m.trace.as_ref().expect("a trace");
+        let mut st = m.initial().expect("initial");
+        let at = st.chan(1).expect("channel c");
+        // The message, as a send leaves it in the first slot.
+        st.v[at + 1] = 1;
+        st.v[at + 2] = v;
+        let msg = Msg::Slot { at: at + 2, ty: 0 };
+        (
+            t.loc(&st),
+            t.end,
+            m.trace_require(t, &st, Dir::Send, at, msg),
+        )
+    }
+
+    #[test]
+    fn the_first_matching_transition_moves_the_trace() {
+        let (from, _, r) = event("trace { c!1; c!2 }", 1);
+        let (to, hit) = r.expect("no fault").expect("an event of the trace");
+        assert_ne!(to, from);
+        assert_eq!(hit, None);
+    }
+
+    #[test]
+    fn no_matching_transition_is_a_mismatch_for_a_trace_and_disarms_a_notrace() {
+        let (from, _, r) = event("trace { c!2 }", 1);
+        assert_eq!(r, Ok(Some((from, Some(Hit::Mismatch)))));
+        // Disarmed: at its end, reported by nothing.
+        let (_, end, r) = event("notrace { c!2; c!1 }", 1);
+        assert_ne!(end, NO_END);
+        assert_eq!(r, Ok(Some((end, None))));
+        // Its end unreachable (a loop), a disarmed notrace holds an id no location has.
+        let (_, end, r) = event("notrace { do :: c!2 od }", 1);
+        assert_eq!((end, r), (NO_END, Ok(Some((NO_END, None)))));
+    }
+
+    #[test]
+    fn a_notrace_that_reaches_its_end_is_reported() {
+        let (_, _, r) = event("notrace { c!1 }", 1);
+        assert!(matches!(r, Ok(Some((_, Some(Hit::Completed))))));
+    }
+
+    #[test]
+    fn two_matching_transitions_are_pans_fatal_error() {
+        let (_, _, r) = event("byte x; trace { if :: c!1 :: c!x fi }", 1);
+        assert_eq!(r, Err(Fault::TraceNondeterminism));
+    }
+
+    #[test]
+    fn events_on_channels_the_trace_does_not_name_are_not_its() {
+        let (_, _, r) = event("chan d = [1] of { byte }; trace { d!1 }", 1);
+        assert_eq!(r, Ok(None));
+        // A receive from c is not an event of a trace that only sends to it.
+        let p = program(&format!("{SYSTEM}trace {{ c!1 }}"));
+        let m = Machine::new(&p).expect("layout");
+        let t = m.trace.as_ref().expect("a trace");
+        let st = m.initial().expect("initial");
+        let at = st.chan(1).expect("channel c");
+        let r = m.trace_require(t, &st, Dir::Recv, at, Msg::Vals(&[1]));
+        assert_eq!(r, Ok(None));
+    }
+}
