@@ -345,6 +345,37 @@ active proctype P() {
     assert_eq!(inc.verdict, full.verdict);
 }
 
+#[test]
+fn a_model_with_an_event_trace_is_checked_in_full() {
+    // A trace moves on channel events, which no recorded set or footprint shows: a version
+    // with a trace, or whose base had one, reuses nothing, whatever the algorithm asked.
+    let old = "chan c = [2] of { byte };
+active proctype P() { c!1; c!2 }
+active proctype Q() { end: do :: c?_ od }
+trace { end: do :: c!1; c?1; c!2; c?2 od }
+";
+    let edits = [
+        old.replace("c!1; c!2 }", "c!1; c!1 }"),
+        old.replace("trace {", "notrace {"),
+        old.replace("trace { end: do :: c!1; c?1; c!2; c?2 od }\n", ""),
+    ];
+    let base = check(&version(old).expect("loads"), None, Algorithm::Full)
+        .record
+        .expect("record");
+    for new in &edits {
+        let v = version(new).expect("loads");
+        let full = check(&v, Some(&base), Algorithm::Full);
+        for alg in [Algorithm::Prune, Algorithm::Replay, Algorithm::Auto] {
+            let inc = check(&v, Some(&base), alg);
+            assert!(!inc.incremental, "{alg:?}: {}", inc.reason);
+            assert!(inc.reason.contains("event trace"), "{}", inc.reason);
+            assert_eq!(inc.violations, full.violations, "{new}");
+            assert_eq!(inc.verdict, full.verdict);
+            assert_eq!(inc.stats.spin_figures(), full.stats.spin_figures());
+        }
+    }
+}
+
 /// A golden file: compared byte for byte, rewritten when GIT_RMC_BLESS is set (then the
 /// record format version or the semantics version must be bumped with it).
 fn golden(name: &str, bytes: &[u8]) {

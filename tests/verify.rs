@@ -95,24 +95,72 @@ fn figures_and_violations_match_the_manifest() {
             if ours != spin {
                 failures.push(format!("{rel}: kinds ours {ours:?}, spin {spin:?}"));
             }
-            // Assertion violations at spin's line.
+            // Assertion violations, and the errors of an event trace at its events, at
+            // spin's lines (the statement of the step, from spin -t).
             for v in e["violations"].as_array().into_iter().flatten() {
                 let line = v["line"].as_u64().unwrap_or(0) as usize;
-                if v["kind"] != "assertion" || line == 0 {
+                let kind = v["kind"].as_str().unwrap_or_default();
+                let at_edge = [
+                    "assertion",
+                    "trace-mismatch",
+                    "notrace-matched",
+                    "trace-nondeterminism",
+                ];
+                if !at_edge.contains(&kind) || line == 0 {
                     continue;
                 }
                 let found = out.violations.iter().any(|o| {
-                    o.kind.as_str() == "assertion"
+                    o.kind.as_str() == kind
                         && o.edge
                             .is_some_and(|x| loaded.files.spin_line(m.edge(x).span) == line)
                 });
                 if !found {
-                    failures.push(format!("{rel}: no assertion violation at line {line}"));
+                    failures.push(format!("{rel}: no {kind} violation at line {line}"));
                 }
             }
         });
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn trace_errors_are_at_pans_depth() {
+    // pan reports an error of its event trace at a channel event (require()) one level below
+    // the state the step leaves, the depth of the step's own end (a rendezvous counts two
+    // levels), and its fatal non-determinism at the state the step leaves. The manifest
+    // has pan's depth of its first error (pan:1:), which our first trail of that kind at
+    // that line reaches by the same path: the searches go in the same order.
+    let mut checked = 0;
+    for e in checkable() {
+        let rel = e["model"].as_str().expect("model name");
+        for v in e["violations"].as_array().into_iter().flatten() {
+            let Some(depth) = v["depth"].as_u64() else {
+                continue;
+            };
+            let kind = v["kind"].as_str().unwrap_or_default();
+            let line = v["line"].as_u64().unwrap_or(0) as usize;
+            with_outcome(&common::models_dir().join(rel), |loaded, m, out| {
+                let ours = out
+                    .violations
+                    .iter()
+                    .find(|o| {
+                        o.kind.as_str() == kind
+                            && o.edge
+                                .is_some_and(|x| loaded.files.spin_line(m.edge(x).span) == line)
+                    })
+                    .unwrap_or_else(|| panic!("{rel}: no {kind} at line {line}"));
+                let trail = ours.trail.as_ref().expect("a trail");
+                let levels: u64 = trail.iter().map(|s| 1 + u64::from(s.rv.is_some())).sum();
+                let pan = match kind {
+                    "trace-nondeterminism" => depth + 1,
+                    _ => depth,
+                };
+                assert_eq!(levels, pan, "{rel}: {kind} at line {line}");
+            });
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "only {checked} trace errors compared");
 }
 
 #[test]
@@ -309,6 +357,30 @@ fn every_kind_of_violation_is_found_with_a_replayable_trail() {
     assert_eq!(
         kinds_of("byte x; active proctype P() { x = 2; assert(x == 1); x == 3 }"),
         ["assertion", "invalid-end-state"]
+    );
+    // The errors of an event trace.
+    assert_eq!(
+        kinds_of("chan c = [1] of { byte }; active proctype P() { c!1 } trace { c!2 }"),
+        ["trace-mismatch"]
+    );
+    assert_eq!(
+        kinds_of("chan c = [1] of { byte }; active proctype P() { c!1 } notrace { c!1 }"),
+        ["notrace-matched"]
+    );
+    assert_eq!(
+        kinds_of(
+            "chan c = [1] of { byte }; chan d = [0] of { byte };
+             active proctype P() { end: d?_ } active proctype Q() { c!1 }
+             trace { c!1; c!2 }"
+        ),
+        ["trace-incomplete"]
+    );
+    assert_eq!(
+        kinds_of(
+            "chan c = [1] of { byte }; byte x; active proctype P() { c!1 }
+             trace { if :: c!1 :: c!x fi }"
+        ),
+        ["trace-nondeterminism"]
     );
 }
 

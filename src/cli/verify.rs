@@ -17,7 +17,8 @@ use crate::rmc::check::{Algorithm, Base, ClaimChoice, Request};
 ///
 /// Explores every reachable state and reports every assertion violation, invalid end state
 /// (deadlock), array index out of range, division by zero, blocking d_step, too many
-/// processes and non-terminating atomic sequence, each once, with a trail. Figures (states
+/// processes, non-terminating atomic sequence and error of a trace or notrace (its events,
+/// as pan checks them), each once, with a trail. Figures (states
 /// stored and matched, transitions, atomic steps, depth) are SPIN's, as
 /// `spin -o1 -o2 -o3 -a; gcc -DNOREDUCE -DSAFETY -DNOCLAIM; ./pan -c0` prints them.
 ///

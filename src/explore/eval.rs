@@ -44,6 +44,14 @@ pub enum Fault {
     EnabledSelf,
     /// A `D_proctype` with more than one executable option.
     DProctypeChoice,
+    /// A rendezvous offer the trace has no transition for (reported where the offer is
+    /// made; the enumeration goes on).
+    TraceMismatch,
+    /// A rendezvous offer that completes a `notrace` (reported as `TraceMismatch` is).
+    NotraceMatched,
+    /// Two transitions of the trace match one event (pan's fatal "non-determinism in
+    /// event-trace").
+    TraceNondeterminism,
     Unsupported(&'static str),
 }
 

@@ -12,6 +12,7 @@ use super::eval::{Ctx, Fault, Located};
 use super::layout::{Scalar, Shape};
 use super::machine::Machine;
 use super::state::State;
+use super::trace::{Dir, Msg};
 
 /// What executing a statement did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +39,16 @@ pub enum Flag {
     PollRendezvous,
     /// A second transition of a `D_proctype` from one state.
     DProctype,
+    /// A channel event no transition of the trace matches; `rv`: a rendezvous's receive,
+    /// whose violation is the receiver's.
+    TraceMismatch { rv: bool },
+    /// A channel event that completes the `notrace` (`rv` as for `TraceMismatch`).
+    NotraceMatched { rv: bool },
+}
+
+/// A step's result with the error it reported, if any.
+fn flagged(flag: Option<Flag>) -> Step {
+    flag.map_or(Step::Done, Step::Flagged)
 }
 
 /// The most message fields a channel may have (pan's limit is lower).
@@ -293,11 +304,19 @@ impl Machine<'_> {
             f.write(&mut st.v, slot(pos) + cl.field_offsets[i] as usize, v);
         }
         st.v[at + 1] += 1;
-        Ok(match n.cmp(&cl.fields.len()) {
-            std::cmp::Ordering::Less => Step::Flagged(Flag::SendFields),
-            std::cmp::Ordering::Greater => Step::Flagged(Flag::SendTooMany),
-            std::cmp::Ordering::Equal => Step::Done,
-        })
+        let flag = match n.cmp(&cl.fields.len()) {
+            std::cmp::Ordering::Less => Some(Flag::SendFields),
+            std::cmp::Ordering::Greater => Some(Flag::SendTooMany),
+            std::cmp::Ordering::Equal => None,
+        };
+        if self.trace.is_none() {
+            return Ok(flagged(flag));
+        }
+        // pan's trace reads the queue's last slot, which a sorted send need not have
+        // filled; its own error comes after the send's.
+        let ty = st.chan_type(at);
+        let hit = self.trace_event(st, Dir::Send, at, Msg::Slot { at: slot(len), ty })?;
+        Ok(flagged(flag.or(hit.map(|h| h.flag(false)))))
     }
 
     fn recv(
@@ -321,8 +340,17 @@ impl Machine<'_> {
             vals[i] = f.read(&st.v, msg + cl.field_offsets[i] as usize);
         }
         let nf = cl.fields.len().min(MAX_FIELDS);
-        let flag = self.recv_fields(st, cx, args, nf)?;
+        let mut flag = self.recv_fields(st, cx, args, nf)?;
         if !copy {
+            if self.trace.is_some() {
+                // pan's trace sees a receive that takes the message, before it leaves, and
+                // reads the queue's first slot (whichever message a `??` takes).
+                let ty = st.chan_type(at);
+                let hit = self.trace_event(st, Dir::Recv, at, Msg::Slot { at: at + 2, ty })?;
+                if let (Step::Done, Some(h)) = (flag, hit) {
+                    flag = Step::Flagged(h.flag(false));
+                }
+            }
             let len = st.chan_len(at);
             let end = at + 2 + len * size;
             st.v.copy_within(msg + size..end, msg);

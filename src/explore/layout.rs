@@ -8,7 +8,8 @@
 //! channel record is `0x80 | channel type`, its length and its slots. A dying process truncates
 //! the vector at its record, which deletes the channels created after it as pan does. Hidden
 //! globals are carried along the search path (pan restores them on backtracking) but are not
-//! part of the stored, hashed state, which is everything after them.
+//! part of the stored, hashed state, which is everything after them. An event trace's
+//! location, and a checked never claim's, sit between the globals and the records.
 
 use std::hash::Hasher;
 
@@ -192,6 +193,10 @@ pub struct Layout {
     /// Offset of the checked never claim's location (`loc_width` bytes just before the
     /// records, a location index of the claim's proctype), when a claim is checked.
     pub claim_at: Option<u32>,
+    /// Offset of the event trace's location (4 bytes after the globals: its stable id, so
+    /// that the canonical encoding holds stable ids with no translation; pan's
+    /// `now._event`), when the model has a `trace` or `notrace`.
+    pub trace_at: Option<u32>,
     pub procs: Vec<ProcLayout>,
     pub chans: Vec<ChanLayout>,
     pub uses_priority: bool,
@@ -292,7 +297,13 @@ impl Layout {
         }
         let last_at = p.uses_last.then_some(hoff);
         let globals_at = hoff + u32::from(p.uses_last);
-        let records_at = globals_at + goff;
+        let mut records_at = globals_at + goff;
+        // The trace's location is part of every state (it is stored and hashed), as pan's
+        // `_event` is.
+        let trace_at = p.procs.iter().any(|pr| pr.kind.is_trace()).then(|| {
+            records_at += 4;
+            records_at - 4
+        });
         let mut l = Layout {
             hidden_size: hoff,
             last_at,
@@ -300,6 +311,7 @@ impl Layout {
             globals,
             records_at,
             claim_at: None,
+            trace_at,
             procs,
             chans,
             uses_priority: p.uses_priority,
@@ -346,6 +358,10 @@ impl Layout {
             put(b"claim");
             put(&c.to_le_bytes());
         }
+        if let Some(t) = self.trace_at {
+            put(b"trace");
+            put(&t.to_le_bytes());
+        }
         put(&[
             u8::from(self.last_at.is_some()),
             u8::from(self.uses_priority),
@@ -368,6 +384,8 @@ impl Layout {
                 crate::program::ProcKind::Proctype => 0u8,
                 crate::program::ProcKind::Init => 1,
                 crate::program::ProcKind::Never => 2,
+                crate::program::ProcKind::Trace => 3,
+                crate::program::ProcKind::Notrace => 4,
             };
             let tag = (i as u32).to_le_bytes();
             put(&[kind]);

@@ -40,6 +40,8 @@ pub struct Machine<'p> {
     pub(crate) soft: std::cell::Cell<Option<Fault>>,
     /// The never claim the search runs in lockstep with (`with_claim`), if any.
     pub claim: Option<super::claim::ClaimSlot>,
+    /// The model's event trace (`trace` or `notrace`), if any: channel events move it.
+    pub trace: Option<super::trace::TraceSlot<'p>>,
 }
 
 impl<'p> Machine<'p> {
@@ -102,9 +104,11 @@ impl<'p> Machine<'p> {
             .iter()
             .map(|p| p.automaton.locations.iter().map(|l| l.id.0).collect())
             .collect();
+        let trace = super::trace::TraceSlot::new(prog, &layout);
         Ok(Machine {
             prog,
             claim,
+            trace,
             stable,
             pan,
             soft: std::cell::Cell::new(None),
@@ -324,7 +328,8 @@ impl<'p> Machine<'p> {
 
     /// The initial state: globals initialised in declaration order (channels created as
     /// they are declared), then the active processes in declaration order. Never claims are
-    /// not processes (a checked claim's location is set to its initial one).
+    /// not processes (a checked claim's location is set to its initial one), nor is an
+    /// event trace (its location is set to its initial one).
     pub fn initial(&self) -> Result<State, Fault> {
         let mut st = State {
             v: vec![0; self.layout.records_at as usize],
@@ -334,13 +339,16 @@ impl<'p> Machine<'p> {
         if let Some(c) = &self.claim {
             c.set_loc(&mut st, c.initial);
         }
+        if let Some(t) = &self.trace {
+            t.set_loc(&mut st, t.initial);
+        }
         let cx = Ctx::of(0);
         for (g, var) in self.layout.globals.iter().zip(&self.prog.globals) {
             let at = self.layout.global_base(g) as usize;
             self.init_var(&mut st, cx, at, &g.shape, var)?;
         }
         for (i, p) in self.prog.procs.iter().enumerate() {
-            if p.kind == ProcKind::Never {
+            if p.kind == ProcKind::Never || p.kind.is_trace() {
                 continue;
             }
             for _ in 0..p.active {

@@ -3,7 +3,8 @@
 //! interpret expressions and statements; `succ` generates successors in pan's order; `store`
 //! is the exact visited set; `search` is the iterative DFS with Tarjan's SCC bookkeeping
 //! (`event` is what a rider records of an expansion and hands back to replay it);
-//! `trail` replays and describes counter-examples.
+//! `trace` moves an event trace (`trace`/`notrace`) on channel events; `trail` replays and
+//! describes counter-examples.
 //!
 //! Architecture invariant: the explorer reads only `program` (never the AST) and knows nothing
 //! of git or the terminal; states hold stable location ids, so their canonical bytes and
@@ -25,6 +26,7 @@ pub mod shortest;
 pub mod state;
 pub(crate) mod store;
 pub(crate) mod succ;
+pub mod trace;
 pub mod trail;
 
 pub use machine::{LocIndex, Machine};

@@ -165,11 +165,23 @@ pub enum ViolationKind {
     AcceptanceCycle,
     /// A cycle on which no process passes a progress label (pan -l).
     NonProgressCycle,
+    /// A channel event the `trace` has no transition for (pan: "event_trace error (no
+    /// matching event)").
+    TraceMismatch,
+    /// The events of the `notrace` all happened (pan: "event_trace error (all events
+    /// matched)").
+    NotraceMatched,
+    /// The system ended with the trace neither at its end nor at an `end` label (pan:
+    /// "event_trace not completed", an invalid end state).
+    TraceIncomplete,
+    /// Two transitions of the trace match one event (pan: "non-determinism in
+    /// event-trace").
+    TraceNondeterminism,
 }
 
 impl ViolationKind {
     /// In the order of their codes in records: a new kind goes last.
-    pub const ALL: [ViolationKind; 22] = [
+    pub const ALL: [ViolationKind; 26] = [
         ViolationKind::Assertion,
         ViolationKind::InvalidEndState,
         ViolationKind::IndexOutOfRange,
@@ -192,6 +204,10 @@ impl ViolationKind {
         ViolationKind::ClaimEnd,
         ViolationKind::AcceptanceCycle,
         ViolationKind::NonProgressCycle,
+        ViolationKind::TraceMismatch,
+        ViolationKind::NotraceMatched,
+        ViolationKind::TraceIncomplete,
+        ViolationKind::TraceNondeterminism,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -218,6 +234,10 @@ impl ViolationKind {
             ViolationKind::ClaimEnd => "claim-end",
             ViolationKind::AcceptanceCycle => "acceptance-cycle",
             ViolationKind::NonProgressCycle => "non-progress-cycle",
+            ViolationKind::TraceMismatch => "trace-mismatch",
+            ViolationKind::NotraceMatched => "notrace-matched",
+            ViolationKind::TraceIncomplete => "trace-incomplete",
+            ViolationKind::TraceNondeterminism => "trace-nondeterminism",
         }
     }
 
@@ -236,6 +256,7 @@ impl ViolationKind {
                 | ViolationKind::PriorityOutOfRange
                 | ViolationKind::EnabledSelf
                 | ViolationKind::ReceiveTooManyFields
+                | ViolationKind::TraceNondeterminism
         )
     }
 }

@@ -4,9 +4,9 @@
 //! user comparing with spin knows why pan stops at once.
 //!
 //! The layout, as pan.h declares it for a safety check (`-DSAFETY`): a header (`_nr_pr`,
-//! `_nr_qs`, `_a_t`, `_vsz`, and `_last` when used), then the globals grouped by C type (unsigned bit-fields,
-//! bit/bool bit-fields, bytes, shorts, ints, records); each process and channel then starts at
-//! the next multiple of 8. A process is a struct of bit-fields (`_pid:8`, its type, its state,
+//! `_nr_qs`, `_a_t`, `_vsz`, `_last` when used, an event trace's `_event`), then the globals
+//! grouped by C type (unsigned bit-fields, bit/bool bit-fields, bytes, shorts, ints,
+//! records); each process and channel then starts at the next multiple of 8. A process is a struct of bit-fields (`_pid:8`, its type, its state,
 //! `_priority:8` when priorities are used) and its locals grouped the same way; a channel is
 //! its length and type bytes and its slots (a rendezvous channel has one). Records keep their
 //! fields in declaration order.
@@ -81,6 +81,13 @@ impl PanSizes {
         h.member(2, 2); // _vsz
         if p.uses_last {
             h.member(1, 1);
+        }
+        // An event trace's state, `_event`: a byte unless its automaton has 256 states.
+        if let Some(t) = p.procs.iter().find(|pr| pr.kind.is_trace()) {
+            match t.automaton.elements < 255 {
+                true => h.member(1, 1),
+                false => h.member(2, 2),
+            }
         }
         let globals: Vec<&Var> = p
             .globals

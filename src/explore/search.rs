@@ -385,6 +385,9 @@ pub fn search<R: Rider>(
         s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget, opts.fair)));
     }
     s.rider.begin(&s.budget);
+    if let Some(t) = &m.trace {
+        t.clear_taken();
+    }
     s.next = initial;
     if s.claim {
         // The claim moves first (as the initial state is, it is accepting or not).
@@ -443,6 +446,7 @@ impl<R: Rider> Search<'_, '_, R> {
             .stats
             .states_stored
             .saturating_sub(self.stats.states_walked + self.stats.states_pruned);
+        self.m.trace_coverage(&mut self.executed);
         self.stats.elapsed = started.elapsed();
         self.stats.peak_memory_bytes = self.budget.peak();
         self.stats.store_bytes = self.store.memory();
@@ -1305,7 +1309,7 @@ impl<R: Rider> Search<'_, '_, R> {
                     if self.found.seen_end(&blocked) {
                         continue;
                     }
-                    (ViolationKind::InvalidEndState, None, blocked)
+                    (property::end_kind(self.m, &blocked), None, blocked)
                 }
             };
             let trail = self.trail_for(kind, None);
@@ -1370,16 +1374,17 @@ impl<R: Rider> Search<'_, '_, R> {
             return;
         }
         let kind = flag_kind(flag);
-        self.rider.violation(self.m, kind, Some(step.edge), &[]);
-        if self.found.seen_edge(kind, step.edge) {
+        let (pid, edge) = flag_at(flag, &step);
+        self.rider.violation(self.m, kind, Some(edge), &[]);
+        if self.found.seen_edge(kind, edge) {
             return;
         }
         let trail = self.trail_for(kind, Some(step));
-        let message = flag_message(self.m, flag, step.edge);
+        let message = flag_message(self.m, flag, edge);
         self.add(Violation {
             kind,
-            edge: Some(step.edge),
-            pid: Some(step.pid),
+            edge: Some(edge),
+            pid: Some(pid),
             message,
             blocked: Vec::new(),
             trail,
@@ -1433,12 +1438,13 @@ impl<R: Rider> Search<'_, '_, R> {
         }
         let trail = self.trail_for(kind, Some(step));
         let message = match f {
-            Some(f) => fault_message(f),
+            Some(f) => fault_message_at(self.m, f, edge),
             None => {
                 let path = self.trail(None);
-                self.m
-                    .fault_after(&self.initial, &path, &step)
-                    .map_or_else(|| kind.as_str().replace('-', " "), |f| fault_message(&f))
+                self.m.fault_after(&self.initial, &path, &step).map_or_else(
+                    || kind.as_str().replace('-', " "),
+                    |f| fault_message_at(self.m, &f, edge),
+                )
             }
         };
         self.add(Violation {
@@ -1476,7 +1482,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// The stored state on top has no successors and is an invalid end state (`property`'s
     /// definition): `blocked` holds the processes that are not at a valid end.
     fn report_end(&mut self, blocked: &[Blocked]) {
-        let kind = ViolationKind::InvalidEndState;
+        let kind = property::end_kind(self.m, blocked);
         self.rider.violation(self.m, kind, None, blocked);
         if !self.found.seen_end(blocked) {
             let trail = self.trail_for(kind, None);
@@ -1484,7 +1490,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 kind,
                 edge: None,
                 pid: None,
-                message: property::end_message(blocked),
+                message: property::end_message(self.m, blocked),
                 blocked: blocked.to_vec(),
                 trail,
                 via: None,
@@ -1569,6 +1575,9 @@ pub fn fault_kind(f: &Fault) -> ViolationKind {
         Fault::Priority(_) => ViolationKind::PriorityOutOfRange,
         Fault::EnabledSelf => ViolationKind::EnabledSelf,
         Fault::DProctypeChoice => ViolationKind::DProctypeNondeterminism,
+        Fault::TraceMismatch => ViolationKind::TraceMismatch,
+        Fault::NotraceMatched => ViolationKind::NotraceMatched,
+        Fault::TraceNondeterminism => ViolationKind::TraceNondeterminism,
         Fault::Unsupported(_) => ViolationKind::Unsupported,
     }
 }
@@ -1593,6 +1602,35 @@ pub fn flag_message(m: &Machine, flag: Flag, edge: EdgeNo) -> String {
         }
         Flag::PollRendezvous => fault_message(&Fault::PollRendezvous),
         Flag::DProctype => fault_message(&Fault::DProctypeChoice),
+        Flag::TraceMismatch { .. } => trace_message(m, edge, &Fault::TraceMismatch),
+        Flag::NotraceMatched { .. } => trace_message(m, edge, &Fault::NotraceMatched),
+    }
+}
+
+/// The message of a trace's error at the channel event of `edge`'s statement, with pan's
+/// words.
+fn trace_message(m: &Machine, edge: EdgeNo, f: &Fault) -> String {
+    let text = &m.edge(edge).text;
+    match f {
+        Fault::NotraceMatched => {
+            format!("notrace assertion violated: {text} completes the notrace (all events matched)")
+        }
+        Fault::TraceNondeterminism => {
+            format!("{text} matches two transitions of the trace (non-determinism in event-trace)")
+        }
+        _ => format!(
+            "event trace error: {text} matches no transition of the trace (no matching event)"
+        ),
+    }
+}
+
+/// The message of a fault in the step of `edge` (a trace's error names its event).
+pub fn fault_message_at(m: &Machine, f: &Fault, edge: EdgeNo) -> String {
+    match f {
+        Fault::TraceMismatch | Fault::NotraceMatched | Fault::TraceNondeterminism => {
+            trace_message(m, edge, f)
+        }
+        _ => fault_message(f),
     }
 }
 
@@ -1604,6 +1642,17 @@ pub fn flag_kind(f: Flag) -> ViolationKind {
         Flag::SendTooMany => ViolationKind::SendTooManyValues,
         Flag::PollRendezvous => ViolationKind::PollRendezvous,
         Flag::DProctype => ViolationKind::DProctypeNondeterminism,
+        Flag::TraceMismatch { .. } => ViolationKind::TraceMismatch,
+        Flag::NotraceMatched { .. } => ViolationKind::NotraceMatched,
+    }
+}
+
+/// Where a completed step's error is: the process and edge whose statement it is (the
+/// receive's, for a trace's error at a rendezvous's receive).
+pub fn flag_at(flag: Flag, step: &TrailStep) -> (u8, EdgeNo) {
+    match (flag, step.rv) {
+        (Flag::TraceMismatch { rv: true } | Flag::NotraceMatched { rv: true }, Some(r)) => r,
+        _ => (step.pid, step.edge),
     }
 }
 
@@ -1634,6 +1683,15 @@ pub fn fault_message(f: &Fault) -> String {
         Fault::EnabledSelf => "enabled() of the running process".into(),
         Fault::DProctypeChoice => {
             "nondeterministic choice in a D_proctype (more than one option executable)".into()
+        }
+        Fault::TraceMismatch => {
+            "event trace error: the trace has no transition for this send: no matching event".into()
+        }
+        Fault::NotraceMatched => {
+            "notrace assertion violated: this send completes the notrace: all events matched".into()
+        }
+        Fault::TraceNondeterminism => {
+            "non-determinism in event-trace: two transitions of the trace match this event".into()
         }
         Fault::Unsupported(what) => format!("not supported: {what}"),
     }

@@ -10,7 +10,9 @@ use super::budget::Budget;
 use super::machine::Machine;
 use super::outcome::{Options, Outcome, ViolationKind};
 use super::property::{self, Key};
-use super::search::{fault_kind, fault_message, flag_kind, flag_message, NON_TERMINATING};
+use super::search::{
+    fault_kind, fault_message_at, flag_at, flag_kind, flag_message, NON_TERMINATING,
+};
 use super::state::State;
 use super::store::Store;
 use super::succ::Gen;
@@ -114,7 +116,7 @@ pub fn find(
                 if wanted.remove(&t) {
                     let r = Reached {
                         steps: path(&nodes, id, None),
-                        message: property::end_message(&blocked),
+                        message: property::end_message(m, &blocked),
                         blocked: blocked.clone(),
                     };
                     settle(&t, r);
@@ -127,11 +129,12 @@ pub fn find(
                 edge: f.edge,
                 rv: f.rv,
             };
-            let t = Key::Edge(fault_kind(&f.fault), property::fault_at(&step).1);
+            let edge = property::fault_at(&step).1;
+            let t = Key::Edge(fault_kind(&f.fault), edge);
             if wanted.remove(&t) {
                 let r = Reached {
                     steps: path(&nodes, id, Some(step)),
-                    message: fault_message(&f.fault),
+                    message: fault_message_at(m, &f.fault, edge),
                     blocked: Vec::new(),
                 };
                 settle(&t, r);
@@ -144,11 +147,12 @@ pub fn find(
                 rv: it.rv,
             };
             if let Some(flag) = it.flag {
-                let t = Key::Edge(flag_kind(flag), it.edge);
+                let edge = flag_at(flag, &step).1;
+                let t = Key::Edge(flag_kind(flag), edge);
                 if wanted.remove(&t) {
                     let r = Reached {
                         steps: path(&nodes, id, Some(step)),
-                        message: flag_message(m, flag, it.edge),
+                        message: flag_message(m, flag, edge),
                         blocked: Vec::new(),
                     };
                     settle(&t, r);

@@ -14,6 +14,7 @@ use super::eval::{Ctx, Fault};
 use super::exec::{Flag, Step, MAX_FIELDS};
 use super::machine::{EdgeNo, Machine};
 use super::state::State;
+use super::trace::{Dir, Msg};
 
 /// One successor: the step that made it (its state is where the generator put it).
 #[derive(Clone, Copy, Debug)]
@@ -448,6 +449,18 @@ impl Machine<'_> {
                             c.rv_edge = k as u32;
                             c.rv_next = Some((st.nr_pr() as u8, 0));
                             c.rv_matched = 0;
+                            if self.trace.is_some() {
+                                // pan's trace sees the send once per offer, taken or not.
+                                match self.offer_event(st, cx, &e.stmt) {
+                                    Ok(None) => {}
+                                    Ok(Some(hit)) => return report(pid, no, hit.fault()),
+                                    Err(f) => {
+                                        c.rv_next = None;
+                                        moved(c, e);
+                                        return fault(pid, no, None, f);
+                                    }
+                                }
+                            }
                             continue;
                         }
                         // pan: "polling rv chan"; such a receive never executes.
@@ -575,6 +588,13 @@ impl Machine<'_> {
         tmp.copy_from(st);
         tmp.set_loc(pid, self.target(no));
         self.set_last(tmp, pid);
+        if let Some(t) = &self.trace {
+            // The send moves the trace before the receive is tried; what it reported was
+            // reported at the offer.
+            if let Ok(Some((to, _))) = self.trace_require(t, tmp, Dir::Send, at, Msg::Vals(vals)) {
+                t.set_loc(tmp, to);
+            }
+        }
         loop {
             if k == 0 {
                 if q == 0 {
@@ -651,6 +671,12 @@ impl Machine<'_> {
             if let Err(f) = self.assign_message(out, cq, ra, vals) {
                 return Some(fault(pid, no, rv, f));
             }
+            if self.trace.is_some() {
+                match self.trace_event(out, Dir::Recv, at, Msg::Vals(vals)) {
+                    Ok(hit) => flag = flag.or(hit.map(|h| h.flag(true))),
+                    Err(f) => return Some(fault(pid, no, rv, f)),
+                }
+            }
             if let Some((a, then)) = rest {
                 match self.dstep(out, cq, a, then, 1) {
                     Ok(Step::Flagged(f)) => flag = flag.or(Some(f)),
@@ -670,6 +696,35 @@ impl Machine<'_> {
                 flag,
             }));
         }
+    }
+
+    /// The trace's error at a rendezvous offer of `send` from `st`: the trace sees the
+    /// send once, whether a receiver takes it or not. An offer whose message or channel
+    /// cannot be evaluated fails as each of its receives is tried, so none here.
+    fn offer_event(
+        &self,
+        st: &State,
+        cx: Ctx,
+        send: &LStmt,
+    ) -> Result<Option<super::trace::Hit>, Fault> {
+        let (Some(t), LStmt::Send { chan, args, .. }) = (&self.trace, send) else {
+            return Ok(None);
+        };
+        let mut vals = [0i32; MAX_FIELDS];
+        let Ok(n) = self.message(st, cx, args, &mut vals) else {
+            return Ok(None);
+        };
+        let Ok(at) = self.chan_of(st, cx, chan) else {
+            return Ok(None);
+        };
+        let fields = &self.layout.chans[st.chan_type(at)].fields;
+        for (i, f) in fields.iter().enumerate().take(n) {
+            vals[i] = f.truncate(vals[i]);
+        }
+        let vals = &vals[..n.min(fields.len())];
+        Ok(self
+            .trace_require(t, st, Dir::Send, at, Msg::Vals(vals))?
+            .and_then(|(_, hit)| hit))
     }
 
     /// A cheap test, on the unchanged state, that a statement cannot execute: false guards,

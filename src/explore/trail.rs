@@ -10,7 +10,7 @@ use super::layout::Shape;
 use super::machine::{EdgeNo, Machine};
 use super::outcome::{Options, Violation, ViolationKind};
 use super::property;
-use super::search::{fault_kind, flag_kind};
+use super::search::{fault_kind, flag_at, flag_kind};
 use super::state::State;
 use super::succ::{Cursor, Gen, Next};
 
@@ -50,7 +50,8 @@ struct Ended {
     state: State,
     /// Steps in the whole trail (rendezvous halves counted one each).
     views: usize,
-    flag: Option<ViolationKind>,
+    /// What the last step flagged, and the edge the flag's violation is at.
+    flag: Option<(ViolationKind, EdgeNo)>,
     fault: Option<ViolationKind>,
 }
 
@@ -267,7 +268,7 @@ impl Machine<'_> {
                     std::mem::swap(&mut prev, &mut st);
                     std::mem::swap(&mut st, &mut next);
                     if i + 1 == steps.len() {
-                        ended.flag = flag.map(flag_kind);
+                        ended.flag = flag.map(|f| (flag_kind(f), flag_at(f, s).1));
                     }
                     if described {
                         self.changes(&prev, &st)
@@ -332,17 +333,21 @@ impl Machine<'_> {
         opts: &Options,
     ) -> bool {
         // An error while the initial state is made (a global's initialiser): no step.
-        if steps.is_empty() && v.edge.is_none() && v.kind != ViolationKind::InvalidEndState {
+        let end_state = matches!(
+            v.kind,
+            ViolationKind::InvalidEndState | ViolationKind::TraceIncomplete
+        );
+        if steps.is_empty() && v.edge.is_none() && !end_state {
             return self.initial().err().map(|f| fault_kind(&f)) == Some(v.kind);
         }
         if let Some(k) = end.fault {
             return k == v.kind;
         }
-        if end.flag == Some(v.kind) {
-            return steps.last().map(|s| s.edge) == v.edge;
+        if let Some((_, edge)) = end.flag.filter(|&(k, _)| k == v.kind) {
+            return Some(edge) == v.edge;
         }
         match v.kind {
-            ViolationKind::InvalidEndState => {
+            ViolationKind::InvalidEndState | ViolationKind::TraceIncomplete => {
                 let mut g = Gen::default();
                 let mut blocked = Vec::new();
                 self.successors(&end.state, None, &mut g) == 0

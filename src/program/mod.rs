@@ -33,6 +33,18 @@ pub enum ProcKind {
     Proctype,
     Init,
     Never,
+    /// A `trace` assertion: the channel events it mentions must follow it.
+    Trace,
+    /// A `notrace` assertion: the channel events it mentions must never complete it.
+    Notrace,
+}
+
+impl ProcKind {
+    /// An event trace (`trace` or `notrace`): an automaton driven by channel events, never
+    /// run as a process.
+    pub fn is_trace(self) -> bool {
+        matches!(self, ProcKind::Trace | ProcKind::Notrace)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -221,6 +233,13 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
                 locals: Vec::new(),
                 labels: Vec::new(),
             }),
+            // Proctypes are indexed as they are declared: a trace takes its place too.
+            Unit::Trace(t) => res.procs.push(resolve::ProcSig {
+                name: trace_name(t.negated).into(),
+                params: 0,
+                locals: Vec::new(),
+                labels: Vec::new(),
+            }),
             _ => {}
         }
     }
@@ -280,7 +299,40 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
                     span: l.span,
                 });
             }
-            Unit::Trace(_) | Unit::Inline(_) => {}
+            Unit::Trace(t) => {
+                if let Some(first) = procs.iter().find(|p: &&Proc| p.kind.is_trace()) {
+                    // spin: "trace :trace: redefined".
+                    res.error(
+                        t.span,
+                        format!(
+                            "{} redefined: a model has at most one trace or notrace",
+                            first.name
+                        ),
+                    );
+                }
+                check_trace_body(&mut res, &t.body);
+                let p = crate::promela::ast::Proctype {
+                    name: trace_name(t.negated).into(),
+                    name_span: t.span,
+                    active: None,
+                    d_proctype: false,
+                    params: Vec::new(),
+                    priority: None,
+                    provided: None,
+                    body: t.body.clone(),
+                    span: t.span,
+                };
+                let kind = match t.negated {
+                    true => ProcKind::Notrace,
+                    false => ProcKind::Trace,
+                };
+                // spin checks the values of a trace's sends against no channel.
+                let sends = res.sends.len();
+                let proc = lower_proc(&mut res, &p, kind, procs.len(), &mut next_loc);
+                res.sends.truncate(sends);
+                procs.push(proc);
+            }
+            Unit::Inline(_) => {}
         }
     }
     // ltl formulas may name globals declared after them (spin defers them to the end).
@@ -294,6 +346,7 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
     check_sends(&mut res, &procs);
     if procs
         .iter()
+        .filter(|p| !p.kind.is_trace())
         .all(|p| p.kind == ProcKind::Proctype && p.active == 0)
     {
         let sp = model
@@ -379,6 +432,7 @@ fn lower_proc(
     res.begin_proc();
     res.proc_name = p.name.clone();
     res.in_never = kind == ProcKind::Never;
+    res.in_trace = kind.is_trace();
     let mut params = Vec::new();
     for d in &p.params {
         for v in res.declare_vars(d, false) {
@@ -426,6 +480,69 @@ fn lower_proc(
         span: p.span,
     }
 }
+
+/// The name a trace's proctype goes by (both are keywords, so no proctype has them).
+pub fn trace_name(negated: bool) -> &'static str {
+    match negated {
+        true => "notrace",
+        false => "trace",
+    }
+}
+
+/// spin reads a trace's body as events only: sends and receives (neither sorted, random
+/// nor copying), with `if`, `do`, `goto`, `break` and labels around them. Anything else is
+/// its "not an event" error; a declaration there, and accept or progress labels (which
+/// pan's searches for cycles would read in the trace), are not supported.
+fn check_trace_body(res: &mut resolve::Resolver, seq: &crate::promela::ast::Sequence) {
+    use crate::promela::ast::{StepKind, StmtKind};
+    for step in &seq.steps {
+        for (label, span) in &step.labels {
+            if label.starts_with("accept") || label.starts_with("progress") {
+                res.diags.push(
+                    Diagnostic::error(*span, format!("label {label} in a trace is not supported"))
+                        .with_note(
+                            "pan reads accept and progress labels of a trace only in its \
+                             searches for cycles, which git rmc does not extend to traces",
+                        ),
+                );
+            }
+        }
+        let stmt = match &step.kind {
+            StepKind::Stmt(s) => s,
+            StepKind::Decl(d) => {
+                res.diags.push(
+                    Diagnostic::error(d.span, "a declaration in a trace is not supported")
+                        .with_note("a trace has no variables of its own; declare them globally"),
+                );
+                continue;
+            }
+            StepKind::Xu { .. } | StepKind::Unless(..) => {
+                res.error(step.span, NOT_AN_EVENT);
+                continue;
+            }
+        };
+        match &stmt.kind {
+            StmtKind::Send { sorted: false, .. }
+            | StmtKind::Recv {
+                random: false,
+                copy: false,
+                ..
+            }
+            | StmtKind::Break
+            | StmtKind::Goto(..)
+            | StmtKind::Skip => {}
+            StmtKind::If(options, _) | StmtKind::Do(options, _) => {
+                for o in options {
+                    check_trace_body(res, o);
+                }
+            }
+            _ => res.error(stmt.span, NOT_AN_EVENT),
+        }
+    }
+}
+
+const NOT_AN_EVENT: &str =
+    "not an event: a trace holds only sends, receives, if, do, goto, break and labels";
 
 fn ltl_text(e: &crate::promela::ast::Expr) -> String {
     use crate::promela::ast::ExprKind;

@@ -44,6 +44,8 @@ pub struct Resolver {
     in_proc: bool,
     /// Resolving a never claim (where `pc_value` is allowed).
     pub in_never: bool,
+    /// Resolving an event trace, whose sends and receives name no variable they read.
+    pub in_trace: bool,
     /// Resolving an ltl formula.
     pub in_ltl: bool,
     /// (proctype, label) pairs named by remote references, and the proctype being lowered.
@@ -73,6 +75,7 @@ impl Resolver {
             scopes: Vec::new(),
             in_proc: false,
             in_never: false,
+            in_trace: false,
             in_ltl: false,
             remote_labels: Vec::new(),
             proc_name: String::new(),
@@ -118,6 +121,7 @@ impl Resolver {
     pub fn end_proc(&mut self) -> Vec<Var> {
         self.scopes.clear();
         self.in_proc = false;
+        self.in_trace = false;
         std::mem::take(&mut self.locals)
     }
 
@@ -473,7 +477,8 @@ impl Resolver {
                 }
                 _ => {}
             }
-        } else if slot == Slot::Underscore && v.name == "_" {
+        } else if slot == Slot::Underscore && v.name == "_" && !self.in_trace {
+            // (A trace's send compares no variable: `_` there is a wildcard, as spin reads it.)
             self.error(v.span, "'_' is write-only");
         }
         let index = v.index.as_ref().map(|e| Box::new(self.expr(e)));

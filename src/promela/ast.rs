@@ -18,7 +18,8 @@ pub enum Unit {
     Proctype(Proctype),
     Init(Proctype),
     Never(Claim),
-    Trace(Claim),
+    /// A `trace` or `notrace` assertion (SPIN's event trace).
+    Trace(TraceDecl),
     Ltl(Ltl),
     /// Inline definitions are expanded at their calls; kept for display only.
     Inline(InlineInfo),
@@ -132,6 +133,15 @@ pub struct Proctype {
 #[derive(Clone, Debug)]
 pub struct Claim {
     pub name: Option<String>,
+    pub body: Sequence,
+    pub span: Span,
+}
+
+/// `trace { … }` or `notrace { … }`: an automaton over the model's channel events.
+#[derive(Clone, Debug)]
+pub struct TraceDecl {
+    /// `notrace`: the sequence of events it describes must never happen.
+    pub negated: bool,
     pub body: Sequence,
     pub span: Span,
 }

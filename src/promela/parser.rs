@@ -361,6 +361,8 @@ impl<'a> Parser<'a> {
                     | Kw::Active
                     | Kw::Init
                     | Kw::Never
+                    | Kw::Trace
+                    | Kw::Notrace
                     | Kw::Typedef
                     | Kw::Ltl
                     | Kw::DProctype,
@@ -412,16 +414,16 @@ impl<'a> Parser<'a> {
                     span: self.span_from(start),
                 })))
             }
-            Tok::Kw(Kw::Trace | Kw::Notrace) => {
-                let err = self.unsupported(
-                    "`trace`/`notrace`",
-                    "event traces are not checked by git rmc; remove the trace declaration",
-                );
+            Tok::Kw(kw @ (Kw::Trace | Kw::Notrace)) => {
+                let start = self.pos;
+                let negated = *kw == Kw::Notrace;
                 self.bump();
-                if self.at(P::LBrace) {
-                    let _ = self.body();
-                }
-                Err(err)
+                let body = self.body()?;
+                Ok(Some(Unit::Trace(TraceDecl {
+                    negated,
+                    body,
+                    span: self.span_from(start),
+                })))
             }
             Tok::Kw(Kw::Ltl) => Ok(Some(Unit::Ltl(self.ltl()?))),
             Tok::Kw(Kw::Typedef) => Ok(Some(Unit::Typedef(self.typedef()?))),
@@ -890,7 +892,16 @@ impl<'a> Parser<'a> {
     fn at_unit_start(&self) -> bool {
         matches!(
             self.tok().tok,
-            Tok::Kw(Kw::Proctype | Kw::Init | Kw::Never | Kw::Active | Kw::Typedef | Kw::DProctype)
+            Tok::Kw(
+                Kw::Proctype
+                    | Kw::Init
+                    | Kw::Never
+                    | Kw::Trace
+                    | Kw::Notrace
+                    | Kw::Active
+                    | Kw::Typedef
+                    | Kw::DProctype
+            )
         )
     }
 
@@ -1170,12 +1181,6 @@ impl<'a> Parser<'a> {
                 "`return`",
                 "inline functions with return values are not part of SPIN's documented language",
             )),
-            Tok::Kw(Kw::Trace | Kw::Notrace) => {
-                return Err(self.unsupported(
-                    "`trace`/`notrace`",
-                    "event traces are not checked by git rmc",
-                ))
-            }
             // spin's lexer makes an mtype name a constant: `red = 1` is a syntax error.
             Tok::Name(ref n) if !self.proctypes.contains(n) && !self.mtypes.contains(n) => {
                 self.name_stmt()?

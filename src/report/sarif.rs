@@ -173,6 +173,19 @@ fn describe(kind: &str) -> String {
         ViolationKind::NonProgressCycle => {
             "The system can run forever without passing a progress label"
         }
+        ViolationKind::TraceMismatch => {
+            "A send or receive the trace assertion watches can happen where the trace has no \
+             transition for it"
+        }
+        ViolationKind::NotraceMatched => {
+            "The sequence of sends and receives a notrace assertion forbids can happen"
+        }
+        ViolationKind::TraceIncomplete => {
+            "The system can end with the trace assertion neither at its end nor at an end label"
+        }
+        ViolationKind::TraceNondeterminism => {
+            "Two transitions of the trace assertion can match one send or receive"
+        }
     }
     .to_string()
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::verdict::LimitSources;
-use crate::explore::{Stats, Verdict};
+use crate::explore::{Stats, Verdict, ViolationKind};
 use crate::promela::source::SourceFiles;
 use crate::rmc::check::Checked;
 use crate::rmc::record::RecViolation;
@@ -409,7 +409,13 @@ pub fn document(
             locations: f
                 .blocked
                 .iter()
-                .map(|b| format!("{}({}) at {}", b.proc, b.pid, files.location(b.at)))
+                .map(|b| match f.kind {
+                    // The trace is no process: it has no pid.
+                    ViolationKind::TraceIncomplete => {
+                        format!("{} at {}", b.proc, files.location(b.at))
+                    }
+                    _ => format!("{}({}) at {}", b.proc, b.pid, files.location(b.at)),
+                })
                 .collect(),
             blocked_at: f.blocked.iter().map(|b| files.location(b.at)).collect(),
             cycle_start: f.cycle_start,

@@ -40,7 +40,11 @@ pub struct PanProc {
     pub lines: Vec<(usize, bool)>,
 }
 
-/// Parses `./pan -d` output into proctype name → automaton (`init` is `:init:`).
+/// The name both sides give a model's event trace (`trace` or `notrace`).
+pub const TRACE: &str = ":trace:";
+
+/// Parses `./pan -d` output into proctype name → automaton (`init` is `:init:`, an event
+/// trace `TRACE`).
 pub fn parse_pan_d(text: &str) -> BTreeMap<String, PanProc> {
     let mut out: BTreeMap<String, PanProc> = BTreeMap::new();
     let mut cur: Option<String> = None;
@@ -53,7 +57,9 @@ pub fn parse_pan_d(text: &str) -> BTreeMap<String, PanProc> {
         } else if let Some(n) = line.strip_prefix("claim ") {
             cur = Some(n.trim().to_string());
         } else if line.starts_with("trace") || line.starts_with("notrace") {
-            cur = Some(line.trim().to_string());
+            // spin 6.5.2 labels a trace "notrace assertion" and a notrace "trace
+            // assertion": a model has one at most, named alike on both sides.
+            cur = Some(TRACE.to_string());
         } else if line.starts_with("\tstate") {
             let Some(name) = &cur else { continue };
             let f: Vec<&str> = line.split_whitespace().collect();
@@ -107,8 +113,12 @@ pub fn our_procs(loaded: &git_rmc::Loaded) -> BTreeMap<String, PanProc> {
             }
         }
         lines.sort();
+        let name = match pr.kind.is_trace() {
+            true => TRACE.to_string(),
+            false => pr.name.clone(),
+        };
         out.insert(
-            pr.name.clone(),
+            name,
             PanProc {
                 locations: pr.automaton.locations.len(),
                 edges: pr.automaton.edge_count(),

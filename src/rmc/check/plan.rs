@@ -279,8 +279,17 @@ fn why_not_incremental(base: &Base, cx: &Context, opts: &Options) -> Option<Stri
     let layout = crate::explore::layout::Layout::new(&cx.program)
         .map(|l| l.hash)
         .ok();
+    let traced = |p: &crate::program::Program| p.procs.iter().any(|p| p.kind.is_trace());
     if cx.want == Algorithm::Full {
         Some("--algorithm full".to_string())
+    } else if traced(&cx.program) || traced(&base.program) {
+        // A trace moves on channel events, which neither the recorded footprints nor the
+        // impact analysis see: a changed trace could change any state.
+        Some(
+            "the model has an event trace (trace or notrace): its moves are not in the \
+             record, so nothing is reused"
+                .into(),
+        )
     } else if !prunable(&cx.program) {
         Some(
             "the model has hidden variables: its successors are not a function of the stored \

@@ -51,7 +51,10 @@ pub fn complete_trails(
                 t.extend_from_slice(&f.steps);
             }
             v.message = f.message;
-            if v.kind == ViolationKind::InvalidEndState {
+            if matches!(
+                v.kind,
+                ViolationKind::InvalidEndState | ViolationKind::TraceIncomplete
+            ) {
                 v.blocked = f.blocked;
             }
             v.pid = f.steps.last().map(|s| s.rv.map_or(s.pid, |(q, _)| q));

@@ -238,6 +238,10 @@ fn flag_code(f: Flag) -> u8 {
         Flag::SendTooMany => 3,
         Flag::PollRendezvous => 4,
         Flag::DProctype => 5,
+        Flag::TraceMismatch { rv: false } => 6,
+        Flag::TraceMismatch { rv: true } => 7,
+        Flag::NotraceMatched { rv: false } => 8,
+        Flag::NotraceMatched { rv: true } => 9,
     }
 }
 
@@ -249,6 +253,10 @@ fn flag_of(c: u8) -> Option<Flag> {
         3 => Flag::SendTooMany,
         4 => Flag::PollRendezvous,
         5 => Flag::DProctype,
+        6 => Flag::TraceMismatch { rv: false },
+        7 => Flag::TraceMismatch { rv: true },
+        8 => Flag::NotraceMatched { rv: false },
+        9 => Flag::NotraceMatched { rv: true },
         _ => return None,
     })
 }

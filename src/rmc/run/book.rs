@@ -486,7 +486,7 @@ impl Keep for Book {
         blocked: &[Blocked],
     ) {
         let el = match (kind, edge) {
-            (ViolationKind::InvalidEndState, _) => Element::End(
+            (ViolationKind::InvalidEndState | ViolationKind::TraceIncomplete, _) => Element::End(
                 blocked
                     .iter()
                     .map(|b| {

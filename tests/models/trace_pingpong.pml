@@ -1,6 +1,6 @@
-/* UNSUPPORTED (trace): a ping-pong pair whose channel events are
- * checked against a trace assertion describing the allowed order of
- * sends and receives. git rmc rejects trace as not supported. */
+/* A ping-pong pair whose channel events follow a trace assertion:
+ * every send of ping on a is followed by a receive of pong from b,
+ * and the trace is at its end label when the system ends. */
 mtype = { ping, pong };
 chan a = [1] of { mtype };
 chan b = [1] of { mtype };
