@@ -29,19 +29,7 @@ fn with_product<T>(path: &Path, f: impl FnOnce(&Machine, &Outcome) -> T) -> T {
 
 /// `with_product` with the search's options.
 fn with_product_opts<T>(path: &Path, opts: &Options, f: impl FnOnce(&Machine, &Outcome) -> T) -> T {
-    let loaded = git_rmc::load_with_claims(path, &DiskProvider, &PpOptions::default());
-    let program = loaded
-        .program
-        .as_ref()
-        .unwrap_or_else(|| panic!("{} does not load", path.display()));
-    let claim = program
-        .procs
-        .iter()
-        .position(|p| p.kind == ProcKind::Never)
-        .expect("a claim");
-    let m = Machine::with_claim(program, claim).expect("layout");
-    let out = explore(&m, opts, &mut |_| {});
-    f(&m, &out)
+    with_product_loaded(path, git_rmc::load_with_claims, opts, f)
 }
 
 fn figures(out: &Outcome) -> [u64; 6] {
