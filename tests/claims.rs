@@ -692,3 +692,18 @@ fn fair_figures_match_pan_live() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A claim's atomic run that repeats a state (a formula without temporal operators under
+/// spin -o3) is a non-terminating atomic sequence, as a process's is: the search stops there
+/// instead of descending without end (pan runs to its depth limit).
+#[test]
+fn a_claims_atomic_loop_is_a_non_terminating_atomic_sequence() {
+    let path = claims_dir().join("claim_atomic_loop.pml");
+    with_product_opts(&path, &acceptance(), |_, out| {
+        let kinds: Vec<&str> = out.violations.iter().map(|v| v.kind.as_str()).collect();
+        assert_eq!(kinds, ["assertion", "non-terminating-atomic"]);
+        assert_eq!(out.stats.states_stored, 1);
+        assert_eq!(out.stats.depth_reached, 4);
+        assert!(out.complete());
+    });
+}

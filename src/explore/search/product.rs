@@ -330,10 +330,12 @@ impl<R: Rider> Search<'_, '_, R> {
         let anchor = self.anchor();
         if to & ATOMIC != 0 {
             self.stats.atomic_steps += 1;
-            if let Some(p) = only {
-                if self.repeats_in_atomic_run() {
-                    return self.non_terminating(step, p);
-                }
+            // The claim's atomic runs too: a claim `do :: atomic { !p -> assert(p) } od` (a
+            // formula without temporal operators) stays inside its atomic across the loop's
+            // back edge (spin -o3), and pan descends until its depth limit; here the run is
+            // seen to repeat a state and reported, as a process's is.
+            if self.repeats_in_atomic_run() {
+                return self.non_terminating(step, only.unwrap_or(CLAIM_PID));
             }
         }
         let mut to = to;
