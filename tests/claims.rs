@@ -707,3 +707,16 @@ fn a_claims_atomic_loop_is_a_non_terminating_atomic_sequence() {
         assert!(out.complete());
     });
 }
+
+/// pan's state vector with a claim and no global variables: 20 bytes (the claim right after
+/// the 8-byte header), as `./pan -a` prints it.
+#[test]
+fn a_claim_without_globals_has_pans_vector_size() {
+    let path = claims_dir().join("claim_no_globals.pml");
+    with_product_opts(&path, &acceptance(), |_, out| {
+        assert_eq!(out.stats.state_vector_bytes, 20);
+        assert_eq!(out.stats.depth_reached, 5);
+        let kinds: Vec<&str> = out.violations.iter().map(|v| v.kind.as_str()).collect();
+        assert_eq!(kinds, ["acceptance-cycle"]);
+    });
+}

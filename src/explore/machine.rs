@@ -269,7 +269,7 @@ impl<'p> Machine<'p> {
         if let Some(c) = &self.claim {
             // The claim is pan's process 0; a build with a claim keeps the acceptance bits
             // (`_a_t`, `_cnt[2]`) in the header.
-            v = (v + 3).div_ceil(8) * 8 + self.pan.procs[c.proc];
+            v = self.pan.claim_base + self.pan.procs[c.proc];
         }
         loop {
             let size = match (st.procs.get(i), st.chans.get(j)) {

@@ -67,37 +67,19 @@ fn class(ty: &Type, array: bool) -> u8 {
 pub struct PanSizes {
     /// Bytes before the first process (header and globals, padded).
     pub base: u64,
+    /// The same with a never claim: pan's header then holds `_cnt[2]` after `_a_t`, and the
+    /// processes start at the next multiple of 8.
+    pub claim_base: u64,
     pub procs: Vec<u64>,
     pub chans: Vec<u64>,
 }
 
 impl PanSizes {
     pub fn new(p: &Program, chans: &[ChanType]) -> PanSizes {
-        // With -DSAFETY there are no fairness counters.
-        let mut h = CStruct::default();
-        h.member(1, 1); // _nr_pr
-        h.member(1, 1); // _nr_qs
-        h.member(1, 1); // _a_t
-        h.member(2, 2); // _vsz
-        if p.uses_last {
-            h.member(1, 1);
-        }
-        // An event trace's state, `_event`: a byte unless its automaton has 256 states.
-        if let Some(t) = p.procs.iter().find(|pr| pr.kind.is_trace()) {
-            match t.automaton.elements < 255 {
-                true => h.member(1, 1),
-                false => h.member(2, 2),
-            }
-        }
-        let globals: Vec<&Var> = p
-            .globals
-            .iter()
-            .filter(|v| v.vis != Visibility::Hidden)
-            .collect();
-        grouped(p, &mut h, &globals);
-        // The state struct ends in `uchar sv[VECTORSZ]`; the first process goes where
-        // `sizeof(State) - VECTORSZ` says.
-        let base = h.size();
+        // With -DSAFETY there are no fairness counters; with a claim, `_cnt[2]`.
+        let (safety, claim) = (Self::header(p, false), Self::header(p, true));
+        let base = safety.size();
+        let claim_base = claim.offset().div_ceil(8) * 8;
         let nprocs = p.procs.len() as u64 + 1; // pan adds a proctype for np_
         let tbits = blog(nprocs);
         // One width for every proctype's state field, from the largest automaton (never
@@ -145,7 +127,43 @@ impl PanSizes {
                 s.size()
             })
             .collect();
-        PanSizes { base, procs, chans }
+        PanSizes {
+            base,
+            claim_base,
+            procs,
+            chans,
+        }
+    }
+
+    /// pan's `State` header and globals, with the claim's counters or without.
+    fn header(p: &Program, claim: bool) -> CStruct {
+        let mut h = CStruct::default();
+        h.member(1, 1); // _nr_pr
+        h.member(1, 1); // _nr_qs
+        h.member(1, 1); // _a_t
+        if claim {
+            h.member(2, 1); // _cnt[2]
+        }
+        h.member(2, 2); // _vsz
+        if p.uses_last {
+            h.member(1, 1);
+        }
+        // An event trace's state, `_event`: a byte unless its automaton has 256 states.
+        if let Some(t) = p.procs.iter().find(|pr| pr.kind.is_trace()) {
+            match t.automaton.elements < 255 {
+                true => h.member(1, 1),
+                false => h.member(2, 2),
+            }
+        }
+        let globals: Vec<&Var> = p
+            .globals
+            .iter()
+            .filter(|v| v.vis != Visibility::Hidden)
+            .collect();
+        grouped(p, &mut h, &globals);
+        // The state struct ends in `uchar sv[VECTORSZ]`; the first process goes where
+        // `sizeof(State) - VECTORSZ` says.
+        h
     }
 }
 
