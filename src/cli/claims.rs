@@ -112,19 +112,12 @@ pub fn check_one(
 /// claim to move again) and whether a proctype has accept or progress labels (accepting
 /// states without the claim's say). A change can alter these and leave the graph as it was.
 pub fn product_context(program: &Program) -> String {
-    let mut timeout = false;
+    let timeout = program.uses_timeout();
     let (mut accept, mut progress) = (false, false);
-    for p in &program.procs {
+    for p in program.procs.iter().filter(|p| p.kind != ProcKind::Never) {
         for l in &p.automaton.locations {
-            if p.kind != ProcKind::Never {
-                accept |= l.accept;
-                progress |= l.progress;
-            }
-            for e in &l.edges {
-                e.stmt.each_expr(&mut |x| {
-                    timeout |= matches!(x, crate::program::LExpr::Timeout);
-                });
-            }
+            accept |= l.accept;
+            progress |= l.progress;
         }
     }
     format!("timeout={timeout} accept={accept} progress={progress}")

@@ -80,23 +80,13 @@ impl ClaimSlot {
             .iter()
             .position(|l| l.id == a.initial)
             .unwrap_or(0) as u32;
-        let mut timeouts = false;
-        for p in &prog.procs {
-            for l in &p.automaton.locations {
-                for e in &l.edges {
-                    e.stmt.each_expr(&mut |x| {
-                        timeouts |= matches!(x, crate::program::LExpr::Timeout);
-                    });
-                }
-            }
-        }
         ClaimSlot {
             proc,
             at: layout.claim_at.unwrap_or(0) as usize,
             lw: layout.loc_width as usize,
             initial,
             ends,
-            timeouts,
+            timeouts: prog.uses_timeout(),
             non_progress: prog.procs[proc].name == NP_CLAIM,
         }
     }

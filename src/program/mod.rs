@@ -145,6 +145,21 @@ pub struct Edge {
 }
 
 impl Program {
+    /// Whether any statement (a claim's included) uses `timeout`: pan's ETIM, which makes a
+    /// blocked system ask the claim to move again.
+    pub fn uses_timeout(&self) -> bool {
+        let mut found = false;
+        for p in &self.procs {
+            for l in &p.automaton.locations {
+                for e in &l.edges {
+                    e.stmt
+                        .each_expr(&mut |x| found |= matches!(x, LExpr::Timeout));
+                }
+            }
+        }
+        found
+    }
+
     /// Replaces every location id of every proctype (locations, edge targets, initial
     /// locations) by `f(id)`: how a table of stable ids carried from a previous version is
     /// applied. `d_step` bodies keep their own internal ids.
