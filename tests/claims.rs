@@ -720,3 +720,16 @@ fn a_claim_without_globals_has_pans_vector_size() {
         assert_eq!(kinds, ["acceptance-cycle"]);
     });
 }
+
+/// A state a stutter reached that asks for `timeout` keeps pan's stack bit (pan leaves it by
+/// `goto Up`, not `Done`): the figures are pan's (`./pan -a -c0`), and the cycle pan then
+/// reports through that bit, which no run of the product has, is not reported.
+#[test]
+fn a_timeout_request_keeps_pans_stack_bit_without_a_false_cycle() {
+    let path = claims_dir().join("timeout_request_stack_bit.pml");
+    with_product_opts(&path, &acceptance(), |_, out| {
+        assert_eq!(figures_a(out), [3, 4, 0, 4, 0, 2]);
+        assert!(out.violations.is_empty(), "{:?}", kinds(out));
+        assert!(out.complete());
+    });
+}

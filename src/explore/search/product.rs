@@ -299,7 +299,11 @@ impl<R: Rider> Search<'_, '_, R> {
             if let Some(below) = fi.checked_sub(1) {
                 self.frames.get_mut(below).tau |= REQUEST;
             }
-            return self.product_done(fi);
+            // pan's `goto Up`: the frame is left without `Done`, so a state stored here (a
+            // stutter reached it) keeps its stack bit; the claim's moves with `timeout` may
+            // meet it again, on the stack for pan though no frame holds it (`frame_of` finds
+            // none, and no cycle is reported: there is none).
+            return self.pop();
         }
         // The claim stutters: it moves from this very state (not stored), and the states
         // its moves reach are stored.
