@@ -733,3 +733,25 @@ fn a_timeout_request_keeps_pans_stack_bit_without_a_false_cycle() {
         assert!(out.complete());
     });
 }
+
+/// A state the nested search stored first (a stutter seed's) is a new visit when the first
+/// search reaches it, as in pan: explored, visited grows and stored does not.
+#[test]
+fn a_state_the_nested_search_stored_first_is_explored_by_the_first() {
+    let path = claims_dir().join("stutter_seed_stored_first.pml");
+    with_product_opts(&path, &acceptance(), |_, out| {
+        assert_eq!(figures_a(out), [2, 3, 2, 5, 0, 2]);
+        assert_eq!(kinds(out), BTreeSet::from(["acceptance-cycle"]));
+    });
+}
+
+/// Where pan's `nShadow` ends below zero (the nested search met the first one's stack more
+/// often than it visited states again), pan prints its `nstates` as stored, without visited.
+#[test]
+fn a_shadow_count_below_zero_prints_pans_stored_states() {
+    let path = claims_dir().join("shadow_below_zero.pml");
+    with_product_opts(&path, &acceptance(), |_, out| {
+        assert_eq!(figures_a(out), [4, 4, 6, 10, 0, 5]);
+        assert_eq!(kinds(out), BTreeSet::from(["acceptance-cycle"]));
+    });
+}

@@ -435,10 +435,15 @@ pub fn search<R: Rider>(
 impl<R: Rider> Search<'_, '_, R> {
     fn finish(mut self, started: Instant) -> Outcome {
         if let Some(n) = &self.ndfs {
-            // pan's figures: stored = visited less nShadow (see `Ndfs::phantom`).
-            self.stats.states_stored += n.phantom;
-            self.stats.states_stored += n.fair.as_ref().map_or(0, |f| f.unshadowed);
-            self.stats.states_revisited = self.stats.states_revisited.saturating_sub(n.phantom);
+            // pan's figures: visited is its `nstates`, stored is visited less `nShadow` (the
+            // visits again, less the `nShadow--` of `Ndfs::phantom`), and where `nShadow`
+            // ended at or below zero pan prints `nstates` as stored (`wrap_stats`).
+            let s = &mut self.stats;
+            let unshadowed = n.fair.as_ref().map_or(0, |f| f.unshadowed);
+            let visited = s.states_stored + unshadowed + s.states_revisited;
+            let shadow = s.states_revisited.saturating_sub(n.phantom);
+            s.states_stored = visited - shadow;
+            s.states_revisited = shadow;
         }
         self.stats.transitions =
             self.stats.states_stored + self.stats.states_revisited + self.stats.states_matched;

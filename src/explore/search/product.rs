@@ -48,15 +48,15 @@ const SEEDED: u8 = 64;
 /// pan's nested depth-first search for acceptance cycles (-a, section 3 of the claims
 /// note): states on each search's stack, the states the nested search visited, and the
 /// seed it started from. Sets of search ids; their memory comes from the search's budget.
-///
-/// One case is not pan's: a state the nested search stores first (the vector of a stutter
-/// seed that the first search never stored) is taken as met when the first search reaches
-/// it later, where pan explores it then (its visit bit for the first search is unset). No
-/// model of the tests reaches it.
 pub(super) struct Ndfs {
     on1: Bits,
     on2: Bits,
     seen2: Bits,
+    /// States the nested search stored first (the vector of a stutter seed, which the first
+    /// search never stores) and the first search has not visited: pan's visit bit for the
+    /// first search is unset, so the first search explores them when it reaches them (a
+    /// state visited again, its frame holding the id in `lowlink`, as the nested search's).
+    fresh2: Bits,
     /// The frame of the nested search's root (the seed's copy), while it runs.
     pub(super) root: Option<usize>,
     /// The seed's depth (pan's `A_depth`, 0 outside a nested search) and its stored bytes
@@ -77,6 +77,7 @@ impl Ndfs {
             on1: Bits::new(budget),
             on2: Bits::new(budget),
             seen2: Bits::new(budget),
+            fresh2: Bits::new(budget),
             root: None,
             a_depth: 0,
             a_root: Vec::new(),
@@ -415,6 +416,15 @@ impl<R: Rider> Search<'_, '_, R> {
                         self.claim_end_check();
                     }
                 }
+                Ident::Known(id) if self.first_visit(id) => {
+                    self.reach(depth);
+                    if self.push(NONE, NONE, depth, None, NONE, step) {
+                        let top = self.frames.len() - 1;
+                        self.frames.get_mut(top).lowlink = id;
+                        self.mark_on(id, true, true);
+                        self.claim_end_check();
+                    }
+                }
                 Ident::Known(id) => {
                     if self.on_stack(id, true) && accept && self.beyond_seed(depth) {
                         let at = self.frame_of(id, false);
@@ -485,6 +495,11 @@ impl<R: Rider> Search<'_, '_, R> {
                         self.claim_end_check();
                     }
                 }
+                Ident::Known(id) if self.first_visit(id) => {
+                    self.frames.get_mut(fi).lowlink = id;
+                    self.mark_on(id, true, true);
+                    self.claim_end_check();
+                }
                 Ident::Known(id) => {
                     if self.on_stack(id, true) && accept && self.beyond_seed(depth) {
                         let at = self.frame_of(id, false);
@@ -526,6 +541,11 @@ impl<R: Rider> Search<'_, '_, R> {
                 self.reach(depth);
                 self.mark_on(id, false, true);
                 self.mark_seen2(id);
+                if let Some(n) = &mut self.ndfs {
+                    if !n.fresh2.put(id, true) {
+                        self.out_of_memory();
+                    }
+                }
                 return Arrive::Explore(id);
             }
             Ident::Known(id) => id,
@@ -562,6 +582,20 @@ impl<R: Rider> Search<'_, '_, R> {
         }
         self.stats.states_matched += 1;
         Arrive::Done
+    }
+
+    /// The first search reaches `id`, which only the nested search visited: a new visit for
+    /// it (pan's `nShadow++` in `h_store`: visited grows, stored does not).
+    fn first_visit(&mut self, id: u32) -> bool {
+        let Some(n) = &mut self.ndfs else {
+            return false;
+        };
+        if !n.fresh2.has(id) {
+            return false;
+        }
+        n.fresh2.put(id, false);
+        self.stats.states_revisited += 1;
+        true
     }
 
     /// pan's `depth > A_depth`.
@@ -614,7 +648,7 @@ impl<R: Rider> Search<'_, '_, R> {
             if nested {
                 f.id == NONE && f.lowlink == id
             } else {
-                f.id == id
+                f.id == id || (f.id == NONE && f.lowlink == id)
             }
         })
     }
@@ -688,8 +722,10 @@ impl<R: Rider> Search<'_, '_, R> {
             }
             return self.pop();
         }
-        if zap && f.id != NONE {
-            self.mark_on(f.id, true, false);
+        // (A state the nested search stored first holds its id in `lowlink`.)
+        let id = if f.id == NONE { f.lowlink } else { f.id };
+        if zap && id != NONE {
+            self.mark_on(id, true, false);
         }
         self.load(fi);
         let seed =
