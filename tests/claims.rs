@@ -755,3 +755,159 @@ fn a_shadow_count_below_zero_prints_pans_stored_states() {
         assert_eq!(kinds(out), BTreeSet::from(["acceptance-cycle"]));
     });
 }
+
+fn no_claim_entries() -> Vec<serde_json::Value> {
+    common::manifest("claims/no_claim/manifest.json")
+}
+
+/// Loads a model without claims and checks it as `verify -a` does: pan -a built without a
+/// never claim (acceptance cycles through the processes' accept labels).
+fn with_no_claim<T>(rel: &str, opts: &Options, f: impl FnOnce(&Machine, &Outcome) -> T) -> T {
+    let path = claims_dir().join("no_claim").join(rel);
+    let loaded = git_rmc::load_with_claims(&path, &DiskProvider, &PpOptions::default());
+    let program = loaded.program.as_ref().expect("the model loads");
+    assert!(
+        program.procs.iter().all(|p| p.kind != ProcKind::Never),
+        "{rel}: no claim"
+    );
+    let m = Machine::new(program).expect("layout");
+    let out = explore(&m, opts, &mut |_| {});
+    f(&m, &out)
+}
+
+/// pan -a without a never claim: every state outside atomic sequences stored, accepting
+/// where a process is at an accept label, accept stutter where nothing moves from such a
+/// state, invalid end states not checked; pan's figures, vector size (its acceptance
+/// counters kept) and, stopping at the first error, the depth where the cycle starts.
+#[test]
+fn acceptance_without_a_claim_has_pans_figures() {
+    let mut failures = Vec::new();
+    let entries = no_claim_entries();
+    assert!(entries.len() >= 7, "the no-claim manifest lists its models");
+    for e in &entries {
+        let rel = e["model"].as_str().expect("model name");
+        let want = [
+            "states_stored",
+            "states_visited",
+            "states_matched",
+            "transitions",
+            "atomic_steps",
+            "depth_reached",
+        ]
+        .map(|k| e[k].as_u64().unwrap_or(u64::MAX));
+        with_no_claim(rel, &acceptance(), |m, out| {
+            assert!(out.complete(), "{rel}: complete");
+            if figures_a(out) != want {
+                failures.push(format!("{rel}: ours {:?}, pan -a {want:?}", figures_a(out)));
+            }
+            if Some(out.stats.state_vector_bytes) != e["state_vector"].as_u64() {
+                failures.push(format!(
+                    "{rel}: vector {} bytes, pan {}",
+                    out.stats.state_vector_bytes, e["state_vector"]
+                ));
+            }
+            let pan: BTreeSet<&str> = e["kinds"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|k| k.as_str())
+                .collect();
+            if kinds(out) != pan {
+                failures.push(format!("{rel}: kinds ours {:?}, pan {pan:?}", kinds(out)));
+            }
+            for v in &out.violations {
+                if !m.reproduces(&out.initial, v, &acceptance()) {
+                    failures.push(format!(
+                        "{rel}: the trail of {:?} does not reach it",
+                        v.kind
+                    ));
+                }
+            }
+        });
+        let first = &e["first_error"];
+        let want = [
+            "states_stored",
+            "states_visited",
+            "states_matched",
+            "transitions",
+            "depth_reached",
+        ]
+        .map(|k| first[k].as_u64().unwrap_or(u64::MAX));
+        let opts = Options {
+            max_errors: Some(1),
+            ..acceptance()
+        };
+        with_no_claim(rel, &opts, |_, out| {
+            let f = figures_a(out);
+            let ours = [f[0], f[1], f[2], f[3], f[5]];
+            if ours != want {
+                failures.push(format!("{rel}: first error ours {ours:?}, pan -a {want:?}"));
+            }
+            let depth = out.violations.iter().find_map(|v| v.cycle_depth);
+            if depth != first["cycle_depth"].as_u64() {
+                failures.push(format!(
+                    "{rel}: cycle at depth {depth:?}, pan {}",
+                    first["cycle_depth"]
+                ));
+            }
+        });
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn acceptance_without_a_claim_matches_pan_live() {
+    if !common::spin_installed() {
+        eprintln!("spin is not installed: live comparison skipped");
+        return;
+    }
+    let mut failures = Vec::new();
+    for e in no_claim_entries() {
+        let rel = e["model"].as_str().expect("model name");
+        let path = claims_dir().join("no_claim").join(rel);
+        let Some((pan, text)) =
+            common::pan_figures(&path, &["-DNOREDUCE"], &["-a", "-c0", "-m100000"])
+        else {
+            failures.push(format!("{rel}: pan gave no figures"));
+            continue;
+        };
+        let visited = text
+            .lines()
+            .find(|l| l.contains("states, stored"))
+            .and_then(|l| l.split('(').nth(1))
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(pan[0]);
+        let want = [pan[0], visited, pan[1], pan[2], pan[3], pan[4]];
+        with_no_claim(rel, &acceptance(), |_, out| {
+            if figures_a(out) != want {
+                failures.push(format!("{rel}: ours {:?}, pan -a {want:?}", figures_a(out)));
+            }
+            if (pan[5] == 0) != out.violations.is_empty() {
+                failures.push(format!(
+                    "{rel}: pan {} errors, ours {:?}",
+                    pan[5],
+                    kinds(out)
+                ));
+            }
+        });
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A depth limit cuts the path and the rest of the search goes on, as pan's -m: the fair
+/// cycle pan finds below a stutter that descends to the limit is found, with pan's figures
+/// (no timeout or stutter on the last level).
+#[test]
+fn a_depth_limit_leaves_the_rest_of_a_fair_search_to_run() {
+    let path = claims_dir().join("fair_depth_cut.pml");
+    let opts = Options {
+        max_depth: Some(20),
+        ..fair()
+    };
+    with_product_opts(&path, &opts, |_, out| {
+        assert_eq!(figures_a(out), [17, 21, 21, 42, 0, 19]);
+        assert_eq!(kinds(out), BTreeSet::from(["acceptance-cycle"]));
+        assert_eq!(out.limit, Some(git_rmc::explore::Limit::Depth));
+    });
+}

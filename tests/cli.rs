@@ -431,7 +431,7 @@ fn verify_fair_without_a_cycle_search_is_a_usage_error() {
     // pan -a -f searches accept labels without a claim; git rmc says it does not.
     let out = bin()
         .args(["verify", "--fair"])
-        .arg(models().join("claims/accept_no_claim.pml"))
+        .arg(models().join("claims/no_claim/accept_no_claim.pml"))
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
@@ -440,6 +440,34 @@ fn verify_fair_without_a_cycle_search_is_a_usage_error() {
     let out = bin()
         .args(["verify", "--fair", "-N", "p"])
         .arg(models().join("claims/research_m7.pml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn verify_a_without_a_claim_searches_the_accept_labels() {
+    // pan -a built without a claim: x = 1, then blocked at an accept label.
+    let out = bin()
+        .args(["verify", "-a"])
+        .arg(models().join("claims/no_claim/accept_stutter.pml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("acceptance cycles through the processes' accept labels"),
+        "{text}"
+    );
+    assert!(text.contains("accept stutter [acceptance-cycle]"), "{text}");
+    assert!(
+        text.contains("State-vector 20 byte, depth reached 1, errors: 1"),
+        "{text}"
+    );
+    // Not in a regression check.
+    let out = bin()
+        .args(["verify", "-a", "--record", "x.rec"])
+        .arg(models().join("claims/no_claim/accept_stutter.pml"))
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));

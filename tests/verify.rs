@@ -465,3 +465,21 @@ fn state_vector_bytes_follow_pans_c_layout() {
         off.join("\n")
     );
 }
+
+/// pan -m: a path that reaches the depth limit ends there and the rest of the search goes
+/// on (the search is incomplete); ./pan -c0 -m4 on this model: 9 stored, 4 matched, 13
+/// transitions, depth 3.
+#[test]
+fn a_depth_limit_cuts_paths_and_the_search_goes_on() {
+    let src = "byte x, y;\nactive proctype P() { do :: x < 6 -> x++ :: y < 2 -> y++ \
+               :: x == 6 && y == 2 -> break od }\n";
+    let program = program_of(src);
+    let m = Machine::new(&program).expect("layout");
+    let opts = Options {
+        max_depth: Some(4),
+        ..Options::default()
+    };
+    let out = explore(&m, &opts, &mut |_| {});
+    assert_eq!(figures(&out), [9, 4, 13, 0, 3]);
+    assert_eq!(out.limit, Some(git_rmc::explore::Limit::Depth));
+}

@@ -52,7 +52,9 @@ pub struct VerifyArgs {
     pub no_end_states: bool,
     /// With -N: look for acceptance cycles of the product with that claim (pan -a): pan's
     /// nested depth-first search, its figures included. (Without -N every claim is checked
-    /// with its acceptance cycles.)
+    /// with its acceptance cycles.) A model without never claims or ltl formulas: acceptance
+    /// cycles through the processes' accept labels, an accepting state where nothing moves
+    /// (accept stutter) included; invalid end states are then not checked (as pan -a).
     #[arg(short = 'a', long)]
     pub acceptance: bool,
     /// Look for non-progress cycles (pan -l, built with -DNP): runs on which no process
@@ -64,7 +66,7 @@ pub struct VerifyArgs {
     /// stays enabled moves count. pan's counter rules, its figures included (./pan -a -f,
     /// ./pan -l -f); as in pan, at most 6 processes with the claim. As pan, it needs a
     /// search for cycles: with neither a claim nor -l it is an error (accept labels without
-    /// a claim, which pan -a -f searches, are not checked for cycles by git rmc).
+    /// a claim, which pan -a -f searches, are checked by -a without fairness only).
     #[arg(short = 'f', long)]
     pub fair: bool,
     /// Check only the never claim or ltl formula named NAME, with the system (pan -N NAME).
@@ -183,8 +185,8 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
              claim or ltl formula (give one, or -l for non-progress cycles){}",
             match accept {
                 true =>
-                    "; its accept labels are checked for acceptance cycles only with a \
-                         claim (pan -a -f checks them without one, git rmc does not yet)",
+                    "; its accept labels are checked for acceptance cycles by -a, without \
+                         weak fairness (pan -a -f checks them with it, git rmc does not yet)",
                 false => "",
             }
         );
@@ -192,10 +194,10 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     if args.fair && args.claim.is_some() && !args.acceptance {
         anyhow::bail!("--fair with -N: add -a, weak fairness applies to acceptance cycles");
     }
-    if args.acceptance && !has_claim {
-        eprintln!(
-            "warning: --acceptance looks for acceptance cycles of a never claim or ltl \
-             formula, and the model has none: a safety check runs"
+    if args.acceptance && !has_claim && (args.record.is_some() || args.reuse.is_some()) {
+        anyhow::bail!(
+            "--acceptance without a never claim or ltl formula: a regression check (--record, \
+             --reuse) does not look for acceptance cycles yet"
         );
     }
     let (memory_limit, memory_origin) =
@@ -261,10 +263,14 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     };
     let window = (args.format == Format::Text).then_some(report::verify::TEXT_TRAIL_STEPS);
     let claim_program = (!each.is_empty()).then(|| program.clone());
+    // The safety check ahead of the claims looks for no cycles (each claim's search does),
+    // nor does a regression check (it checks no claim).
+    let mut ropts = eopts.clone();
+    ropts.acceptance &= !matches!(claim, ClaimChoice::Safety) && algorithm.is_none();
     let request = Request {
         program,
         sources: sources.clone(),
-        opts: eopts.clone(),
+        opts: ropts,
         algorithm,
         base,
         short_trails: args.short_trails,

@@ -264,8 +264,18 @@ impl<'p> Machine<'p> {
     /// The size pan's state vector would have for `st` (its `vsize`): the header and
     /// globals, then each process and channel in creation order from the next multiple of 8.
     pub fn pan_vector(&self, st: &State) -> u64 {
+        self.pan_vector_from(st, self.pan.base)
+    }
+
+    /// `pan_vector` as pan -a built without a claim lays it out (the header's acceptance
+    /// counters kept).
+    pub fn pan_vector_acceptance(&self, st: &State) -> u64 {
+        self.pan_vector_from(st, self.pan.acceptance_base)
+    }
+
+    fn pan_vector_from(&self, st: &State, base: u64) -> u64 {
         let (mut i, mut j) = (0, 0);
-        let mut v = self.pan.base;
+        let mut v = base;
         if let Some(c) = &self.claim {
             // The claim is pan's process 0; a build with a claim keeps the acceptance bits
             // (`_a_t`, `_cnt[2]`) in the header.

@@ -70,6 +70,9 @@ pub struct PanSizes {
     /// The same with a never claim: pan's header then holds `_cnt[2]` after `_a_t`, and the
     /// processes start at the next multiple of 8.
     pub claim_base: u64,
+    /// Bytes before the first process of a build without -DSAFETY and without a claim (pan
+    /// -a on accept labels alone): the header with `_cnt[2]`, then the globals.
+    pub acceptance_base: u64,
     pub procs: Vec<u64>,
     pub chans: Vec<u64>,
 }
@@ -80,6 +83,7 @@ impl PanSizes {
         let (safety, claim) = (Self::header(p, false), Self::header(p, true));
         let base = safety.size();
         let claim_base = claim.offset().div_ceil(8) * 8;
+        let acceptance_base = claim.size();
         let nprocs = p.procs.len() as u64 + 1; // pan adds a proctype for np_
         let tbits = blog(nprocs);
         // One width for every proctype's state field, from the largest automaton (never
@@ -130,6 +134,7 @@ impl PanSizes {
         PanSizes {
             base,
             claim_base,
+            acceptance_base,
             procs,
             chans,
         }

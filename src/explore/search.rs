@@ -283,14 +283,20 @@ struct Search<'m, 'p, R: Rider> {
     /// The group begun last (its pid; None: the end of the first pass), whose marker is
     /// told to the rider with its first event (an empty group is never told).
     pending: Option<Option<u8>>,
-    /// The search is the product with the machine's never claim (`product`).
+    /// The search is the product with the machine's never claim (`product`), or runs the
+    /// product's loop without one (`solo`).
     claim: bool,
+    /// With -a and no never claim (pan -a built without one): the system alone, every state
+    /// outside atomic sequences stored, accepting where a process is at an accept label.
+    solo: bool,
     /// The product's bits of the frame pushed next (`Frame::tau`; 0 without a claim).
     next_tau: u8,
     /// The nested search for acceptance cycles (a product with -a).
     ndfs: Option<Box<product::Ndfs>>,
     /// Weak fairness rides the nested search (a product with -a -f).
     fair: bool,
+    /// A path reached the depth limit and was cut there.
+    depth_cut: bool,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -375,13 +381,16 @@ pub fn search<R: Rider>(
         halted: false,
         grouped,
         pending: None,
-        claim: m.claim.is_some(),
+        claim: m.claim.is_some() || opts.acceptance,
+        solo: m.claim.is_none(),
         next_tau: 0,
         ndfs: None,
         fair: false,
+        depth_cut: false,
     };
+    s.solo &= s.claim;
     if s.claim && opts.acceptance {
-        s.fair = opts.fair;
+        s.fair = opts.fair && !s.solo;
         s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget, opts.fair)));
     }
     s.rider.begin(&s.budget);
@@ -389,7 +398,14 @@ pub fn search<R: Rider>(
         t.clear_taken();
     }
     s.next = initial;
-    if s.claim {
+    if s.solo {
+        let to = if m.accepting(&s.next) {
+            product::ACCEPT
+        } else {
+            0
+        };
+        s.visit_product(0, None, to, None, false);
+    } else if s.claim {
         // The claim moves first (as the initial state is, it is accepting or not).
         let accept = s.ndfs.is_some() && m.accepting(&s.next);
         let to = product::CLAIM | if accept { product::ACCEPT } else { 0 };
@@ -455,6 +471,9 @@ impl<R: Rider> Search<'_, '_, R> {
         self.stats.elapsed = started.elapsed();
         self.stats.peak_memory_bytes = self.budget.peak();
         self.stats.store_bytes = self.store.memory();
+        if self.depth_cut && self.limit.is_none() {
+            self.limit = Some(Limit::Depth);
+        }
         if self.halted && self.limit.is_none() {
             // The rider could not go on: the search is not complete, and the rider says why.
             self.limit = Some(Limit::Internal);
@@ -863,9 +882,10 @@ impl<R: Rider> Search<'_, '_, R> {
     fn arrive(&mut self, depth: u64, step: Option<TrailStep>) -> bool {
         if let Some(max) = self.opts.max_depth {
             if depth >= max {
-                // pan counts a cut at the depth limit as a match.
+                // pan counts a cut at the depth limit as a match, and goes on with the rest
+                // of the search (the path ends here): the search is incomplete.
                 self.stats.states_matched += 1;
-                self.limit = Some(Limit::Depth);
+                self.depth_cut = true;
                 return false;
             }
         }
@@ -916,7 +936,7 @@ impl<R: Rider> Search<'_, '_, R> {
         built: bool,
     ) {
         let (len, pan) = match (built, key) {
-            (true, _) => (self.next.v.len() as u64, self.m.pan_vector(&self.next)),
+            (true, _) => (self.next.v.len() as u64, self.pan_vector(&self.next)),
             (false, Some(k)) => self.rider.shape(self.m, k),
             (false, None) => (0, 0),
         };
@@ -953,6 +973,14 @@ impl<R: Rider> Search<'_, '_, R> {
         }
         if visit == Visit::Skip {
             self.skip();
+        }
+    }
+
+    /// pan's vector size of `st` in this search's build.
+    fn pan_vector(&self, st: &State) -> u64 {
+        match self.solo {
+            true => self.m.pan_vector_acceptance(st),
+            false => self.m.pan_vector(st),
         }
     }
 
@@ -1218,7 +1246,7 @@ impl<R: Rider> Search<'_, '_, R> {
     fn store_blocked(&mut self, fi: usize, id: u32, sid: u32, key: Option<u32>, built: bool) {
         let f = self.frames.get(fi);
         let (len, pan) = match (built, key) {
-            (true, _) => (self.cur.v.len() as u64, self.m.pan_vector(&self.cur)),
+            (true, _) => (self.cur.v.len() as u64, self.pan_vector(&self.cur)),
             (false, Some(k)) => self.rider.shape(self.m, k),
             (false, None) => (0, 0),
         };

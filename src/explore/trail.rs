@@ -359,9 +359,17 @@ impl Machine<'_> {
             ViolationKind::ClaimEnd => self.claim_end_edge(&end.state) == v.edge,
             // The trail comes back to the state where the cycle starts.
             ViolationKind::AcceptanceCycle | ViolationKind::NonProgressCycle => {
-                let Some(k) = v.cycle.filter(|&k| k < steps.len()) else {
+                let Some(k) = v.cycle.filter(|&k| k <= steps.len()) else {
                     return false;
                 };
+                if k == steps.len() {
+                    // An accept stutter (no claim): nothing moves from the accepting state
+                    // the trail ends in.
+                    let mut g = Gen::default();
+                    return self.claim.is_none()
+                        && self.accepting(&end.state)
+                        && self.successors(&end.state, None, &mut g) == 0;
+                }
                 let hidden = self.layout.hidden_size as usize;
                 self.follow(initial, &steps[..k], None, None)
                     .is_ok_and(|start| start.state.v[hidden..] == end.state.v[hidden..])

@@ -983,8 +983,27 @@ impl<'r> Lowerer<'r> {
         }
     }
 
-    /// Follows jumps from `e` to the element that becomes a location.
-    fn hunt(&mut self, mut e: ElId) -> ElId {
+    /// spin's ATOM status of element `e`: inside an atomic sequence and not its last element;
+    /// a `goto` has it when it and the statement it names are inside atomic sequences (its
+    /// last elements included: spin's `patch_atomic` takes ATOM from a goto that leaves
+    /// the sequences and gives it to one that bridges two).
+    fn spin_atom(&self, e: ElId) -> bool {
+        if !matches!(self.els[e].kind, ElKind::Goto(..)) {
+            return self.els[e].atom;
+        }
+        let in_atomic = |x: ElId| {
+            let el = &self.els[x];
+            el.group.is_some() && !(matches!(el.kind, ElKind::Header(_)) && !el.seq_inner)
+        };
+        in_atomic(e) && self.labels.resolve(e).is_some_and(in_atomic)
+    }
+
+    /// Follows jumps from `e` to the element that becomes a location; `from` is the element
+    /// whose successor (or start) this is. Only a chain that starts inside an atomic
+    /// sequence (spin's `huntele` asks the origin's ATOM status, not each jump's) stops at a
+    /// jump that would land on a statement that is not atomic.
+    fn hunt(&mut self, mut e: ElId, from: ElId) -> ElId {
+        let inside = self.spin_atom(from);
         let mut via_goto = false;
         for _ in 0..=self.els.len() {
             if !is_jump(&self.els[e].kind) {
@@ -1000,10 +1019,10 @@ impl<'r> Lowerer<'r> {
             let Some(t) = self.jump_target(e) else {
                 return e;
             };
-            // A jump inside an atomic sequence that would land on a statement that is not
-            // atomic (outside it, or its last one) stays a step of its own: control leaves
-            // the sequence there.
-            if self.els[e].group.is_some() && !self.els[t].atom {
+            // From inside an atomic sequence, a jump that would land on a statement that is
+            // not atomic (outside it, or its last one) stays a step of its own: control
+            // leaves the sequence there.
+            if inside && !self.spin_atom(t) {
                 return e;
             }
             e = t;
@@ -1055,26 +1074,26 @@ impl<'r> Lowerer<'r> {
             ElKind::Stmt(s) => {
                 let text = s.to_string();
                 let target = match self.els[t].next {
-                    Some(n) => self.hunt(n),
+                    Some(n) => self.hunt(n, t),
                     None => terminal,
                 };
                 (s, text, target)
             }
             ElKind::Goto(l, _) => {
                 let target = match self.jump_target(t) {
-                    Some(n) => self.hunt(n),
+                    Some(n) => self.hunt(n, t),
                     None => self.els[t].next.unwrap_or(terminal),
                 };
                 let text = format!("goto {l}");
                 (LStmt::Goto(l), text, target)
             }
             ElKind::Break(x) => {
-                let target = self.hunt(x);
+                let target = self.hunt(x, t);
                 (LStmt::Goto("break".into()), "break".into(), target)
             }
             ElKind::Dot | ElKind::DoExit => {
                 let target = match self.els[t].next {
-                    Some(n) => self.hunt(n),
+                    Some(n) => self.hunt(n, t),
                     None => terminal,
                 };
                 (LStmt::Goto(".".into()), ".(goto)".into(), target)
@@ -1104,7 +1123,7 @@ impl<'r> Lowerer<'r> {
 
     fn materialize(&mut self, entry: ElId, base: u32) -> Automaton {
         let terminal = self.el(ElKind::Terminal, Span::default());
-        let start = self.hunt(entry);
+        let start = self.hunt(entry, entry);
         let mut order = vec![start];
         let mut seen: HashMap<ElId, usize> = HashMap::from([(start, 0)]);
         let mut edges_per: Vec<Vec<RawEdge>> = Vec::new();

@@ -97,7 +97,8 @@ pub struct CheckDoc {
     /// The never claim checked with the system (pan's `never claim + (name)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim: Option<String>,
-    /// Acceptance cycles of the product with `claim` were looked for (pan -a).
+    /// Acceptance cycles of the product with `claim` (without one: through the processes'
+    /// accept labels) were looked for (pan -a).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub acceptance: bool,
     /// ... with weak fairness (pan -f).
@@ -480,7 +481,7 @@ pub fn document(
         dangerous_locations: checked.dangerous,
         claims_not_checked: checked.claims_not_checked.clone(),
         claim: checked.claim.clone(),
-        acceptance: checked.claim.is_some() && checked.acceptance,
+        acceptance: checked.acceptance,
         fair: checked.claim.is_some() && checked.fair,
         xr_xs_not_checked: checked.xr_xs_not_checked,
         spin_needs_vectorsz_above: (checked.stats.state_vector_bytes >= PAN_VECTORSZ)
@@ -614,6 +615,12 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
             o,
             "git rmc verify: {} (full state space search with the claim of {c}, as pan -c0 \
              without -a)",
+            doc.model
+        ),
+        None if doc.acceptance => writeln!(
+            o,
+            "git rmc verify: {} (full state space search for acceptance cycles through the \
+             processes' accept labels, without a never claim, as pan -a -c0)",
             doc.model
         ),
         None => writeln!(

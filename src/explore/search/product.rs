@@ -129,6 +129,10 @@ enum Arrive {
     Done,
 }
 
+/// The message pan prints for a state at an accept label where nothing moves (without a
+/// claim).
+const ACCEPT_STUTTER: &str = "accept stutter";
+
 /// The message pan prints for a claim at its end.
 const CLAIM_END: &str = "end state in claim reached";
 
@@ -230,7 +234,7 @@ impl<R: Rider> Search<'_, '_, R> {
             }
         };
         self.frames.get_mut(fi).cursor = c;
-        if tau & TIMEOUT == 0 && c.in_timeout_pass() {
+        if !self.solo && tau & TIMEOUT == 0 && c.in_timeout_pass() {
             // The pass without `timeout` moved nothing: what the cursor's own timeout pass
             // found is not the product's (the claim's turn decides on `timeout`).
             return self.system_blocked(fi, tau);
@@ -249,8 +253,12 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 let to = match (it.atomic, tau & TIMEOUT) {
                     (true, t) => ATOMIC | t,
+                    (false, _) if self.solo => 0,
                     (false, _) => CLAIM,
                 };
+                if self.solo {
+                    self.frames.get_mut(fi).tau |= MOVED;
+                }
                 self.visit_product(d, Some(step), to, it.atomic.then(|| it.mover()), false);
             }
             Next::Fault(f) => {
@@ -270,6 +278,22 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// Nothing of the system moved from frame `fi`.
     fn system_blocked(&mut self, fi: usize, tau: u8) {
+        let depth = self.frames.get_ref(fi).depth;
+        if self.opts.max_depth.is_some_and(|m| depth + 1 >= m) {
+            // pan: "ok if ... we're at maxdepth": no timeout or stutter on the last level
+            // the depth limit leaves (their moves would be cut). An accept stutter there is
+            // reported all the same, as an invalid end state is: pan misses both.
+            if self.solo && tau & ATOMIC == 0 && self.cur.nr_pr() > 0 && tau & ACCEPT != 0 {
+                self.accept_stutter(fi);
+            }
+            // (The moves left out make the search incomplete, though pan does not say so;
+            // without a claim only an atomic sequence's blocked process leaves some out.)
+            self.depth_cut |= !self.solo || tau & ATOMIC != 0;
+            return self.product_done(fi);
+        }
+        if self.solo {
+            return self.solo_blocked(fi, tau);
+        }
         if tau & ATOMIC != 0 {
             // Blocked inside an atomic sequence: the claim moves now, from this state,
             // which is stored (or met again).
@@ -313,6 +337,56 @@ impl<R: Rider> Search<'_, '_, R> {
         f.cursor.set_claim_option(0, 0);
     }
 
+    /// Without a claim (pan -a built without one), nothing of the system moved from frame
+    /// `fi`, the `timeout` pass included: a process blocked inside its atomic sequence
+    /// gives up its control and every process is tried again from this state, which is
+    /// stored (or met again) now (pan's `AllOver`); else a state where a process is at an
+    /// accept label stutters for ever in it: an acceptance cycle (pan: "accept stutter").
+    /// Invalid end states are not checked (pan -a does not).
+    fn solo_blocked(&mut self, fi: usize, tau: u8) {
+        if tau & ATOMIC != 0 {
+            let f = self.frames.get_mut(fi);
+            f.tau = tau & ACCEPT;
+            f.cursor = crate::explore::succ::Cursor::product(&self.cur, None, false);
+            return self.arrive_in_place(fi);
+        }
+        if self.cur.nr_pr() > 0 && tau & ACCEPT != 0 {
+            self.accept_stutter(fi);
+        }
+        self.product_done(fi);
+    }
+
+    /// The state of frame `fi` is accepting and nothing can move: the run that stays in it
+    /// is accepted (its cycle starts and ends there).
+    fn accept_stutter(&mut self, fi: usize) {
+        let kind = ViolationKind::AcceptanceCycle;
+        let step = self.frames.get_ref(fi).step;
+        let edge = step.map_or(NONE, |s| s.edge);
+        self.rider.violation(self.m, kind, Some(edge), &[]);
+        if self.found.seen_edge(kind, edge) {
+            return;
+        }
+        let cycle = (0..=fi)
+            .filter(|&i| self.frames.get_ref(i).step.is_some())
+            .count();
+        // pan names the depth before it (its `depth--` ahead of `uerror`).
+        let cycle_depth = fi
+            .checked_sub(1)
+            .map_or(0, |p| self.frames.get_ref(p).depth);
+        let trail = self.trail_for(kind, None);
+        self.add(Violation {
+            kind,
+            edge: Some(edge),
+            pid: step.map(|s| s.pid),
+            message: ACCEPT_STUTTER.into(),
+            blocked: Vec::new(),
+            trail,
+            via: None,
+            cycle: Some(cycle),
+            cycle_depth: Some(cycle_depth),
+        });
+    }
+
     /// Visits the product state in `self.next`, reached at `depth` by `step`; `to` is its
     /// turn and bits, `only` the process that keeps atomic control, `stutter` that the
     /// claim stuttered into it. It is stored when the claim moves next (or the claim
@@ -349,7 +423,7 @@ impl<R: Rider> Search<'_, '_, R> {
             .len()
             .checked_sub(1)
             .is_some_and(|t| self.frames.get_ref(t).tau & ACCEPT != 0);
-        let hashed = to & CLAIM != 0 || stutter;
+        let hashed = to & CLAIM != 0 || stutter || self.solo;
         if let Some(n) = &self.ndfs {
             if self.m.accepting(&self.next) {
                 to |= ACCEPT;
@@ -711,8 +785,8 @@ impl<R: Rider> Search<'_, '_, R> {
             false => fi.checked_sub(1),
         };
         let parent_stutter = parent.is_some_and(|p| self.frames.get_ref(p).tau & STUTTER != 0);
-        let zap =
-            f.tau & ATOMIC == 0 && ((f.tau & CLAIM != 0 && f.tau & STUTTER == 0) || parent_stutter);
+        let zap = f.tau & ATOMIC == 0
+            && (self.solo || (f.tau & CLAIM != 0 && f.tau & STUTTER == 0) || parent_stutter);
         if root.is_some_and(|r| fi >= r) {
             if zap && f.id == NONE && f.lowlink != NONE {
                 self.mark_on(f.lowlink, false, false);
@@ -728,8 +802,8 @@ impl<R: Rider> Search<'_, '_, R> {
             self.mark_on(id, true, false);
         }
         self.load(fi);
-        let seed =
-            f.tau & CLAIM != 0 && f.tau & ATOMIC == 0 && f.tau & MOVED != 0 && f.tau & ACCEPT != 0;
+        let turn = self.solo || f.tau & CLAIM != 0;
+        let seed = turn && f.tau & ATOMIC == 0 && f.tau & MOVED != 0 && f.tau & ACCEPT != 0;
         if !seed {
             return self.pop();
         }
@@ -813,7 +887,10 @@ impl<R: Rider> Search<'_, '_, R> {
             n.a_root.extend_from_slice(&self.cur.v[self.hidden..]);
         }
         self.next.copy_from(&self.cur);
-        self.next_tau = CLAIM | (tau & (STUTTER | ACCEPT));
+        self.next_tau = match self.solo {
+            true => tau & ACCEPT,
+            false => CLAIM | (tau & (STUTTER | ACCEPT)),
+        };
     }
 
     /// The nested search is over: pan's `checkcycles` returns (and sets `A_depth` to 0).

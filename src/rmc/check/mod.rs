@@ -235,6 +235,12 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
         };
         return Ok(found::checked(&m, out, found, fixed, run, &req.opts));
     };
+    if req.opts.acceptance {
+        // The riders of a regression check ride the safety search only.
+        return Err(CheckError::Internal(
+            "a regression check does not look for acceptance or non-progress cycles".into(),
+        ));
+    }
     let base_hash = req
         .base
         .as_ref()
