@@ -1282,6 +1282,53 @@ fn replays_across_declaration_changes_equal_full_checks() {
     assert!(chains >= 8, "only {chains} chains of 10 versions");
 }
 
+/// A typedef's fields added, retyped or reordered: every variable of that type maps field
+/// by field (by name), and replay equals a full check.
+#[test]
+fn replays_across_typedef_changes_equal_full_checks() {
+    let mut rng = Rng(0x5eed_7d3f);
+    let (mut compared, mut mapped) = (0, 0);
+    for (name, text) in seed_models(20_000) {
+        if !text.contains("typedef") {
+            continue;
+        }
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        let mut versions: Vec<String> = [8, 17]
+            .into_iter()
+            .filter_map(|k| change_declaration(&text, &mut rng, k))
+            .collect();
+        // Two fields of a typedef swap places (the same bytes, other names).
+        if let Some(t) = text
+            .lines()
+            .find(|l| l.starts_with("typedef") && l.contains(';'))
+        {
+            let open = t.find('{').map_or(0, |i| i + 1);
+            let close = t.rfind('}').unwrap_or(t.len());
+            let fields: Vec<&str> = t[open..close].split(';').map(str::trim).collect();
+            if fields.len() >= 2 {
+                let (head, tail) = (&t[..open], &t[close..]);
+                let swapped = format!("{head} {}; {} {tail}", fields[1], fields[0]);
+                versions.push(text.replacen(t, &swapped, 1));
+            }
+        }
+        for m in versions {
+            let what = format!("{name} typedef changed");
+            if let Some((rep, _)) = replay_and_full(&what, &base, &m) {
+                compared += 1;
+                mapped += usize::from(
+                    rep.algorithm == Algorithm::Replay && rep.reason.contains("fields changed"),
+                );
+            }
+        }
+    }
+    eprintln!("{compared} typedef changes compared, {mapped} replayed through the map");
+    assert!(compared >= 8, "only {compared} compared");
+    assert!(mapped >= 4, "only {mapped} replayed through the map");
+}
+
 #[test]
 #[ignore = "thousands of declaration mutants: run with --ignored"]
 fn replays_across_thousands_of_declaration_changes_equal_full_checks() {

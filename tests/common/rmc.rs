@@ -589,7 +589,7 @@ pub fn chains_of_ten(
 }
 
 /// The kinds of declaration change `change_declaration` makes, by `k % DECLARATION_KINDS`.
-pub const DECLARATION_KINDS: usize = 8;
+pub const DECLARATION_KINDS: usize = 9;
 
 /// What `change_declaration` did, by kind.
 pub const DECLARATION_KIND_NAMES: [&str; DECLARATION_KINDS] = [
@@ -601,6 +601,7 @@ pub const DECLARATION_KIND_NAMES: [&str; DECLARATION_KINDS] = [
     "channel field retyped",
     "mtype name added",
     "variable removed",
+    "typedef field added or retyped",
 ];
 
 /// The type keyword a declaration line starts with (after indentation), and where it is.
@@ -709,6 +710,24 @@ pub fn change_declaration(text: &str, rng: &mut Rng, k: usize) -> Option<String>
             } else {
                 let close = ls[i].rfind('}')?;
                 ls[i].insert_str(close, &format!(", rmc_name{} ", k % 3));
+            }
+        }
+        8 => {
+            // A typedef gains a field first, or its first byte field becomes a short.
+            let i = pick(&ls, rng, &|l: &str| {
+                l.trim_start().starts_with("typedef") && l.contains('{')
+            })?;
+            if k.is_multiple_of(2) {
+                let open = ls[i].find('{')? + 1;
+                ls[i].insert_str(open, " byte rmc_f;");
+            } else {
+                let end = (i..ls.len()).find(|&j| ls[j].contains('}'))?;
+                let (j, at) = (i..=end).find_map(|j| {
+                    let l = &ls[j];
+                    let from = if j == i { l.find('{')? } else { 0 };
+                    l[from..].find("byte ").map(|a| (j, from + a))
+                })?;
+                ls[j].replace_range(at..at + 4, "short");
             }
         }
         _ => {

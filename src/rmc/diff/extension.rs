@@ -827,21 +827,71 @@ fn plain_scalars(v: &Var, l: &VarLayout) -> Option<Vec<(u32, Scalar)>> {
     Some(sc)
 }
 
+/// The scalars of a shape with the path that names each in it (`[2]`, `.f`, `[1].g.h`) and
+/// its offset from `base`.
+fn named_scalars(shape: &Shape, path: &str, base: u32, out: &mut Vec<(String, u32, Scalar)>) {
+    match shape {
+        Shape::Scalar(s) => out.push((path.to_string(), base, *s)),
+        Shape::Array { elem, len, stride } => {
+            for i in 0..*len {
+                named_scalars(elem, &format!("{path}[{i}]"), base + i * stride, out);
+            }
+        }
+        Shape::Record { fields, names } => {
+            for ((o, f), n) in fields.iter().zip(names) {
+                named_scalars(f, &format!("{path}.{n}"), base + o, out);
+            }
+        }
+    }
+}
+
+/// Per old scalar of a variable whose shape changed (offset, type): the new scalar it is
+/// (offset, type), if any. Plain data pairs by position (a scalar with an array's first
+/// element, an array's elements by index); a record or an array of records by the path of
+/// each scalar (a typedef's field by its name), so a field added, removed or retyped
+/// leaves the others where they were.
+fn scalar_pairs(ov: &Var, ol: &VarLayout, nv: &Var, nl: &VarLayout) -> ScalarPairs {
+    if let (Some(so), Some(sn)) = (plain_scalars(ov, ol), plain_scalars(nv, nl)) {
+        return so
+            .iter()
+            .enumerate()
+            .map(|(e, &x)| (x, sn.get(e).copied()))
+            .collect();
+    }
+    let (mut so, mut sn) = (Vec::new(), Vec::new());
+    named_scalars(&ol.shape, "", 0, &mut so);
+    named_scalars(&nl.shape, "", 0, &mut sn);
+    let by_path: std::collections::HashMap<&str, (u32, Scalar)> =
+        sn.iter().map(|(p, o, s)| (p.as_str(), (*o, *s))).collect();
+    so.iter()
+        .map(|(p, o, s)| ((*o, *s), by_path.get(p.as_str()).copied()))
+        .collect()
+}
+
+type ScalarPairs = Vec<((u32, Scalar), Option<(u32, Scalar)>)>;
+
 /// Pairs old variables with new ones by name (the same visibility, neither hidden): the
-/// same scalars are kept, plain data of another type or length is converted element by
-/// element (an array's elements past the new length dropped), an old variable without a
-/// new one is dropped (not a channel); the new ones left over are added (their names go
-/// to `d.added`, after `owner`) and must be plain data. None: something else changed (a
-/// channel or record retyped, a channel removed or added, visibility).
+/// same scalars are kept, data of another type or length is converted scalar by scalar
+/// (`scalar_pairs`: an array's elements past the new length, a record's removed fields
+/// dropped), an old variable without a new one is dropped (not a channel); the new ones
+/// left over are added (their names go to `d.added`, after `owner`) and must create no
+/// channel (`creates_chan`). None: something else changed (a channel retyped, a channel
+/// removed or added, visibility).
 fn pair_vars(
     old: (&[Var], &[VarLayout]),
     new: (&[Var], &[VarLayout]),
     owner: &str,
+    programs: (&Program, &Program),
     d: &mut Delta,
 ) -> Option<Pairing> {
+    let (old_chan, new_chan) = (
+        |v: &Var| creates_chan(programs.0, v, 0),
+        |v: &Var| creates_chan(programs.1, v, 0),
+    );
+    // (A record's fields by name too: the same scalars under other names are other data.)
     let all_scalars = |v: &VarLayout| {
         let mut sc = Vec::new();
-        v.shape.scalars(0, &mut sc);
+        named_scalars(&v.shape, "", 0, &mut sc);
         sc
     };
     let mut p = Pairing {
@@ -873,7 +923,7 @@ fn pair_vars(
         };
         let Some(j) = by_name.or_else(renamed) else {
             // Removed: its bytes are dropped. (A channel's record would go too.)
-            if matches!(v.ty, Type::Chan) {
+            if matches!(v.ty, Type::Chan) || old_chan(v) {
                 return None;
             }
             p.index.push(DROPPED);
@@ -902,17 +952,19 @@ fn pair_vars(
             });
             continue;
         }
-        let (so, sn) = (plain_scalars(v, ol)?, plain_scalars(w, nl)?);
+        if matches!(v.ty, Type::Chan) || old_chan(v) || new_chan(w) {
+            return None;
+        }
         p.compare.push(d.fresh());
-        for (e, &(off, s)) in so.iter().enumerate() {
+        for ((off, s), to) in scalar_pairs(v, ol, w, nl) {
             let old_at = ol.offset + off;
-            p.from.push(match sn.get(e) {
-                Some(&(noff, ns)) if ns == s => Piece::Copy {
+            p.from.push(match to {
+                Some((noff, ns)) if ns == s => Piece::Copy {
                     old_at,
                     new_at: nl.offset + noff,
                     len: s.width as u32,
                 },
-                Some(&(noff, ns)) => Piece::Convert {
+                Some((noff, ns)) => Piece::Convert {
                     old_at,
                     new_at: nl.offset + noff,
                     old: s,
@@ -927,18 +979,28 @@ fn pair_vars(
                 }
             });
         }
-        d.changed.push(format!(
-            "{what} '{owner}{}' declared as {} instead of {}",
-            v.name,
-            type_text(w),
-            type_text(v)
-        ));
+        d.changed.push(match (&v.ty, &w.ty) {
+            (Type::Struct { name: a, .. }, Type::Struct { name: b, .. })
+                if a == b && v.array == w.array =>
+            {
+                format!(
+                    "{what} '{owner}{}' of type {b} whose fields changed",
+                    v.name
+                )
+            }
+            _ => format!(
+                "{what} '{owner}{}' declared as {} instead of {}",
+                v.name,
+                type_text(w),
+                type_text(v)
+            ),
+        });
     }
     for (j, w) in new.0.iter().enumerate() {
         if taken[j] {
             continue;
         }
-        if matches!(w.ty, Type::Chan | Type::Struct { .. }) || new.1.get(j)?.hidden {
+        if matches!(w.ty, Type::Chan) || new_chan(w) || new.1.get(j)?.hidden {
             return None;
         }
         d.added.push(format!("{owner}{}", w.name));
@@ -983,6 +1045,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         (&old.globals, &a.globals),
         (&new.globals, &b.globals),
         "",
+        (old, new),
         &mut d,
     )?;
     let mut procs = Vec::with_capacity(new.procs.len());
@@ -1007,6 +1070,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
             (&op.locals, &x.locals),
             (&np.locals, &y.locals),
             &format!("{}:", np.name),
+            (old, new),
             &mut d,
         )?;
         procs.push(ProcExtension {
@@ -1116,15 +1180,28 @@ fn global_chans(p: &Program) -> Vec<(usize, ChanType)> {
     out
 }
 
-/// The channel types typedef fields declare: a typedef is shared by every variable of its
-/// type, so these must not change.
-fn typedef_chans(p: &Program) -> Vec<Option<&ChanType>> {
+/// The channel types typedef fields declare, with their typedef and field names: a
+/// typedef is shared by every variable of its type, so these must not change (its other
+/// fields may: `scalar_pairs`).
+fn typedef_chans(p: &Program) -> Vec<(&str, &str, &ChanType)> {
     p.typedefs
         .iter()
-        .flat_map(|t| &t.fields)
-        .map(|f| match &f.init {
-            VarInit::Chan(ct) => Some(ct),
+        .flat_map(|t| t.fields.iter().map(move |f| (t, f)))
+        .filter_map(|(t, f)| match &f.init {
+            VarInit::Chan(ct) => Some((t.name.as_str(), f.name.as_str(), ct)),
             _ => None,
         })
         .collect()
+}
+
+/// Whether a variable creates channels: a channel, or a record with one among its fields
+/// (`depth` guards against a typedef that names itself).
+fn creates_chan(p: &Program, v: &Var, depth: u32) -> bool {
+    match (&v.init, &v.ty) {
+        (VarInit::Chan(_), _) | (_, Type::Chan) => true,
+        (_, Type::Struct { index, .. }) => p.typedefs.get(*index).is_some_and(|td| {
+            depth > 16 || td.fields.iter().any(|f| creates_chan(p, f, depth + 1))
+        }),
+        _ => false,
+    }
 }
