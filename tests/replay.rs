@@ -1268,6 +1268,31 @@ fn replays_across_declaration_changes_equal_full_checks() {
         }
     });
     eprintln!("{procs_removed} proctype removals replayed through the map");
+    // A global channel removed (one added before the others, so that their numbers move
+    // back), against the record of the version that had it.
+    let mut chans_removed = 0;
+    let channel_removed = |text: &str, rng: &mut Rng, k: usize| {
+        let with = change_declaration(text, rng, 9 + k * DECLARATION_KINDS)?;
+        let gone = match k {
+            1 => mutate(text, rng).unwrap_or_else(|| text.to_string()),
+            _ => text.to_string(),
+        };
+        Some((with, gone))
+    };
+    each_recorded_pair(&mut rng, 2, channel_removed, |what, base, gone| {
+        let what = format!("{what} channel removed");
+        if let Some((rep, _)) = replay_and_full(&what, base, gone) {
+            chans_removed += usize::from(
+                rep.algorithm == Algorithm::Replay
+                    && rep.reason.contains("channel 'rmc_c' removed"),
+            );
+        }
+    });
+    eprintln!("{chans_removed} global channel removals replayed through the map");
+    assert!(
+        chans_removed >= 30,
+        "only {chans_removed} channel removals replayed"
+    );
     assert!(
         procs_removed >= 40,
         "only {procs_removed} proctype removals replayed"

@@ -661,11 +661,15 @@ init { byte t; do :: t < 4 -> t++ :: t == 4 -> break od; run W(1); run W(2); (do
         .replace("a = 1", "b = 1")
         .replace("a = 2", "b = 2");
     pruned_through_projection(&base, &removed, "global 'a' removed", false);
-    // Gaining a channel is not mapped: a full check.
+    // Gaining a global channel maps too (channel numbers renumbered where they move).
     let text = v1.replace(
         "byte a; byte b;",
         "byte a; chan q = [1] of { byte }; byte b;",
     );
+    let (prune, _) = pruned_through_projection(&base, &text, "channel 'q' added", false);
+    assert!(prune.stats.states_pruned > 0, "{text}: {}", prune.reason);
+    // A channel number held in a record field would need renumbering too: a full check.
+    let text = format!("typedef R {{ chan c }};\nR r;\n{text}");
     let got = check(
         &version(&text).expect("loads"),
         Some(&base),

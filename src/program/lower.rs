@@ -993,7 +993,8 @@ impl<'r> Lowerer<'r> {
         }
         let in_atomic = |x: ElId| {
             let el = &self.els[x];
-            el.group.is_some() && !(matches!(el.kind, ElKind::Header(_)) && !el.seq_inner)
+            // (A sequence's own header is how control enters it, not part of it.)
+            el.group.is_some() && (el.seq_inner || !matches!(el.kind, ElKind::Header(_)))
         };
         in_atomic(e) && self.labels.resolve(e).is_some_and(in_atomic)
     }

@@ -589,7 +589,7 @@ pub fn chains_of_ten(
 }
 
 /// The kinds of declaration change `change_declaration` makes, by `k % DECLARATION_KINDS`.
-pub const DECLARATION_KINDS: usize = 9;
+pub const DECLARATION_KINDS: usize = 10;
 
 /// What `change_declaration` did, by kind.
 pub const DECLARATION_KIND_NAMES: [&str; DECLARATION_KINDS] = [
@@ -602,6 +602,7 @@ pub const DECLARATION_KIND_NAMES: [&str; DECLARATION_KINDS] = [
     "mtype name added",
     "variable removed",
     "typedef field added or retyped",
+    "global channel added",
 ];
 
 /// The type keyword a declaration line starts with (after indentation), and where it is.
@@ -729,6 +730,24 @@ pub fn change_declaration(text: &str, rng: &mut Rng, k: usize) -> Option<String>
                 })?;
                 ls[j].replace_range(at..at + 4, "short");
             }
+        }
+        9 => {
+            // A global channel no statement names, declared before another global channel
+            // (whose number, and every later channel's, moves up) or, without one, after
+            // the leading declarations.
+            let chans: Vec<usize> = (0..first_proc(&ls)?)
+                .filter(|&i| ls[i].starts_with("chan "))
+                .collect();
+            let at = match chans.is_empty() {
+                true => first_global_end(&ls),
+                false => chans[rng.below(chans.len())],
+            };
+            let decl = if k.is_multiple_of(2) {
+                "chan rmc_c = [1] of { byte };"
+            } else {
+                "chan rmc_c[2] = [0] of { bit };"
+            };
+            ls.insert(at, decl.into());
         }
         _ => {
             // A global no statement names: its declaration goes.

@@ -260,9 +260,12 @@ fn layout_extension(
         .extension
         .clone()
         .filter(|_| layout != Some(old_hash))
-        // With -q a valid end state needs every channel empty: what a changed channel holds
-        // then matters beyond its own operations.
-        .filter(|e| e.changed_globals.is_empty() || !opts.empty_channels)
+        // With -q a valid end state needs every channel empty: what a changed, added or
+        // removed channel holds then matters beyond its own operations.
+        .filter(|e| {
+            let same = e.prefix.iter().all(|c| c.old.is_some() && c.new.is_some());
+            (e.changed_globals.is_empty() && same) || !opts.empty_channels
+        })
         .filter(|_| {
             crate::explore::layout::Layout::new(&base.program).is_ok_and(|l| l.hash == old_hash)
         })

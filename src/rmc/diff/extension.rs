@@ -1,7 +1,8 @@
 //! How a new state layout maps onto an old one: variables kept, retyped (their values
 //! carried over where the new type holds them), removed or added, arrays resized, proctypes
 //! added or removed (the others keep their processes, whatever their place in the table),
-//! global channels whose declaration changed; and the maps between the two layouts'
+//! global channels whose declaration changed, added or removed (channel numbers renumbered),
+//! typedefs' fields; and the maps between the two layouts'
 //! canonical vectors that let a run meet recorded states through their projection.
 
 use crate::explore::layout::{Layout, Scalar, Shape, VarLayout, CHAN_TAG};
@@ -51,8 +52,12 @@ pub struct Extension {
     pub chans: Vec<ChanMap>,
     pub old_chans: Vec<ChanMap>,
     /// The global channels' records, in order: they open the records area of every state
-    /// (created with the globals, before any process, and never removed).
+    /// (created with the globals, before any process, and never removed). A channel added
+    /// has no old record, one removed no new one.
     pub prefix: Vec<GlobalChan>,
+    /// How channel handles (the values of channel variables: creation numbers) map when
+    /// global channels were added or removed (None: they keep their numbers).
+    pub handles: Option<std::sync::Arc<HandleMap>>,
     /// Bytes of a process record before its locals (tag, stable location, priority), in the
     /// canonical vector.
     pub proc_head: u32,
@@ -88,6 +93,8 @@ pub enum Piece {
     },
     /// `len` old bytes the new layout has no place for.
     Drop { old_at: u32, len: u32 },
+    /// A channel variable's handle (one byte), renumbered (`Extension::handles`).
+    Handle { old_at: u32, new_at: u32 },
 }
 
 impl Piece {
@@ -96,6 +103,7 @@ impl Piece {
         match *self {
             Piece::Copy { new_at, len, .. } => Some((new_at, len)),
             Piece::Convert { new_at, new, .. } => Some((new_at, new.width as u32)),
+            Piece::Handle { new_at, .. } => Some((new_at, 1)),
             Piece::Drop { .. } => None,
         }
     }
@@ -119,11 +127,11 @@ pub struct ChanMap {
 }
 
 /// One global channel's record in the old and in the new layout: its tag, capacity and bytes
-/// per message.
+/// per message (None: the channel was added, or removed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GlobalChan {
-    pub old: (u8, u32, u32),
-    pub new: (u8, u32, u32),
+    pub old: Option<(u8, u32, u32)>,
+    pub new: Option<(u8, u32, u32)>,
     /// Its declaration changed: its operations are dangerous, and its contents travel with a
     /// state as added variables do.
     pub changed: bool,
@@ -131,11 +139,56 @@ pub struct GlobalChan {
 
 impl GlobalChan {
     fn old_size(&self) -> usize {
-        2 + (self.old.1 * self.old.2) as usize
+        self.old.map_or(0, |o| 2 + (o.1 * o.2) as usize)
     }
 
     fn new_size(&self) -> usize {
-        2 + (self.new.1 * self.new.2) as usize
+        self.new.map_or(0, |n| 2 + (n.1 * n.2) as usize)
+    }
+}
+
+/// Channel handles across added or removed global channels: a global channel's handle is
+/// its place among them, and every channel a process creates comes after them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandleMap {
+    /// Per old handle, the new one (None: a removed channel's), and the inverse.
+    fwd: Vec<Option<u8>>,
+    back: Vec<Option<u8>>,
+}
+
+impl HandleMap {
+    /// The map for old global channels that are the new ones of `pairs` (old index to new
+    /// index, None: removed), `old_n` old and `new_n` new global channels. None when every
+    /// handle keeps its number.
+    fn new(pairs: &[Option<usize>], old_n: usize, new_n: usize) -> Option<HandleMap> {
+        let mut fwd = vec![None; 256];
+        let mut back = vec![None; 256];
+        fwd[0] = Some(0);
+        back[0] = Some(0);
+        for (k, to) in pairs.iter().enumerate() {
+            if let Some(j) = to {
+                let (h, g) = (u8::try_from(k + 1).ok()?, u8::try_from(j + 1).ok()?);
+                fwd[h as usize] = Some(g);
+                back[g as usize] = Some(h);
+            }
+        }
+        for (h, to) in fwd.iter_mut().enumerate().skip(old_n + 1) {
+            let g = h - old_n + new_n;
+            if g < 256 {
+                *to = Some(g as u8);
+                back[g] = Some(h as u8);
+            }
+        }
+        let identity = (0..256).all(|h| fwd[h] == Some(h as u8));
+        (!identity).then_some(HandleMap { fwd, back })
+    }
+
+    fn fwd(&self, h: u8) -> Option<u8> {
+        self.fwd[h as usize]
+    }
+
+    fn back(&self, h: u8) -> Option<u8> {
+        self.back[h as usize]
     }
 }
 
@@ -217,26 +270,40 @@ impl Extension {
         out.clear();
         let (g, r) = (self.globals_at as usize, self.records_at as usize);
         out.extend_from_slice(canon.get(..g)?);
-        project_area(canon, g, &self.from, self.old_globals_size, out)?;
+        let handles = self.handles.as_deref();
+        project_area(canon, g, &self.from, self.old_globals_size, handles, out)?;
         let mut at = r;
         for c in &self.prefix {
             let rec = canon.get(at..at + c.new_size())?;
-            if rec[0] != c.new.0 {
-                return None;
+            if let Some(n) = c.new {
+                if rec[0] != n.0 {
+                    return None;
+                }
             }
-            out.push(c.old.0);
-            if !c.changed {
-                out.extend_from_slice(&rec[1..]);
-            } else {
-                // Contents that fit the old declaration are kept (a buffered channel's
-                // states are found again), others project to an empty channel: its contents
-                // are the new state's own, as added variables are.
-                let len = rec[1] as u32;
-                let keep = c.old.2 == c.new.2 && len <= c.old.1;
-                let bytes = if keep { (len * c.new.2) as usize } else { 0 };
-                out.push(if keep { rec[1] } else { 0 });
-                out.extend_from_slice(rec.get(2..2 + bytes)?);
-                out.resize(out.len() + c.old_size() - 2 - bytes, 0);
+            match (c.old, c.new) {
+                (Some(o), Some(_)) if !c.changed => {
+                    out.push(o.0);
+                    out.extend_from_slice(&rec[1..]);
+                }
+                (Some(o), Some(n)) => {
+                    // Contents that fit the old declaration are kept (a buffered channel's
+                    // states are found again), others project to an empty channel: its
+                    // contents are the new state's own, as added variables are.
+                    out.push(o.0);
+                    let len = rec[1] as u32;
+                    let keep = o.2 == n.2 && len <= o.1;
+                    let bytes = if keep { (len * n.2) as usize } else { 0 };
+                    out.push(if keep { rec[1] } else { 0 });
+                    out.extend_from_slice(rec.get(2..2 + bytes)?);
+                    out.resize(out.len() + c.old_size() - 2 - bytes, 0);
+                }
+                // A removed channel projects empty (its contents dropped); an added one's
+                // record is the new state's own.
+                (Some(o), None) => {
+                    out.push(o.0);
+                    out.resize(out.len() + c.old_size() - 1, 0);
+                }
+                (None, _) => {}
             }
             at += c.new_size();
         }
@@ -247,7 +314,7 @@ impl Extension {
                     let p = &self.procs[tag as usize];
                     out.push(p.old_tag?);
                     out.extend_from_slice(&canon[head.start + 1..head.end]);
-                    project_area(canon, locals.start, &p.from, p.old_size, out)?;
+                    project_area(canon, locals.start, &p.from, p.old_size, handles, out)?;
                 }
             }
         }
@@ -267,7 +334,8 @@ impl Extension {
         out.clear();
         out.extend_from_slice(old);
         let g = self.globals_at as usize;
-        fn blank(old: &[u8], out: &mut [u8], start: usize, from: &[Piece]) -> Option<()> {
+        let handles = self.handles.as_deref();
+        let blank = |old: &[u8], out: &mut [u8], start: usize, from: &[Piece]| -> Option<()> {
             for p in from {
                 match *p {
                     Piece::Drop { old_at, len } => {
@@ -282,14 +350,21 @@ impl Extension {
                     } => {
                         convert(s, new, old, start + old_at as usize)?;
                     }
+                    Piece::Handle { old_at, .. } => {
+                        handles?.fwd(*old.get(start + old_at as usize)?)?;
+                    }
                     Piece::Copy { .. } => {}
                 }
             }
             Some(())
-        }
+        };
         blank(old, out, g, &self.from)?;
         let mut at = g + self.old_globals_size as usize;
         for c in &self.prefix {
+            if c.old.is_some() && c.new.is_none() {
+                // A removed channel: its contents are dropped.
+                out.get_mut(at + 1..at + c.old_size())?.fill(0);
+            }
             at += c.old_size();
         }
         for rec in self.records(old, at, false) {
@@ -354,7 +429,7 @@ impl Extension {
         let mut at = r;
         for c in &self.prefix {
             let end = at + c.new_size();
-            if c.changed {
+            if c.changed || c.old.is_none() {
                 out.extend_from_slice(canon.get(at..end)?);
             }
             at = end;
@@ -375,7 +450,17 @@ impl Extension {
 
     fn try_embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> Option<()> {
         out.clear();
-        self.embed_into(old, parent, &mut Bytes { old, parent, out })
+        let handles = self.handles.as_deref();
+        self.embed_into(
+            old,
+            parent,
+            &mut Bytes {
+                old,
+                parent,
+                handles,
+                out,
+            },
+        )
     }
 
     /// How `embed` builds new vectors from old ones of the shape of `old` (the same length
@@ -388,6 +473,7 @@ impl Extension {
             old_len: old.len(),
             plan: EmbedPlan {
                 old_len: old.len(),
+                map: self.handles.clone(),
                 ..EmbedPlan::default()
             },
         };
@@ -430,6 +516,9 @@ impl Extension {
                             new,
                         )?;
                     }
+                    Piece::Handle { old_at, new_at } => {
+                        out.handle(start + new_at as usize, old_start + old_at as usize)?;
+                    }
                     Piece::Drop { .. } => {}
                 }
             }
@@ -443,14 +532,17 @@ impl Extension {
         for c in &self.prefix {
             let mine = old.get(at..at + c.old_size())?;
             let theirs = parent.get(from..from + c.new_size())?;
-            if mine[0] != c.old.0 || theirs[0] != c.new.0 {
+            if c.old.is_some_and(|o| mine[0] != o.0) || c.new.is_some_and(|n| theirs[0] != n.0) {
                 return None;
             }
-            if c.changed {
-                out.parent(from..from + c.new_size())?;
-            } else {
-                out.byte(c.new.0);
-                out.old(at + 1..at + c.old_size())?;
+            match c.new {
+                // Changed or added: the parent's (no step that leaves it alone changes it).
+                Some(_) if c.changed || c.old.is_none() => out.parent(from..from + c.new_size())?,
+                Some(n) => {
+                    out.byte(n.0);
+                    out.old(at + 1..at + c.old_size())?;
+                }
+                None => {}
             }
             at += c.old_size();
             from += c.new_size();
@@ -498,6 +590,7 @@ fn project_area(
     start: usize,
     from: &[Piece],
     size: u32,
+    handles: Option<&HandleMap>,
     out: &mut Vec<u8>,
 ) -> Option<()> {
     let base = out.len();
@@ -525,6 +618,10 @@ fn project_area(
                 out.get(o..o + old.width as usize)?;
                 old.write(out, o, v);
             }
+            Piece::Handle { old_at, new_at } => {
+                let h = handles?.back(*canon.get(start + new_at as usize)?)?;
+                *out.get_mut(base + old_at as usize)? = h;
+            }
             Piece::Drop { .. } => {}
         }
     }
@@ -542,12 +639,15 @@ trait Emit {
     fn zeros(&mut self, n: usize);
     fn overwrite(&mut self, at: usize, r: std::ops::Range<usize>) -> Option<()>;
     fn convert(&mut self, at: usize, src: usize, old: Scalar, new: Scalar) -> Option<()>;
+    /// The old vector's channel handle at `src`, renumbered, written at `at`.
+    fn handle(&mut self, at: usize, src: usize) -> Option<()>;
 }
 
 /// `Emit` into the new vector's bytes.
 struct Bytes<'a> {
     old: &'a [u8],
     parent: &'a [u8],
+    handles: Option<&'a HandleMap>,
     out: &'a mut Vec<u8>,
 }
 
@@ -581,6 +681,11 @@ impl Emit for Bytes<'_> {
         new.write(self.out, at, v);
         Some(())
     }
+    fn handle(&mut self, at: usize, src: usize) -> Option<()> {
+        let h = self.handles?.fwd(*self.old.get(src)?)?;
+        *self.out.get_mut(at)? = h;
+        Some(())
+    }
 }
 
 /// What `embed` does for old vectors of one shape and one parent's extras: what does not
@@ -593,6 +698,9 @@ pub struct EmbedPlan {
     copies: Vec<(u32, u32, u32)>,
     /// (where in the new vector, where in the old one, old type, new type).
     converts: Vec<(u32, u32, Scalar, Scalar)>,
+    /// (where in the new vector, where in the old one) of channel handles, and their map.
+    handles: Vec<(u32, u32)>,
+    map: Option<std::sync::Arc<HandleMap>>,
     old_len: usize,
 }
 
@@ -614,6 +722,12 @@ impl EmbedPlan {
                 Some(v) => {
                     n.write(out, at as usize, v);
                 }
+                None => return false,
+            }
+        }
+        for &(at, src) in &self.handles {
+            match self.map.as_deref().and_then(|m| m.fwd(old[src as usize])) {
+                Some(h) => out[at as usize] = h,
                 None => return false,
             }
         }
@@ -678,6 +792,11 @@ impl Emit for PlanBuilder<'_> {
         (at + new.width as usize <= self.len() && src + old.width as usize <= self.old_len)
             .then_some(())?;
         self.plan.converts.push((at as u32, src as u32, old, new));
+        Some(())
+    }
+    fn handle(&mut self, at: usize, src: usize) -> Option<()> {
+        (at < self.len() && src < self.old_len).then_some(())?;
+        self.plan.handles.push((at as u32, src as u32));
         Some(())
     }
 }
@@ -827,6 +946,12 @@ fn plain_scalars(v: &Var, l: &VarLayout) -> Option<Vec<(u32, Scalar)>> {
     Some(sc)
 }
 
+/// A global channel variable (or array of them), not a record: one that may be added or
+/// removed (its channels are added or removed with it).
+fn plain_chan(owner: &str, v: &Var) -> bool {
+    owner.is_empty() && matches!(v.ty, Type::Chan)
+}
+
 /// The scalars of a shape with the path that names each in it (`[2]`, `.f`, `[1].g.h`) and
 /// its offset from `base`.
 fn named_scalars(shape: &Shape, path: &str, base: u32, out: &mut Vec<(String, u32, Scalar)>) {
@@ -922,8 +1047,9 @@ fn pair_vars(
             .then_some(k)
         };
         let Some(j) = by_name.or_else(renamed) else {
-            // Removed: its bytes are dropped. (A channel's record would go too.)
-            if matches!(v.ty, Type::Chan) || old_chan(v) {
+            // Removed: its bytes are dropped. (A channel's record goes too: only a global
+            // channel's, which `layout_extension` takes out of the channels.)
+            if (matches!(v.ty, Type::Chan) || old_chan(v)) && !plain_chan(owner, v) {
                 return None;
             }
             p.index.push(DROPPED);
@@ -1000,7 +1126,9 @@ fn pair_vars(
         if taken[j] {
             continue;
         }
-        if matches!(w.ty, Type::Chan) || new_chan(w) || new.1.get(j)?.hidden {
+        if (matches!(w.ty, Type::Chan) || new_chan(w)) && !plain_chan(owner, w)
+            || new.1.get(j)?.hidden
+        {
             return None;
         }
         d.added.push(format!("{owner}{}", w.name));
@@ -1041,7 +1169,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         return None;
     }
     let mut d = Delta::default();
-    let globals = pair_vars(
+    let mut globals = pair_vars(
         (&old.globals, &a.globals),
         (&new.globals, &b.globals),
         "",
@@ -1103,33 +1231,87 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
     };
     let (chans, old_chans) = (table(&b, &a), table(&a, &b));
     let (olds, news) = (global_chans(old), global_chans(new));
-    if olds.len() != news.len() {
+    // Global channels pair by the global that declares them (the same one, or a renamed
+    // one) and their place in it; the others were removed or added.
+    let ordinal = |list: &[(usize, ChanType)], k: usize| {
+        list[..k].iter().filter(|(o, _)| *o == list[k].0).count()
+    };
+    let pairs: Vec<Option<usize>> = (0..olds.len())
+        .map(|k| {
+            let owner = *globals.index.get(olds[k].0)?;
+            (0..news.len()).find(|&j| news[j].0 == owner && ordinal(&news, j) == ordinal(&olds, k))
+        })
+        .collect();
+    let paired: Vec<usize> = pairs.iter().flatten().copied().collect();
+    if paired.windows(2).any(|w| w[0] >= w[1]) {
+        // Their order changed: every handle means another channel.
         return None;
+    }
+    let handles = HandleMap::new(&pairs, olds.len(), news.len()).map(std::sync::Arc::new);
+    if handles.is_some() {
+        if handles_in_data(old, &a) || handles_in_data(new, &b) {
+            // Handles inside messages or records would need renumbering there too.
+            return None;
+        }
+        handle_pieces(&mut globals.from, &old.globals, &a.globals);
+        for p in &mut procs {
+            if let Some(i) = p.old_tag {
+                let i = i as usize;
+                handle_pieces(&mut p.from, &old.procs[i].locals, &a.procs[i].locals);
+            }
+        }
     }
     let record = |l: &Layout, ct: &ChanType| {
         let t = l.chans.iter().position(|c| &c.source == ct)?;
         let c = &l.chans[t];
         Some((t as u8 | CHAN_TAG, c.capacity, c.msg_size))
     };
-    let mut prefix = Vec::with_capacity(olds.len());
+    let mut prefix = Vec::with_capacity(olds.len().max(news.len()));
     let mut changed_globals: Vec<usize> = Vec::new();
-    for ((i, oc), (j, nc)) in olds.iter().zip(&news) {
-        if globals.index.get(*i) != Some(j) {
-            return None;
+    // In both orders at once: an old channel removed, a new one added, or a pair.
+    let (mut k, mut j) = (0, 0);
+    while k < olds.len() || j < news.len() {
+        let taken = |j: usize| pairs.contains(&Some(j));
+        if k < olds.len() && pairs[k].is_none() {
+            d.drops = true;
+            d.changed
+                .push(format!("channel '{}' removed", old.globals[olds[k].0].name));
+            prefix.push(GlobalChan {
+                old: Some(record(&a, &olds[k].1)?),
+                new: None,
+                changed: false,
+            });
+            k += 1;
+        } else if j < news.len() && !taken(j) {
+            d.changed
+                .push(format!("channel '{}' added", new.globals[news[j].0].name));
+            prefix.push(GlobalChan {
+                old: None,
+                new: Some(record(&b, &news[j].1)?),
+                changed: false,
+            });
+            j += 1;
+        } else {
+            let ((i, oc), (nj, nc)) = (olds.get(k)?, news.get(j)?);
+            if pairs[k] != Some(j) {
+                return None;
+            }
+            let c = GlobalChan {
+                old: Some(record(&a, oc)?),
+                new: Some(record(&b, nc)?),
+                changed: oc != nc,
+            };
+            if c.changed && !changed_globals.contains(i) {
+                changed_globals.push(*i);
+                d.changed.push(format!(
+                    "channel '{}' declared as {nc} instead of {oc}",
+                    new.globals[*nj].name
+                ));
+            }
+            prefix.push(c);
+            k += 1;
+            j += 1;
         }
-        let c = GlobalChan {
-            old: record(&a, oc)?,
-            new: record(&b, nc)?,
-            changed: oc != nc,
-        };
-        if c.changed && !changed_globals.contains(i) {
-            changed_globals.push(*i);
-            d.changed.push(format!(
-                "channel '{}' declared as {nc} instead of {oc}",
-                new.globals[*j].name
-            ));
-        }
-        prefix.push(c);
     }
     Some(Extension {
         globals: globals.index,
@@ -1143,12 +1325,50 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         chans,
         old_chans,
         prefix,
+        handles,
         proc_head: b.procs.first().map_or(0, |p| p.header + 4 - b.loc_width),
         added: d.added,
         changed: d.changed,
         changed_globals,
         drops: d.drops,
     })
+}
+
+/// Whether channel handles may sit anywhere but in channel variables: a message field or a
+/// record field of type `chan`.
+fn handles_in_data(p: &Program, l: &Layout) -> bool {
+    l.chans
+        .iter()
+        .any(|c| c.source.fields.iter().any(|t| matches!(t, Type::Chan)))
+        || p.typedefs
+            .iter()
+            .any(|t| t.fields.iter().any(|f| matches!(f.ty, Type::Chan)))
+}
+
+/// The kept channel variables of `vars` (laid out as `lay`) hold handles: their bytes are
+/// renumbered, not copied.
+fn handle_pieces(from: &mut Vec<Piece>, vars: &[Var], lay: &[VarLayout]) {
+    let mut out = Vec::with_capacity(from.len());
+    for p in from.drain(..) {
+        let chan = match p {
+            Piece::Copy { old_at, len, .. } => vars.iter().zip(lay).find(|(v, l)| {
+                matches!(v.ty, Type::Chan) && l.offset == old_at && l.shape.size() == len
+            }),
+            _ => None,
+        };
+        match (p, chan) {
+            (Piece::Copy { old_at, new_at, .. }, Some((_, l))) => {
+                let mut sc = Vec::new();
+                l.shape.scalars(0, &mut sc);
+                out.extend(sc.iter().map(|&(off, _)| Piece::Handle {
+                    old_at: old_at + off,
+                    new_at: new_at + off,
+                }));
+            }
+            (p, _) => out.push(p),
+        }
+    }
+    *from = out;
 }
 
 /// The channels the globals create, in order (the records that open every state's records

@@ -57,6 +57,59 @@ pub struct Impact {
     pub guards: BTreeMap<u32, Vec<GuardChange>>,
 }
 
+/// Whether a statement of `proc` uses a channel handle otherwise than to name the channel
+/// it operates on: as a value (an expression, an argument, a message field, a `run`'s
+/// argument) or written into a channel variable.
+fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt) -> bool {
+    use crate::program::expr::{LRecvArg, LVar, Slot};
+    let chan_var = |v: &LVar| {
+        let var = match v.slot {
+            Slot::Global(i) => prog.globals.get(i),
+            Slot::Local(i) => proc.locals.get(i),
+            _ => None,
+        };
+        var.is_some_and(|x| matches!(x.ty, crate::program::types::Type::Chan))
+    };
+    let in_expr = |e: &LExpr| {
+        let mut found = false;
+        e.each(&mut |x| match x {
+            LExpr::Var(v) => found |= chan_var(v),
+            LExpr::RemoteVar { proc, local, .. } => {
+                found |= prog
+                    .procs
+                    .get(*proc)
+                    .and_then(|p| p.locals.get(*local))
+                    .is_none_or(|x| matches!(x.ty, crate::program::types::Type::Chan));
+            }
+            _ => {}
+        });
+        found
+    };
+    match stmt {
+        LStmt::Assign(v, e) => {
+            chan_var(v) || in_expr(e) || {
+                let mut found = false;
+                v.each(&mut |x| found |= in_expr(x));
+                found
+            }
+        }
+        LStmt::Recv { args, .. } => args.iter().any(|a| match a {
+            LRecvArg::Var(v) => chan_var(v),
+            LRecvArg::Eval(e) | LRecvArg::Const(e) => in_expr(e),
+        }),
+        LStmt::DStep(a) => a
+            .locations
+            .iter()
+            .any(|l| l.edges.iter().any(|e| uses_handle(prog, proc, &e.stmt))),
+        LStmt::ChanInit(..) => false,
+        _ => {
+            let mut found = false;
+            stmt.each_expr(&mut |x| found |= in_expr(x));
+            found
+        }
+    }
+}
+
 /// One edge whose condition changed and nothing else: (edge index, old, new).
 pub type GuardChange = (usize, LExpr, LExpr);
 
@@ -425,6 +478,39 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
                             },
                         );
                     }
+                }
+            }
+        }
+    }
+    // Across renumbered channel handles, a statement that treats a handle as a number (or
+    // moves one between variables, or writes one from elsewhere) is dangerous: only channel
+    // operations are blind to the numbering.
+    if extension.as_ref().is_some_and(|e| e.handles.is_some()) {
+        for op in &old.procs {
+            let np = new.procs.iter().find(|p| p.name == op.name);
+            for ol in &op.automaton.locations {
+                if dangerous.contains_key(&ol.id.0) {
+                    continue;
+                }
+                let n = o2n.get(&ol.id.0).copied();
+                let in_new = || {
+                    let np = np?;
+                    let nl = np.automaton.location(LocId(n?))?;
+                    Some(nl.edges.iter().any(|e| uses_handle(new, np, &e.stmt)))
+                };
+                if ol.edges.iter().any(|e| uses_handle(old, op, &e.stmt)) || in_new() == Some(true)
+                {
+                    dangerous.insert(
+                        ol.id.0,
+                        Danger {
+                            proc: op.name.clone(),
+                            old: ol.id,
+                            new: n.map(|n| LocId(map[&n])),
+                            reason: "uses a channel's number, which global channels added or \
+                                     removed change"
+                                .into(),
+                        },
+                    );
                 }
             }
         }
