@@ -12,7 +12,7 @@ include!(concat!(env!("OUT_DIR"), "/sample.rs"));
 
 /// Build the bundled sample into a git repository and show its history report
 ///
-/// An elevator controller written for git rmc, in 22 commits (refactorings, features, a
+/// An elevator controller written for git rmc, in 23 commits (refactorings, features, a
 /// change in an included file, bugs and their fixes). The first commit is checked in full
 /// and records; every later one reuses its parent's record.
 ///
