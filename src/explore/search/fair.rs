@@ -482,8 +482,7 @@ impl<R: Rider> Search<'_, '_, R> {
                         n.phantom += 1;
                     }
                 }
-                let at = self.fair_frame_of(id);
-                self.report_cycle(at, step);
+                self.report_cycle(|s| s.fair_frame_of(id), step);
                 if in_place {
                     self.pop();
                 }

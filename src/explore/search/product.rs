@@ -436,7 +436,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 && self.next.v[self.hidden..] == n.a_root[..]
             {
                 let seed = n.root.and_then(|r| r.checked_sub(1));
-                return self.report_cycle(seed, step);
+                return self.report_cycle(|_| seed, step);
             }
         }
         self.next_tau = to;
@@ -501,8 +501,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 Ident::Known(id) => {
                     if self.on_stack(id, true) && accept && self.beyond_seed(depth) {
-                        let at = self.frame_of(id, false);
-                        return self.report_cycle(at, step);
+                        return self.report_cycle(|s| s.frame_of(id, false), step);
                     }
                     self.matched(id, self.anchor());
                 }
@@ -548,7 +547,7 @@ impl<R: Rider> Search<'_, '_, R> {
             Some(n) => match n.root {
                 Some(root) => {
                     if depth > n.a_depth && fair_seed && self.cur.v[self.hidden..] == n.a_root[..] {
-                        self.report_cycle(root.checked_sub(1), None);
+                        self.report_cycle(|_| root.checked_sub(1), None);
                         return self.pop();
                     }
                     true
@@ -576,8 +575,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 Ident::Known(id) => {
                     if self.on_stack(id, true) && accept && self.beyond_seed(depth) {
-                        let at = self.frame_of(id, false);
-                        self.report_cycle(at, None);
+                        self.report_cycle(|s| s.frame_of(id, false), None);
                     } else {
                         let anchor = self.frames.get_ref(fi).anchor;
                         self.matched(id, (anchor != NONE).then_some(anchor));
@@ -633,8 +631,7 @@ impl<R: Rider> Search<'_, '_, R> {
             if on1 {
                 // pan: the first search's stack intersected (`nShadow--`).
                 self.stats.states_revisited -= 1;
-                let at = self.frame_of(id, false);
-                self.report_cycle(at, step);
+                self.report_cycle(|s| s.frame_of(id, false), step);
                 return Arrive::Done;
             }
             return Arrive::Explore(id);
@@ -644,13 +641,11 @@ impl<R: Rider> Search<'_, '_, R> {
                 if let Some(n) = &mut self.ndfs {
                     n.phantom += 1;
                 }
-                let at = self.frame_of(id, false);
-                self.report_cycle(at, step);
+                self.report_cycle(|s| s.frame_of(id, false), step);
                 return Arrive::Done;
             }
             if accept && self.beyond_seed(depth) {
-                let at = self.frame_of(id, true);
-                self.report_cycle(at, step);
+                self.report_cycle(|s| s.frame_of(id, true), step);
                 return Arrive::Done;
             }
         }
@@ -730,10 +725,13 @@ impl<R: Rider> Search<'_, '_, R> {
     /// An acceptance cycle: the path to the frame `start` and on to the frame on top, then
     /// `last`, comes back to the state of `start`. (None: pan's cycle through a stale stack
     /// bit, which counts as pan counts it and is not reported: there is no such cycle.)
-    pub(super) fn report_cycle(&mut self, start: Option<usize>, last: Option<TrailStep>) {
-        let Some(start) = start else {
-            return;
-        };
+    /// `start` is asked only for a cycle not reported before: finding the frame walks the
+    /// stack, which a search that meets one cycle many times must not pay each time.
+    pub(super) fn report_cycle(
+        &mut self,
+        start: impl FnOnce(&Self) -> Option<usize>,
+        last: Option<TrailStep>,
+    ) {
         let (kind, message) = match self.m.claim.as_ref().is_some_and(|c| c.non_progress) {
             true => (ViolationKind::NonProgressCycle, "non-progress cycle"),
             false => (ViolationKind::AcceptanceCycle, "acceptance cycle"),
@@ -741,10 +739,14 @@ impl<R: Rider> Search<'_, '_, R> {
         let top = self.frames.len().saturating_sub(1);
         let closing = last.or_else(|| self.frames.get_ref(top).step);
         let edge = closing.map_or(NONE, |s| s.edge);
-        self.rider.violation(self.m, kind, Some(edge), &[]);
         if self.found.seen_edge(kind, edge) {
+            self.rider.violation(self.m, kind, Some(edge), &[]);
             return;
         }
+        let Some(start) = start(self) else {
+            return;
+        };
+        self.rider.violation(self.m, kind, Some(edge), &[]);
         let cycle = (0..=start.min(top))
             .filter(|&i| self.frames.get_ref(i).step.is_some())
             .count();
