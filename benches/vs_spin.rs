@@ -15,6 +15,10 @@
 //! 10^5 distinct invalid end states, whose peak memory must stay bounded (trails are kept
 //! for the first few of each kind).
 //!
+//! A third table measures claims: an `ltl` formula's product search with acceptance cycles
+//! (`verify -N NAME -a`, as `./pan -a -c0 -N NAME` built with `-DNOREDUCE`), states visited
+//! per second of search against pan's (its own elapsed time), beside the safety rate.
+//!
 //! `cargo bench -- NAME` runs only the models whose name contains NAME.
 
 use std::path::{Path, PathBuf};
@@ -268,6 +272,162 @@ fn violation_rows(bin: &Path, models: &Path, filter: Option<&str>) {
     println!("ratio = time with end states checked over time with --no-end-states (target <= 1.5)");
 }
 
+/// Claims: (name, file, defines, formula).
+const CLAIM_MODELS: &[(&str, &str, &[&str], &str)] = &[
+    (
+        "ltl philosophers N=5 [](seated<N)",
+        "philosophers_ltl.pml",
+        &["N=5"],
+        "seated",
+    ),
+    (
+        "ltl philosophers N=5 []<>fed (fails)",
+        "philosophers_ltl.pml",
+        &["N=5"],
+        "fed",
+    ),
+    (
+        "ltl filter_lock N=3 mutex",
+        "filter_lock_ltl.pml",
+        &["N=3"],
+        "mutex",
+    ),
+    (
+        "ltl philosophers N=6 []<>fed (fails)",
+        "philosophers_ltl.pml",
+        &["N=6"],
+        "fed",
+    ),
+    (
+        "ltl filter_lock N=4 mutex",
+        "filter_lock_ltl.pml",
+        &["N=4"],
+        "mutex",
+    ),
+];
+
+/// A number pan prints before `what` ("258065 states, stored (316197 visited)": the
+/// visited count when `inner`).
+fn pan_number(text: &str, what: &str, inner: bool) -> Option<f64> {
+    let l = text.lines().find(|l| l.contains(what))?;
+    let w = match inner {
+        true => l.split('(').nth(1)?.split_whitespace().next()?,
+        false => l.split_whitespace().next()?,
+    };
+    w.parse().ok()
+}
+
+/// The claims table: git rmc's product search against pan -a, states visited per second.
+fn claim_rows(bin: &Path, models: &Path, filter: Option<&str>, spin_ok: bool) {
+    println!();
+    println!(
+        "{:<34} {:>9} {:>9} {:>9} {:>8} {:>8} {:>10} {:>10} {:>6}",
+        "claims (-a, acceptance cycles)",
+        "visited",
+        "pan vis",
+        "cycles",
+        "rmc s",
+        "pan s",
+        "rmc vis/s",
+        "pan vis/s",
+        "ratio"
+    );
+    for (name, file, defines, claim) in CLAIM_MODELS {
+        if filter.is_some_and(|f| !name.contains(f)) {
+            continue;
+        }
+        let path = models.join(file);
+        let mut times = Vec::new();
+        let mut doc = serde_json::Value::Null;
+        for _ in 0..RUNS {
+            let mut c = Command::new(bin);
+            c.args(["verify", "--format", "json", "-a", "-N", claim]);
+            for d in *defines {
+                c.arg("-D").arg(d);
+            }
+            let out = c.arg(&path).output().expect("verify runs");
+            doc = serde_json::from_slice(&out.stdout).unwrap_or_default();
+            times.push(Duration::from_secs_f64(
+                doc["stats"]["elapsed_ms"].as_f64().unwrap_or(0.0) / 1000.0,
+            ));
+        }
+        let s = &doc["stats"];
+        let visited =
+            s["states_stored"].as_u64().unwrap_or(0) + s["states_revisited"].as_u64().unwrap_or(0);
+        let cycles = doc["violations"].as_array().map_or(0, |v| v.len());
+        let rmc = median(times);
+        let rmc_rate = visited as f64 / secs(rmc).max(1e-6);
+        if !spin_ok {
+            println!(
+                "{name:<34} {visited:>9} {:>9} {cycles:>9} {:>8.3}",
+                "-",
+                secs(rmc)
+            );
+            continue;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::copy(&path, dir.path().join(file)).expect("copy model");
+        let mut gen = Command::new("spin");
+        for d in *defines {
+            gen.arg(format!("-D{d}"));
+        }
+        let ok = gen
+            .args(["-o1", "-o2", "-o3", "-a", file])
+            .current_dir(dir.path())
+            .output()
+            .is_ok_and(|o| o.status.success())
+            && Command::new("gcc")
+                .args(["-O2", "-DNOREDUCE", "-w", "-o", "pan", "pan.c"])
+                .current_dir(dir.path())
+                .output()
+                .is_ok_and(|o| o.status.success());
+        if !ok {
+            println!("{name:<34} spin failed");
+            continue;
+        }
+        let depth = s["depth_reached"].as_u64().unwrap_or(0);
+        let mut pan_times = Vec::new();
+        let mut text = String::new();
+        for _ in 0..RUNS {
+            let out = Command::new("./pan")
+                .args([
+                    "-a",
+                    "-c0",
+                    "-N",
+                    claim,
+                    &format!("-m{}", depth * 2 + 10_000),
+                ])
+                .current_dir(dir.path())
+                .output()
+                .expect("pan runs");
+            text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let t = text
+                .lines()
+                .find(|l| l.contains("elapsed time"))
+                .and_then(|l| l.split_whitespace().nth(3))
+                .and_then(|w| w.parse::<f64>().ok())
+                .unwrap_or(0.0);
+            pan_times.push(Duration::from_secs_f64(t));
+        }
+        let pan = median(pan_times);
+        let pan_visited = pan_number(&text, "states, stored (", true)
+            .or_else(|| pan_number(&text, "states, stored", false))
+            .unwrap_or(0.0);
+        let pan_rate = pan_visited / secs(pan).max(1e-3);
+        println!(
+            "{name:<34} {visited:>9} {pan_visited:>9} {cycles:>9} {:>8.3} {:>8.3} {rmc_rate:>10.0} {pan_rate:>10.0} {:>6.2}",
+            secs(rmc),
+            secs(pan),
+            rmc_rate / pan_rate.max(1e-9),
+        );
+    }
+    println!(
+        "visited = states stored plus visited again by the nested search (pan's \"visited\");"
+    );
+    println!("cycles = distinct violations git rmc reports; times are each search's own (pan: its");
+    println!("elapsed time, -m<2*depth>); ratio = git rmc visited/s over pan's (target >= 1).");
+}
+
 fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_git-rmc"));
@@ -388,4 +548,5 @@ fn main() {
     );
     println!("B/st = bytes of visited set per stored state (pan B: its states + hash table).");
     violation_rows(&bin, &models, filter.as_deref());
+    claim_rows(&bin, &models, filter.as_deref(), spin_ok);
 }

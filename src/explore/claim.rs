@@ -257,8 +257,9 @@ impl Machine<'_> {
             return claim;
         }
         claim
-            || st
-                .pids()
-                .any(|p| self.location(st, p).is_some_and(|l| l.accept))
+            || (self.system_accepts
+                && st
+                    .pids()
+                    .any(|p| self.location(st, p).is_some_and(|l| l.accept)))
     }
 }

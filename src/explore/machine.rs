@@ -42,6 +42,9 @@ pub struct Machine<'p> {
     pub claim: Option<super::claim::ClaimSlot>,
     /// The model's event trace (`trace` or `notrace`), if any: channel events move it.
     pub trace: Option<super::trace::TraceSlot<'p>>,
+    /// Some proctype of the system has an `accept` label (else no process makes a state
+    /// accepting, and `accepting` need not look at them).
+    pub(crate) system_accepts: bool,
 }
 
 impl<'p> Machine<'p> {
@@ -105,10 +108,15 @@ impl<'p> Machine<'p> {
             .map(|p| p.automaton.locations.iter().map(|l| l.id.0).collect())
             .collect();
         let trace = super::trace::TraceSlot::new(prog, &layout);
+        let system_accepts = prog.procs.iter().any(|p| {
+            p.kind != crate::program::ProcKind::Never
+                && p.automaton.locations.iter().any(|l| l.accept)
+        });
         Ok(Machine {
             prog,
             claim,
             trace,
+            system_accepts,
             stable,
             pan,
             soft: std::cell::Cell::new(None),
