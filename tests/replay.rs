@@ -1321,7 +1321,7 @@ fn replays_across_typedef_changes_equal_full_checks() {
         let Some(base) = check(&v, None, Algorithm::Full).record else {
             continue;
         };
-        let mut versions: Vec<String> = [8, 17]
+        let mut versions: Vec<String> = [8, 8 + DECLARATION_KINDS]
             .into_iter()
             .filter_map(|k| change_declaration(&text, &mut rng, k))
             .collect();

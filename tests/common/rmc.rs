@@ -718,7 +718,9 @@ pub fn change_declaration(text: &str, rng: &mut Rng, k: usize) -> Option<String>
             let i = pick(&ls, rng, &|l: &str| {
                 l.trim_start().starts_with("typedef") && l.contains('{')
             })?;
-            if k.is_multiple_of(2) {
+            // (The variant by the round, not by `k`'s parity: `k` of one kind is always
+            // even or always odd.)
+            if (k / DECLARATION_KINDS).is_multiple_of(2) {
                 let open = ls[i].find('{')? + 1;
                 ls[i].insert_str(open, " byte rmc_f;");
             } else {
@@ -742,7 +744,7 @@ pub fn change_declaration(text: &str, rng: &mut Rng, k: usize) -> Option<String>
                 true => first_global_end(&ls),
                 false => chans[rng.below(chans.len())],
             };
-            let decl = if k.is_multiple_of(2) {
+            let decl = if (k / DECLARATION_KINDS).is_multiple_of(2) {
                 "chan rmc_c = [1] of { byte };"
             } else {
                 "chan rmc_c[2] = [0] of { bit };"
