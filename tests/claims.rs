@@ -324,6 +324,36 @@ fn acceptance_stopping_at_the_first_error_gives_pans_default_figures_and_cycle_s
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// pan -a -c0's figures for a model, live (`figures_a`'s order), and its error count.
+fn pan_a_live(path: &Path) -> Option<([u64; 6], u64)> {
+    let (pan, text) = common::pan_figures(path, &["-DNOREDUCE"], &["-a", "-c0", "-m1000000"])?;
+    // "N states, stored (M visited)"
+    let visited = text
+        .lines()
+        .find(|l| l.contains("states, stored"))
+        .and_then(|l| l.split('(').nth(1))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or(pan[0]);
+    Some(([pan[0], visited, pan[1], pan[2], pan[3], pan[4]], pan[5]))
+}
+
+/// Our figures and whether we found violations against pan -a's.
+fn against_pan_a(
+    rel: &str,
+    out: &Outcome,
+    want: [u64; 6],
+    errors: u64,
+    failures: &mut Vec<String>,
+) {
+    if figures_a(out) != want {
+        failures.push(format!("{rel}: ours {:?}, pan -a {want:?}", figures_a(out)));
+    }
+    if (errors == 0) != out.violations.is_empty() {
+        failures.push(format!("{rel}: pan {errors} errors, ours {:?}", kinds(out)));
+    }
+}
+
 #[test]
 fn acceptance_figures_match_pan_live() {
     if !common::spin_installed() {
@@ -334,32 +364,12 @@ fn acceptance_figures_match_pan_live() {
     for e in entries() {
         let rel = e["model"].as_str().expect("model name");
         let path = claims_dir().join(rel);
-        let Some((pan, text)) =
-            common::pan_figures(&path, &["-DNOREDUCE"], &["-a", "-c0", "-m1000000"])
-        else {
+        let Some((want, errors)) = pan_a_live(&path) else {
             failures.push(format!("{rel}: pan gave no figures"));
             continue;
         };
-        // "N states, stored (M visited)"
-        let visited = text
-            .lines()
-            .find(|l| l.contains("states, stored"))
-            .and_then(|l| l.split('(').nth(1))
-            .and_then(|r| r.split_whitespace().next())
-            .and_then(|n| n.parse::<u64>().ok())
-            .unwrap_or(pan[0]);
-        let want = [pan[0], visited, pan[1], pan[2], pan[3], pan[4]];
         with_product_opts(&path, &acceptance(), |_, out| {
-            if figures_a(out) != want {
-                failures.push(format!("{rel}: ours {:?}, pan -a {want:?}", figures_a(out)));
-            }
-            if (pan[5] == 0) != out.violations.is_empty() {
-                failures.push(format!(
-                    "{rel}: pan {} errors, ours {} violations",
-                    pan[5],
-                    out.violations.len()
-                ));
-            }
+            against_pan_a(rel, out, want, errors, &mut failures);
         });
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -865,31 +875,12 @@ fn acceptance_without_a_claim_matches_pan_live() {
     for e in no_claim_entries() {
         let rel = e["model"].as_str().expect("model name");
         let path = claims_dir().join("no_claim").join(rel);
-        let Some((pan, text)) =
-            common::pan_figures(&path, &["-DNOREDUCE"], &["-a", "-c0", "-m100000"])
-        else {
+        let Some((want, errors)) = pan_a_live(&path) else {
             failures.push(format!("{rel}: pan gave no figures"));
             continue;
         };
-        let visited = text
-            .lines()
-            .find(|l| l.contains("states, stored"))
-            .and_then(|l| l.split('(').nth(1))
-            .and_then(|r| r.split_whitespace().next())
-            .and_then(|n| n.parse::<u64>().ok())
-            .unwrap_or(pan[0]);
-        let want = [pan[0], visited, pan[1], pan[2], pan[3], pan[4]];
         with_no_claim(rel, &acceptance(), |_, out| {
-            if figures_a(out) != want {
-                failures.push(format!("{rel}: ours {:?}, pan -a {want:?}", figures_a(out)));
-            }
-            if (pan[5] == 0) != out.violations.is_empty() {
-                failures.push(format!(
-                    "{rel}: pan {} errors, ours {:?}",
-                    pan[5],
-                    kinds(out)
-                ));
-            }
+            against_pan_a(rel, out, want, errors, &mut failures);
         });
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -57,6 +57,49 @@ pub struct Impact {
     pub guards: BTreeMap<u32, Vec<GuardChange>>,
 }
 
+/// The two versions with their locations paired (old location id to new, and new to its
+/// stable id).
+struct Pairs<'a> {
+    old: &'a Program,
+    new: &'a Program,
+    o2n: &'a HashMap<u32, u32>,
+    map: &'a HashMap<u32, u32>,
+}
+
+impl Pairs<'_> {
+    /// Marks dangerous every old location not yet so for which `judge` gives a reason,
+    /// shown the location and the new one paired with it.
+    fn mark(
+        &self,
+        dangerous: &mut BTreeMap<u32, Danger>,
+        judge: impl Fn(&Proc, &Location, Option<(&Proc, &Location)>) -> Option<String>,
+    ) {
+        for op in &self.old.procs {
+            let np = self.new.procs.iter().find(|p| p.name == op.name);
+            for ol in &op.automaton.locations {
+                if dangerous.contains_key(&ol.id.0) {
+                    continue;
+                }
+                let n = self.o2n.get(&ol.id.0).copied();
+                let paired = np
+                    .zip(n)
+                    .and_then(|(np, n)| Some((np, np.automaton.location(LocId(n))?)));
+                if let Some(reason) = judge(op, ol, paired) {
+                    dangerous.insert(
+                        ol.id.0,
+                        Danger {
+                            proc: op.name.clone(),
+                            old: ol.id,
+                            new: n.map(|n| LocId(self.map[&n])),
+                            reason,
+                        },
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Whether a statement of `proc` uses a channel handle otherwise than to name the channel
 /// it operates on: as a value (an expression, an argument, a message field, a `run`'s
 /// argument) or written into a channel variable.
@@ -413,30 +456,18 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             ChanAlias::new(old, &e.changed_globals),
             ChanAlias::new(new, &renamed),
         );
-        for op in &old.procs {
-            let np = new.procs.iter().find(|p| p.name == op.name);
-            for ol in &op.automaton.locations {
-                if dangerous.contains_key(&ol.id.0) {
-                    continue;
-                }
-                let n = o2n.get(&ol.id.0).copied();
-                let reason = ao.touches(op, ol).or_else(|| {
-                    let nl = np?.automaton.location(LocId(n?))?;
-                    an.touches(np?, nl)
-                });
-                if let Some(reason) = reason {
-                    dangerous.insert(
-                        ol.id.0,
-                        Danger {
-                            proc: op.name.clone(),
-                            old: ol.id,
-                            new: n.map(|n| LocId(map[&n])),
-                            reason,
-                        },
-                    );
-                }
-            }
-        }
+        let pairs = Pairs {
+            old,
+            new,
+            o2n: &o2n,
+            map: &map,
+        };
+        pairs.mark(&mut dangerous, |op, ol, paired| {
+            ao.touches(op, ol).or_else(|| {
+                let (np, nl) = paired?;
+                an.touches(np, nl)
+            })
+        });
     }
     // Across the map, a `run` of a proctype whose processes it changes makes another
     // process: every location that may run one is dangerous (whatever its label says:
@@ -486,34 +517,20 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     // moves one between variables, or writes one from elsewhere) is dangerous: only channel
     // operations are blind to the numbering.
     if extension.as_ref().is_some_and(|e| e.handles.is_some()) {
-        for op in &old.procs {
-            let np = new.procs.iter().find(|p| p.name == op.name);
-            for ol in &op.automaton.locations {
-                if dangerous.contains_key(&ol.id.0) {
-                    continue;
-                }
-                let n = o2n.get(&ol.id.0).copied();
-                let in_new = || {
-                    let np = np?;
-                    let nl = np.automaton.location(LocId(n?))?;
-                    Some(nl.edges.iter().any(|e| uses_handle(new, np, &e.stmt)))
-                };
-                if ol.edges.iter().any(|e| uses_handle(old, op, &e.stmt)) || in_new() == Some(true)
-                {
-                    dangerous.insert(
-                        ol.id.0,
-                        Danger {
-                            proc: op.name.clone(),
-                            old: ol.id,
-                            new: n.map(|n| LocId(map[&n])),
-                            reason: "uses a channel's number, which global channels added or \
-                                     removed change"
-                                .into(),
-                        },
-                    );
-                }
-            }
-        }
+        let pairs = Pairs {
+            old,
+            new,
+            o2n: &o2n,
+            map: &map,
+        };
+        pairs.mark(&mut dangerous, |op, ol, paired| {
+            let uses = |p: &Program, pr: &Proc, l: &Location| {
+                l.edges.iter().any(|e| uses_handle(p, pr, &e.stmt))
+            };
+            (uses(old, op, ol) || paired.is_some_and(|(np, nl)| uses(new, np, nl))).then(|| {
+                "uses a channel's number, which global channels added or removed change".into()
+            })
+        });
     }
     // A location that reads `P@L` is dangerous when L's location is.
     loop {
