@@ -902,3 +902,15 @@ fn a_depth_limit_leaves_the_rest_of_a_fair_search_to_run() {
         assert_eq!(out.limit, Some(git_rmc::explore::Limit::Depth));
     });
 }
+
+/// `_nr_pr` counts the never claim, as pan counts it: one process and the claim make 2, so
+/// the process moves and the formula holds (./pan -a -c0: 3 stored, 6 visited, 1 matched,
+/// 7 transitions, depth 4); counting 1, it would block and the claim would accept.
+#[test]
+fn nr_pr_counts_the_claim() {
+    let path = claims_dir().join("nr_pr_counts_the_claim.pml");
+    with_product_opts(&path, &acceptance(), |_, out| {
+        assert_eq!(figures_a(out), [3, 6, 1, 7, 0, 4]);
+        assert!(out.violations.is_empty(), "{:?}", kinds(out));
+    });
+}

@@ -464,6 +464,18 @@ fn verify_a_without_a_claim_searches_the_accept_labels() {
         text.contains("State-vector 20 byte, depth reached 1, errors: 1"),
         "{text}"
     );
+    // Without accept labels pan ignores -a, and so does git rmc: a safety check.
+    let out = bin()
+        .args(["verify", "-a"])
+        .arg(models().join("claims/no_claim/no_accept_labels.pml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no accept labels are defined"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("[invalid-end-state]"), "{text}");
+    assert!(text.contains("for safety"), "{text}");
     // Not in a regression check.
     let out = bin()
         .args(["verify", "-a", "--record", "x.rec"])

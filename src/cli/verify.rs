@@ -172,14 +172,13 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
+    let accept_labels = program.procs.iter().any(|p| {
+        p.kind != crate::program::ProcKind::Never && p.automaton.locations.iter().any(|l| l.accept)
+    });
     if args.fair && !has_claim && !args.non_progress {
         // pan: "error: -f requires the use of -a or -l". pan -a -f also searches a model
-        // with accept labels and no claim, which git rmc does not (it checks acceptance
-        // cycles of a product with a claim only).
-        let accept = program
-            .procs
-            .iter()
-            .any(|p| p.automaton.locations.iter().any(|l| l.accept));
+        // with accept labels and no claim, which git rmc does not yet.
+        let accept = accept_labels;
         anyhow::bail!(
             "--fair: weak fairness applies to a search for cycles, and the model has no never \
              claim or ltl formula (give one, or -l for non-progress cycles){}",
@@ -267,6 +266,13 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     // nor does a regression check (it checks no claim).
     let mut ropts = eopts.clone();
     ropts.acceptance &= !matches!(claim, ClaimChoice::Safety) && algorithm.is_none();
+    if ropts.acceptance && !has_claim && !args.non_progress && !accept_labels {
+        eprintln!(
+            "warning: no accept labels are defined, so option -a has no effect (ignored), as \
+             pan says: a safety check runs"
+        );
+        ropts.acceptance = false;
+    }
     let request = Request {
         program,
         sources: sources.clone(),

@@ -191,7 +191,8 @@ impl Machine<'_> {
         match p {
             Place::Mem(at, s) => s.read(&st.v, at),
             Place::Pid => cx.pid as i32,
-            Place::NrPr => st.nr_pr() as i32,
+            // pan counts the never claim (np_ under -l) among the running processes.
+            Place::NrPr => st.nr_pr() as i32 + i32::from(self.claim.is_some()),
             Place::Last => match self.layout.last_at {
                 Some(a) => st.v[a as usize] as i32,
                 None => 0,
@@ -261,7 +262,9 @@ impl Machine<'_> {
             LExpr::Probe(p, v) => {
                 let at = self.chan_of(st, cx, v)?;
                 let len = st.chan_len(at) as u32;
-                let cap = self.layout.chans[st.chan_type(at)].capacity;
+                // pan: a rendezvous channel is full only while a handshake is under way
+                // (one message in it), which no other process sees: never full.
+                let cap = self.layout.chans[st.chan_type(at)].capacity.max(1);
                 i32::from(match p {
                     ChanProbe::Full => len >= cap,
                     ChanProbe::Nfull => len < cap,

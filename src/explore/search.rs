@@ -381,7 +381,9 @@ pub fn search<R: Rider>(
         halted: false,
         grouped,
         pending: None,
-        claim: m.claim.is_some() || opts.acceptance,
+        // (-a without a claim and without accept labels is a safety search, as pan ignores
+        // its -a then.)
+        claim: m.claim.is_some() || (opts.acceptance && m.system_accepts),
         solo: m.claim.is_none(),
         next_tau: 0,
         ndfs: None,

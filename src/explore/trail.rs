@@ -337,7 +337,9 @@ impl Machine<'_> {
             v.kind,
             ViolationKind::InvalidEndState | ViolationKind::TraceIncomplete
         );
-        if steps.is_empty() && v.edge.is_none() && !end_state {
+        // (An accept stutter in the initial state has no step either.)
+        let stutter = v.kind == ViolationKind::AcceptanceCycle && v.cycle == Some(steps.len());
+        if steps.is_empty() && v.edge.is_none() && !end_state && !stutter {
             return self.initial().err().map(|f| fault_kind(&f)) == Some(v.kind);
         }
         if let Some(k) = end.fault {

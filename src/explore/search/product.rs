@@ -361,29 +361,30 @@ impl<R: Rider> Search<'_, '_, R> {
     fn accept_stutter(&mut self, fi: usize) {
         let kind = ViolationKind::AcceptanceCycle;
         let step = self.frames.get_ref(fi).step;
+        // (The initial state itself: no step, and no edge to name.)
         let edge = step.map_or(NONE, |s| s.edge);
-        self.rider.violation(self.m, kind, Some(edge), &[]);
+        self.rider
+            .violation(self.m, kind, step.map(|s| s.edge), &[]);
         if self.found.seen_edge(kind, edge) {
             return;
         }
         let cycle = (0..=fi)
             .filter(|&i| self.frames.get_ref(i).step.is_some())
             .count();
-        // pan names the depth before it (its `depth--` ahead of `uerror`).
-        let cycle_depth = fi
-            .checked_sub(1)
-            .map_or(0, |p| self.frames.get_ref(p).depth);
+        // pan names the depth before it (its `depth--` ahead of `uerror`; -1 for the
+        // initial state, which names nothing).
+        let cycle_depth = fi.checked_sub(1).map(|p| self.frames.get_ref(p).depth);
         let trail = self.trail_for(kind, None);
         self.add(Violation {
             kind,
-            edge: Some(edge),
+            edge: step.map(|s| s.edge),
             pid: step.map(|s| s.pid),
             message: ACCEPT_STUTTER.into(),
             blocked: Vec::new(),
             trail,
             via: None,
             cycle: Some(cycle),
-            cycle_depth: Some(cycle_depth),
+            cycle_depth,
         });
     }
 
