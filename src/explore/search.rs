@@ -213,6 +213,9 @@ struct Frame {
     /// (`product::CLAIM`, ...); always 0 without a claim. (A claim's turn keeps where its
     /// options stand in `cursor`.)
     tau: u8,
+    /// The process that held atomic control here blocked, and the state was stored (or met
+    /// in place): the atomic run that reaches it again with that process blocks there again.
+    blocked_atomic: bool,
 }
 
 /// Where a step led, as the search learns it: a state the interpreter built (in `next`), or
@@ -803,7 +806,7 @@ impl<R: Rider> Search<'_, '_, R> {
         if let Some(p) = atomic {
             self.stats.atomic_steps += 1;
             let repeats = match to {
-                Target::Built => self.repeats_in_atomic_run(),
+                Target::Built => self.repeats_in_atomic_run(p),
                 Target::Replayed(t) => t == To::Repeat,
             };
             self.tell(step, flag, if repeats { To::Repeat } else { To::Atomic });
@@ -1151,6 +1154,7 @@ impl<R: Rider> Search<'_, '_, R> {
             group: NO_GROUP,
             step,
             tau,
+            blocked_atomic: false,
         };
         if self.frames.push(frame).is_err() {
             self.path.truncate(at);
@@ -1182,6 +1186,7 @@ impl<R: Rider> Search<'_, '_, R> {
             group: NO_GROUP,
             step,
             tau: 0,
+            blocked_atomic: false,
         };
         if self.frames.push(frame).is_err() {
             return self.out_of_memory();
@@ -1261,6 +1266,7 @@ impl<R: Rider> Search<'_, '_, R> {
         fr.id = id;
         fr.lowlink = id;
         fr.anchor = fi as u32;
+        fr.blocked_atomic = true;
         if visit == Visit::Replay {
             self.stats.states_walked += 1;
             let at = self.path.end();
@@ -1378,7 +1384,10 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// Inside one atomic run (the unstored frames above the nearest stored one, and that
     /// one), does the state in `self.next` already occur on the path?
-    fn repeats_in_atomic_run(&self) -> bool {
+    /// Whether the state in `next`, reached inside the atomic run of process `p`, repeats a
+    /// state of the run. A state where `p` blocked inside its atomic sequence is no repeat:
+    /// `p` blocks there again (pan stores the state then, and meets it again).
+    fn repeats_in_atomic_run(&self, p: u8) -> bool {
         let me = &self.next.v[..];
         for fi in (0..self.frames.len()).rev() {
             let f = self.frames.get(fi);
@@ -1391,7 +1400,8 @@ impl<R: Rider> Search<'_, '_, R> {
                     && &me[..own.len()] == own
                     && &me[own.len()..] == stored
             };
-            if same {
+            let holder = f.step.map(|s| s.rv.map_or(s.pid, |(q, _)| q));
+            if same && !(f.blocked_atomic && holder == Some(p)) {
                 return true;
             }
             // A stored frame, or a visit again of a stored state (the nested search's, and

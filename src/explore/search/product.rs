@@ -414,7 +414,7 @@ impl<R: Rider> Search<'_, '_, R> {
             // formula without temporal operators) stays inside its atomic across the loop's
             // back edge (spin -o3), and pan descends until its depth limit; here the run is
             // seen to repeat a state and reported, as a process's is.
-            if self.repeats_in_atomic_run() {
+            if self.repeats_in_atomic_run(only.unwrap_or(CLAIM_PID)) {
                 return self.non_terminating(step, only.unwrap_or(CLAIM_PID));
             }
         }
@@ -523,6 +523,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// With -a: the frame `fi` on top (not stored: a process blocked inside its atomic
     /// sequence) becomes the claim's turn, and its state is stored or met again here.
     fn arrive_in_place(&mut self, fi: usize) {
+        self.frames.get_mut(fi).blocked_atomic = true;
         let depth = self.frames.get_ref(fi).depth;
         let accept = self.frames.get_ref(fi).tau & ACCEPT != 0
             || fi
