@@ -232,6 +232,27 @@ fn kinds(out: &Outcome) -> BTreeSet<&'static str> {
     out.violations.iter().map(|v| v.kind.as_str()).collect()
 }
 
+/// Our kinds of violation against pan's, and every trail replayed to its violation.
+fn kinds_and_trails(
+    rel: &str,
+    m: &Machine,
+    out: &Outcome,
+    pan: &BTreeSet<&str>,
+    failures: &mut Vec<String>,
+) {
+    if &kinds(out) != pan {
+        failures.push(format!("{rel}: kinds ours {:?}, pan {pan:?}", kinds(out)));
+    }
+    for v in &out.violations {
+        if !m.reproduces(&out.initial, v, &acceptance()) {
+            failures.push(format!(
+                "{rel}: the trail of {:?} does not reach it",
+                v.kind
+            ));
+        }
+    }
+}
+
 #[test]
 fn acceptance_figures_and_violations_match_the_manifest() {
     let mut failures = Vec::new();
@@ -260,17 +281,7 @@ fn acceptance_figures_and_violations_match_the_manifest() {
                 .flatten()
                 .filter_map(|v| v["kind"].as_str())
                 .collect();
-            if kinds(out) != pan {
-                failures.push(format!("{rel}: kinds ours {:?}, pan {pan:?}", kinds(out)));
-            }
-            for v in &out.violations {
-                if !m.reproduces(&out.initial, v, &acceptance()) {
-                    failures.push(format!(
-                        "{rel}: the trail of {:?} does not reach it",
-                        v.kind
-                    ));
-                }
-            }
+            kinds_and_trails(rel, m, out, &pan, &mut failures);
         });
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -822,17 +833,7 @@ fn acceptance_without_a_claim_has_pans_figures() {
                 .flatten()
                 .filter_map(|k| k.as_str())
                 .collect();
-            if kinds(out) != pan {
-                failures.push(format!("{rel}: kinds ours {:?}, pan {pan:?}", kinds(out)));
-            }
-            for v in &out.violations {
-                if !m.reproduces(&out.initial, v, &acceptance()) {
-                    failures.push(format!(
-                        "{rel}: the trail of {:?} does not reach it",
-                        v.kind
-                    ));
-                }
-            }
+            kinds_and_trails(rel, m, out, &pan, &mut failures);
         });
         let first = &e["first_error"];
         let want = [

@@ -449,6 +449,12 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             }
         }
     }
+    let pairs = Pairs {
+        old,
+        new,
+        o2n: &o2n,
+        map: &map,
+    };
     // Across a changed channel declaration, every operation that may reach the channel.
     if let Some(e) = extension.as_ref().filter(|e| !e.changed_globals.is_empty()) {
         let renamed: Vec<usize> = e.changed_globals.iter().map(|&g| e.globals[g]).collect();
@@ -456,12 +462,6 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             ChanAlias::new(old, &e.changed_globals),
             ChanAlias::new(new, &renamed),
         );
-        let pairs = Pairs {
-            old,
-            new,
-            o2n: &o2n,
-            map: &map,
-        };
         pairs.mark(&mut dangerous, |op, ol, paired| {
             ao.touches(op, ol).or_else(|| {
                 let (np, nl) = paired?;
@@ -517,12 +517,6 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     // moves one between variables, or writes one from elsewhere) is dangerous: only channel
     // operations are blind to the numbering.
     if extension.as_ref().is_some_and(|e| e.handles.is_some()) {
-        let pairs = Pairs {
-            old,
-            new,
-            o2n: &o2n,
-            map: &map,
-        };
         pairs.mark(&mut dangerous, |op, ol, paired| {
             let uses = |p: &Program, pr: &Proc, l: &Location| {
                 l.edges.iter().any(|e| uses_handle(p, pr, &e.stmt))
