@@ -102,22 +102,34 @@ fn figures_and_violations_match_the_manifest() {
     assert!(vectors_off.len() <= 1, "{}", vectors_off.join("\n"));
 }
 
-#[test]
-fn figures_match_pan_live() {
+/// Against spin live, when it is installed: `check` for each model of `entries` (in folder
+/// `dir`), which notes what differs in `failures`.
+fn each_live(
+    entries: Vec<serde_json::Value>,
+    dir: &Path,
+    mut check: impl FnMut(&str, &Path, &mut Vec<String>),
+) {
     if !common::spin_installed() {
         eprintln!("spin is not installed: live comparison skipped");
         return;
     }
     let mut failures = Vec::new();
-    for e in entries() {
+    for e in entries {
         let rel = e["model"].as_str().expect("model name");
-        let path = claims_dir().join(rel);
-        let Some((pan, _)) = common::pan_figures(&path, &["-DNOREDUCE"], &["-c0", "-m1000000"])
+        check(rel, &dir.join(rel), &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn figures_match_pan_live() {
+    each_live(entries(), &claims_dir(), |rel, path, failures| {
+        let Some((pan, _)) = common::pan_figures(path, &["-DNOREDUCE"], &["-c0", "-m1000000"])
         else {
             failures.push(format!("{rel}: pan gave no figures"));
-            continue;
+            return;
         };
-        with_product(&path, |_, out| {
+        with_product(path, |_, out| {
             let ours = figures(out);
             if ours[..5] != pan[..5] {
                 failures.push(format!("{rel}: ours {ours:?}, pan {pan:?}"));
@@ -130,8 +142,7 @@ fn figures_match_pan_live() {
                 ));
             }
         });
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
 }
 
 #[test]
@@ -367,23 +378,14 @@ fn against_pan_a(
 
 #[test]
 fn acceptance_figures_match_pan_live() {
-    if !common::spin_installed() {
-        eprintln!("spin is not installed: live comparison skipped");
-        return;
-    }
-    let mut failures = Vec::new();
-    for e in entries() {
-        let rel = e["model"].as_str().expect("model name");
-        let path = claims_dir().join(rel);
-        let Some((want, errors)) = pan_a_live(&path) else {
-            failures.push(format!("{rel}: pan gave no figures"));
-            continue;
+    each_live(entries(), &claims_dir(), |rel, path, failures| {
+        let Some((want, errors)) = pan_a_live(path) else {
+            return failures.push(format!("{rel}: pan gave no figures"));
         };
-        with_product_opts(&path, &acceptance(), |_, out| {
-            against_pan_a(rel, out, want, errors, &mut failures);
+        with_product_opts(path, &acceptance(), |_, out| {
+            against_pan_a(rel, out, want, errors, failures);
         });
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
 }
 
 #[test]
@@ -868,23 +870,15 @@ fn acceptance_without_a_claim_has_pans_figures() {
 
 #[test]
 fn acceptance_without_a_claim_matches_pan_live() {
-    if !common::spin_installed() {
-        eprintln!("spin is not installed: live comparison skipped");
-        return;
-    }
-    let mut failures = Vec::new();
-    for e in no_claim_entries() {
-        let rel = e["model"].as_str().expect("model name");
-        let path = claims_dir().join("no_claim").join(rel);
-        let Some((want, errors)) = pan_a_live(&path) else {
-            failures.push(format!("{rel}: pan gave no figures"));
-            continue;
+    let dir = claims_dir().join("no_claim");
+    each_live(no_claim_entries(), &dir, |rel, path, failures| {
+        let Some((want, errors)) = pan_a_live(path) else {
+            return failures.push(format!("{rel}: pan gave no figures"));
         };
         with_no_claim(rel, &acceptance(), |_, out| {
-            against_pan_a(rel, out, want, errors, &mut failures);
+            against_pan_a(rel, out, want, errors, failures);
         });
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    });
 }
 
 /// A depth limit cuts the path and the rest of the search goes on, as pan's -m: the fair
