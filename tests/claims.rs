@@ -565,7 +565,7 @@ fn fair_figures_and_violations_match_the_manifest() {
 fn fair_non_progress_figures_match_the_manifest() {
     // ./pan -l -c0 and ./pan -l -f -c0 (built with -DNP), and their first errors.
     let entries = common::manifest("claims/non_progress.json");
-    assert_eq!(entries.len(), 7);
+    assert_eq!(entries.len(), 8);
     let np = acceptance();
     let load: Loader = git_rmc::load_for_non_progress;
     let mut failures = check_sections(&entries, "non_progress", &np, load);

@@ -275,6 +275,8 @@ impl<'r> Lowerer<'r> {
             .iter()
             .map(|(l, _)| self.labels.bind(l))
             .collect();
+        // Where the labels after the first go, when a skip took the first (below).
+        let mut jump_el = None;
         let chunk = match &step.kind {
             StepKind::Decl(d) => return self.decl(d),
             StepKind::Xu { chans, .. } => {
@@ -286,7 +288,9 @@ impl<'r> Lowerer<'r> {
             }
             StepKind::Stmt(s) => {
                 // A jump has no location of its own, so spin puts an end/progress/accept
-                // label, or one a remote reference names, on a skip before it.
+                // label, or one a remote reference names, on a skip before it: the
+                // outermost label only; any other stays on the jump, whose state pan
+                // folds away, and with it that label's end, progress or accept flag.
                 let special = step.labels.iter().any(|(l, _)| {
                     l.starts_with("end")
                         || l.starts_with("progress")
@@ -301,6 +305,7 @@ impl<'r> Lowerer<'r> {
                     let skip = self.single(ElKind::Stmt(LStmt::Expr(LExpr::Const(1))), s.span);
                     let g = self.stmt(s);
                     self.link(&skip.exits, g.entry);
+                    jump_el = Some(g.entry);
                     Chunk {
                         entry: skip.entry,
                         exits: g.exits,
@@ -333,7 +338,11 @@ impl<'r> Lowerer<'r> {
                 .unwrap_or(entry),
             _ => entry,
         };
-        for ((l, sp), symbol) in step.labels.iter().zip(symbols) {
+        for (k, ((l, sp), symbol)) in step.labels.iter().zip(symbols).enumerate() {
+            let (entry, marked) = match jump_el {
+                Some(j) if k > 0 => (j, j),
+                _ => (entry, marked),
+            };
             let inline = self.res.inline_of(*sp);
             if self
                 .labels
