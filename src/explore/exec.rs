@@ -4,9 +4,10 @@
 //! rendezvous pairing lives with successor generation.
 
 use crate::explore::Pid;
+use crate::program::dcode::{DFail, DOp, DStep, Pc};
 use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar};
 use crate::program::types::{Var, VarInit};
-use crate::program::{Automaton, Edge};
+use crate::program::Edge;
 
 use super::eval::{Ctx, Fault, Located};
 use super::layout::{Scalar, Shape};
@@ -130,7 +131,7 @@ impl Machine<'_> {
                 }
                 Ok(Step::Done)
             }
-            LStmt::DStep(a) => self.dstep(st, cx, a, a.initial, 0),
+            LStmt::DStep(d) => self.dstep(st, cx, d, 0, true),
             LStmt::ChanInit(v, ct) => {
                 let t = self.chan_type_index(ct)?;
                 let id = self.add_chan(st, t)?;
@@ -157,61 +158,89 @@ impl Machine<'_> {
         Ok(st.add_chan(&self.layout, t as u8))
     }
 
-    /// A `d_step`: one transition running the body to its end from `loc` (`steps` taken
-    /// already), taking the first executable option at each point. Blocking after the first
-    /// statement is an error; so is a rendezvous send anywhere in it (pan's "rv-attempt in
-    /// d_step"); a rendezvous receive moves only as the first statement, with a sender.
+    /// A `d_step`: one transition running its code from `pc` (`guarded`: from the start,
+    /// enabled only where pan's guard holds). Past the guard, blocking is an error, except
+    /// where an option's first statement passes to the next option; so is a rendezvous send
+    /// anywhere in it (pan's "rv-attempt in d_step"); a rendezvous receive moves only as
+    /// the first statement, with a sender (whose handshake enters at the code after it).
     pub fn dstep(
         &self,
         st: &mut State,
         cx: Ctx,
-        a: &Automaton,
-        mut loc: crate::program::LocId,
-        mut steps: u32,
+        d: &DStep,
+        mut pc: Pc,
+        guarded: bool,
     ) -> Result<Step, Fault> {
-        let mut result = Step::Done;
-        loop {
-            let Some(l) = a.location(loc) else {
-                return Ok(result);
-            };
-            if l.terminal || l.edges.is_empty() {
-                return Ok(result);
-            }
-            if l.edges.iter().any(|e| matches!(e.stmt, LStmt::End)) {
-                return Ok(result);
-            }
-            let mut next = None;
-            for e in &l.edges {
-                if let LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } = &e.stmt {
-                    if self.is_rendezvous(st, cx, chan)? {
-                        if matches!(e.stmt, LStmt::Send { .. }) {
-                            return Err(Fault::RendezvousInDStep);
-                        }
-                        continue;
+        if guarded {
+            if let Some(atoms) = &d.guard {
+                let mut open = false;
+                for a in atoms {
+                    if self.could_run(st, cx, a)? {
+                        open = true;
+                        break;
                     }
                 }
-                match self.exec_stmt(st, cx, &e.stmt)? {
-                    Step::Blocked => continue,
-                    Step::Done => {}
-                    f @ Step::Flagged(_) => {
-                        if result == Step::Done {
-                            result = f;
-                        }
-                    }
+                if !open {
+                    return Ok(Step::Blocked);
                 }
-                next = Some(e.target);
-                break;
-            }
-            match next {
-                Some(t) => loc = t,
-                None if steps == 0 => return Ok(Step::Blocked),
-                None => return Err(Fault::DStepBlocked),
-            }
-            steps += 1;
-            if steps > DSTEP_LIMIT {
-                return Err(Fault::NonTerminatingAtomic);
             }
         }
+        let mut result = Step::Done;
+        for _ in 0..DSTEP_LIMIT {
+            let (stmt, next, fail) = match d.code.get(pc as usize) {
+                None | Some(DOp::End) => return Ok(result),
+                Some(DOp::NoOption) => return Err(Fault::DStepBlocked),
+                Some(DOp::Jump(t)) => {
+                    pc = *t;
+                    continue;
+                }
+                Some(DOp::Stmt { stmt, next, fail }) => (&**stmt, *next, *fail),
+            };
+            let rendezvous = match stmt {
+                LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
+                    self.is_rendezvous(st, cx, chan)?
+                }
+                _ => false,
+            };
+            let step = match stmt {
+                LStmt::Send { .. } if rendezvous => return Err(Fault::RendezvousInDStep),
+                _ if rendezvous => Step::Blocked,
+                _ => self.exec_stmt(st, cx, stmt)?,
+            };
+            pc = match (step, fail) {
+                (Step::Blocked, DFail::Option(o)) => o,
+                (Step::Blocked, _) => return Err(Fault::DStepBlocked),
+                (Step::Done, _) => next,
+                (f @ Step::Flagged(_), _) => {
+                    if result == Step::Done {
+                        result = f;
+                    }
+                    next
+                }
+            };
+        }
+        Err(Fault::NonTerminatingAtomic)
+    }
+
+    /// Whether a statement of a d_step's guard could run now (pan's test-only code: a
+    /// condition holds, a buffered send finds room, a receive finds its message). A
+    /// rendezvous send passes, for the body to report it.
+    fn could_run(&self, st: &State, cx: Ctx, s: &LStmt) -> Result<bool, Fault> {
+        Ok(match s {
+            LStmt::Expr(e) => self.eval(st, cx, e)? != 0,
+            LStmt::Send { chan, .. } => {
+                let at = self.chan_of(st, cx, chan)?;
+                let cap = self.layout.chans[st.chan_type(at)].capacity;
+                cap == 0 || (st.chan_len(at) as u32) < cap
+            }
+            LStmt::Recv {
+                chan, args, random, ..
+            } => {
+                let at = self.chan_of(st, cx, chan)?;
+                self.find_message(st, cx, at, args, *random)?.is_some()
+            }
+            _ => true,
+        })
     }
 
     /// The layout's index of a channel type.

@@ -1709,7 +1709,7 @@ pub fn fault_message(f: &Fault) -> String {
         Fault::DivZero => "division by zero".into(),
         Fault::TooManyProcs => "too many processes (255 is the most)".into(),
         Fault::TooManyChans => "too many channels (255 is the most)".into(),
-        Fault::DStepBlocked => "d_step blocks after its first statement".into(),
+        Fault::DStepBlocked => "d_step blocks once started (pan: block in d_step seq)".into(),
         Fault::NonTerminatingAtomic => "non-terminating d_step".into(),
         Fault::BadChan => "use of an uninitialised channel".into(),
         Fault::RecvFields => "wrong number of message fields in receive (constants only)".into(),

@@ -622,9 +622,11 @@ impl Machine<'_> {
                 LStmt::Recv {
                     chan, args, copy, ..
                 } => (chan, args.as_slice(), *copy, None),
-                LStmt::DStep(a) => match first_receive(a) {
-                    Some((chan, args, then)) => (chan, args, false, Some((a.as_ref(), then))),
-                    None => continue,
+                LStmt::DStep(a) => match a.first_receive() {
+                    Some((LStmt::Recv { chan, args, .. }, then)) => {
+                        (chan, args.as_slice(), false, Some((a.as_ref(), then)))
+                    }
+                    _ => continue,
                 },
                 _ => continue,
             };
@@ -678,7 +680,7 @@ impl Machine<'_> {
                 }
             }
             if let Some((a, then)) = rest {
-                match self.dstep(out, cq, a, then, 1) {
+                match self.dstep(out, cq, a, then, false) {
                     Ok(Step::Flagged(f)) => flag = flag.or(Some(f)),
                     Ok(_) => {}
                     Err(f) => return Some(fault(pid, no, rv, f)),
@@ -769,30 +771,6 @@ fn report(pid: Pid, edge: EdgeNo, fault: Fault) -> Next {
         rv: None,
         fault,
     })
-}
-
-/// A `d_step` whose first statement is a receive: its channel, its arguments, and where the
-/// body goes on after it.
-pub(crate) fn first_receive(
-    a: &crate::program::Automaton,
-) -> Option<(
-    &crate::program::LVar,
-    &[crate::program::LRecvArg],
-    crate::program::LocId,
-)> {
-    let first = a.location(a.initial)?;
-    match first.edges.as_slice() {
-        [e] => match &e.stmt {
-            LStmt::Recv {
-                chan,
-                args,
-                copy: false,
-                ..
-            } => Some((chan, args, e.target)),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 fn fault(pid: Pid, edge: EdgeNo, rv: Option<(u8, EdgeNo)>, fault: Fault) -> Next {

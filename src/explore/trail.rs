@@ -128,7 +128,7 @@ impl Machine<'_> {
                 !matches!(self.is_rendezvous(st, Ctx::of(pid), chan), Ok(false))
             }
             // A d_step that starts with a receive may be a rendezvous's receiving half.
-            LStmt::DStep(a) => super::succ::first_receive(a).is_some(),
+            LStmt::DStep(a) => a.first_receive().is_some(),
             _ => false,
         };
         if matches!(e.stmt, LStmt::Else)

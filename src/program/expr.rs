@@ -105,7 +105,7 @@ pub enum LStmt {
     Printm(LExpr),
     SetPriority(LExpr, LExpr),
     /// A `d_step`: one transition executing a whole sub-automaton.
-    DStep(Box<super::Automaton>),
+    DStep(Box<super::dcode::DStep>),
     /// A channel variable declared after the first statement (spin rejects an initialised
     /// one; kept for completeness of the lowering).
     ChanInit(LVar, ChanType),
@@ -259,7 +259,7 @@ impl fmt::Display for LStmt {
             }
             LStmt::Printm(e) => write!(f, "printm({e})"),
             LStmt::SetPriority(a, b) => write!(f, "set_priority({a},{b})"),
-            LStmt::DStep(a) => write!(f, "d_step {{ {} edges }}", a.edge_count()),
+            LStmt::DStep(a) => write!(f, "d_step {{ {} edges }}", a.auto.edge_count()),
             LStmt::ChanInit(v, c) => write!(f, "{v} = [{}] of {{…}}", c.capacity),
             LStmt::End => write!(f, "-end-"),
         }
@@ -358,7 +358,7 @@ impl LStmt {
                 b.each(f);
             }
             LStmt::DStep(a) => {
-                for l in &a.locations {
+                for l in &a.auto.locations {
                     for e in &l.edges {
                         e.stmt.each_expr(f);
                     }

@@ -20,6 +20,8 @@ use super::resolve::Resolver;
 use super::types::VarInit;
 use super::{Automaton, Edge, LocId, Location};
 
+mod dstep;
+
 type ElId = usize;
 
 /// (source element, statement, text, target element, the `unless` escape it belongs to)
@@ -56,6 +58,14 @@ struct El {
     group: Option<u32>,
     /// Entries of enclosing `unless` escapes, outermost first.
     escapes: Vec<ElId>,
+    /// On a header: the selection it opens (none for `{}` and `atomic`).
+    choice: Option<Choice>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    If,
+    Do,
 }
 
 /// A lowered statement or sequence: where it starts, the elements whose `next` continues
@@ -159,6 +169,8 @@ pub struct Lowerer<'r> {
     seen_stmt: bool,
     /// Depth of nested sequences; declarations in nested ones are always statements.
     nest: usize,
+    /// Lowering a `d_step` body, where an option starting with `false` is kept (it guards).
+    in_dstep: bool,
 }
 
 fn is_jump(k: &ElKind) -> bool {
@@ -182,6 +194,7 @@ impl<'r> Lowerer<'r> {
             in_atomic: false,
             seen_stmt: false,
             nest: 0,
+            in_dstep: false,
         }
     }
 
@@ -196,6 +209,7 @@ impl<'r> Lowerer<'r> {
             seq_inner: false,
             group: None,
             escapes: Vec::new(),
+            choice: None,
         });
         self.els.len() - 1
     }
@@ -849,7 +863,7 @@ impl<'r> Lowerer<'r> {
             match self.seq(o) {
                 Some(c) => {
                     let e = self.skip_dots(c.entry);
-                    if dead {
+                    if dead && !self.in_dstep {
                         // spin drops an option starting with `false` ("dead link").
                     } else if is_else {
                         if else_entry.is_some() {
@@ -871,6 +885,7 @@ impl<'r> Lowerer<'r> {
     fn if_stmt(&mut self, opts: &[Sequence], sp: Span, end: Span) -> Chunk {
         let (entries, exits) = self.options(opts);
         let h = self.el(ElKind::Header(entries), sp);
+        self.els[h].choice = Some(Choice::If);
         let dot = self.el(ElKind::Dot, end);
         self.link(&exits, dot);
         Chunk {
@@ -888,6 +903,7 @@ impl<'r> Lowerer<'r> {
         let (entries, exits) = self.options(opts);
         self.breaks.pop();
         self.els[h].kind = ElKind::Header(entries);
+        self.els[h].choice = Some(Choice::Do);
         self.link(&exits, dot);
         self.els[dot].next = Some(h);
         Chunk {
@@ -955,6 +971,7 @@ impl<'r> Lowerer<'r> {
         );
         let saved_breaks = std::mem::take(&mut self.breaks);
         let saved_atomic = self.in_atomic;
+        let saved_dstep = std::mem::replace(&mut self.in_dstep, true);
         let chunk = self.scoped(seq);
         let end = self.el(ElKind::End, sp);
         let entry = match chunk {
@@ -964,12 +981,16 @@ impl<'r> Lowerer<'r> {
             }
             None => end,
         };
+        let guard = self.dstep_guard(entry);
+        let code = self.dstep_code(entry);
         let auto = self.materialize(entry, 0);
         self.els = saved_els;
         self.labels = saved_labels;
         self.breaks = saved_breaks;
         self.in_atomic = saved_atomic;
-        self.single(ElKind::Stmt(LStmt::DStep(Box::new(auto))), sp)
+        self.in_dstep = saved_dstep;
+        let d = super::dcode::DStep { auto, guard, code };
+        self.single(ElKind::Stmt(LStmt::DStep(Box::new(d))), sp)
     }
 
     // ----- from elements to locations -----

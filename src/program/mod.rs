@@ -5,6 +5,7 @@
 //! Architecture invariant: everything the explorer needs to execute a model is here; the
 //! explorer never looks at the AST.
 
+pub mod dcode;
 pub mod expr;
 pub(crate) mod lower;
 pub mod ltl_text;

@@ -135,7 +135,7 @@ fn describe(kind: &str) -> String {
         }
         ViolationKind::IndexOutOfRange => "An array index can fall outside its array",
         ViolationKind::DivisionByZero => "A division or remainder by zero can happen",
-        ViolationKind::DStepBlocked => "A d_step sequence can block after its first statement",
+        ViolationKind::DStepBlocked => "A d_step sequence blocks once its guard let it start",
         ViolationKind::TooManyProcesses => "More than 255 processes can be running at once",
         ViolationKind::TooManyChannels => "More than 255 channels can exist at once",
         ViolationKind::NonTerminatingAtomic => {

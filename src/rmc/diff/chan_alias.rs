@@ -133,7 +133,7 @@ impl<'p> ChanAlias<'p> {
                 }
             }
             LStmt::DStep(a) => {
-                for l in &a.locations {
+                for l in &a.auto.locations {
                     for e in &l.edges {
                         grew |= self.flows(pi, &e.stmt);
                     }
@@ -251,7 +251,7 @@ impl<'p> ChanAlias<'p> {
                 hit.join(&self.var(Some(pi), chan));
             }
             LStmt::DStep(a) => {
-                for l in &a.locations {
+                for l in &a.auto.locations {
                     for e in &l.edges {
                         self.operated(pi, &e.stmt, hit);
                     }

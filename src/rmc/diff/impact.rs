@@ -141,6 +141,7 @@ fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt) -> bool {
             LRecvArg::Eval(e) | LRecvArg::Const(e) => in_expr(e),
         }),
         LStmt::DStep(a) => a
+            .auto
             .locations
             .iter()
             .any(|l| l.edges.iter().any(|e| uses_handle(prog, proc, &e.stmt))),

@@ -12,6 +12,7 @@
 //! values and priority, so that a change to how P starts makes every `run P()` dangerous
 //! (an `active` process only changes the initial state, which is then not in the record).
 
+use crate::program::dcode::{DFail, DOp, DStep};
 use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar, Slot};
 use crate::program::types::{ChanType, Type, Var, VarInit};
 use crate::program::{Automaton, Location, Proc, Program};
@@ -326,7 +327,8 @@ impl<'a, N: Names> Canon<'a, N> {
             }
             LStmt::DStep(a) => {
                 self.tag(11);
-                self.inner_automaton(a);
+                self.inner_automaton(&a.auto);
+                self.dstep_code(a);
             }
             LStmt::ChanInit(v, ct) => {
                 self.tag(12);
@@ -353,6 +355,43 @@ impl<'a, N: Names> Canon<'a, N> {
             for e in &l.edges {
                 self.stmt(&e.stmt);
                 self.u32(pos(e.target));
+            }
+        }
+    }
+
+    /// What a d_step's automaton does not show: its guard and where each statement goes
+    /// when it blocks.
+    fn dstep_code(&mut self, d: &DStep) {
+        match &d.guard {
+            None => self.tag(0),
+            Some(atoms) => {
+                self.tag(1);
+                self.u32(atoms.len() as u32);
+                atoms.iter().for_each(|s| self.stmt(s));
+            }
+        }
+        self.u32(d.code.len() as u32);
+        for op in &d.code {
+            match op {
+                DOp::Stmt { stmt, next, fail } => {
+                    self.tag(0);
+                    self.stmt(stmt);
+                    self.u32(*next);
+                    match fail {
+                        DFail::Option(p) => {
+                            self.tag(0);
+                            self.u32(*p);
+                        }
+                        DFail::Selection => self.tag(1),
+                        DFail::Sequence => self.tag(2),
+                    }
+                }
+                DOp::Jump(p) => {
+                    self.tag(1);
+                    self.u32(*p);
+                }
+                DOp::NoOption => self.tag(2),
+                DOp::End => self.tag(3),
             }
         }
     }

@@ -853,7 +853,7 @@ fn reads_others(l: &crate::program::Location) -> bool {
 fn sends(l: &crate::program::Location) -> bool {
     l.edges.iter().any(|e| match &e.stmt {
         LStmt::Send { .. } => true,
-        LStmt::DStep(a) => a.locations.iter().any(sends),
+        LStmt::DStep(a) => a.auto.locations.iter().any(sends),
         _ => false,
     })
 }
