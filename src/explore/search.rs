@@ -1401,7 +1401,7 @@ impl<R: Rider> Search<'_, '_, R> {
                     && &me[own.len()..] == stored
             };
             let holder = f.step.map(|s| s.rv.map_or(s.pid, |(q, _)| q));
-            if same && !(f.blocked_atomic && holder == Some(p)) {
+            if same && !(f.blocked_atomic && holder == Some(p)) && !self.blocks_at(p) {
                 return true;
             }
             // A stored frame, or a visit again of a stored state (the nested search's, and
@@ -1411,6 +1411,14 @@ impl<R: Rider> Search<'_, '_, R> {
             }
         }
         false
+    }
+
+    /// Whether process `p` blocks in the state in `next` without a timeout: its atomic run
+    /// stops there, and pan stores the state and meets it again (another process's block
+    /// stored it first).
+    fn blocks_at(&self, p: u8) -> bool {
+        p != crate::explore::claim::CLAIM_PID
+            && self.m.can_move(&self.next, p as Pid, false, 0) == Ok(false)
     }
 
     /// Reports what a completed step flagged (a failed assertion, missing message fields).
