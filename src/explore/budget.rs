@@ -107,14 +107,6 @@ impl<T> Held for Vec<T> {
     }
 }
 
-/// A vector of `n` copies of `fill`, allocated without aborting when memory is short.
-pub fn try_vec<T: Clone>(n: usize, fill: T) -> Result<Vec<T>, OutOfMemory> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| OutOfMemory)?;
-    v.resize(n, fill);
-    Ok(v)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

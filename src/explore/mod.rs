@@ -19,6 +19,7 @@ pub(crate) mod exec;
 pub(crate) mod layout;
 pub mod machine;
 pub(crate) mod outcome;
+pub(crate) mod pages;
 pub(crate) mod pan_size;
 pub(crate) mod property;
 pub mod search;

@@ -4,8 +4,9 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::budget::{try_vec, Budget, OutOfMemory};
+use super::budget::{Budget, OutOfMemory};
 use super::chunked::ChunkedVec;
+use super::pages::Pages;
 
 pub struct Store {
     /// State vectors back to back in chunks (a state never straddles two), so growing never
@@ -13,11 +14,12 @@ pub struct Store {
     chunks: Vec<Vec<u8>>,
     /// Where state i is: chunk (20 bits), offset (24 bits), length (20 bits).
     places: ChunkedVec<u64>,
-    /// State id + 1 per slot; 0 is empty.
-    table: Vec<u32>,
+    /// State id + 1 per slot (u32); 0 is empty.
+    table: Pages,
     /// Eight more bits of each slot's hash, so that probing rarely compares vectors that
     /// differ.
-    tags: Vec<u8>,
+    tags: Pages,
+    slots: usize,
     mask: usize,
     budget: Budget,
     chunk_bytes: u64,
@@ -43,8 +45,9 @@ impl Store {
         Ok(Store {
             chunks: Vec::new(),
             places: ChunkedVec::new(budget.clone(), 1 << 20),
-            table: try_vec(size, 0)?,
-            tags: try_vec(size, 0)?,
+            table: Pages::zeroed(size * 4)?,
+            tags: Pages::zeroed(size)?,
+            slots: size,
             mask: size - 1,
             budget,
             chunk_bytes: 0,
@@ -66,7 +69,7 @@ impl Store {
 
     /// Bytes held by the store (chunks, index and table).
     pub fn memory(&self) -> u64 {
-        self.chunk_bytes + self.places.memory() + self.table.len() as u64 * 5
+        self.chunk_bytes + self.places.memory() + self.slots as u64 * 5
     }
 
     /// The id of a state stored already.
@@ -83,11 +86,11 @@ impl Store {
         let tag = (h >> 56) as u8;
         let mut i = h as usize & self.mask;
         loop {
-            let e = self.table[i];
+            let e = self.table.u32_at(i);
             if e == 0 {
                 return Err(Vacancy { slot: i, tag });
             }
-            if self.tags[i] == tag && self.get(e - 1) == key {
+            if self.tags.u8_at(i) == tag && self.get(e - 1) == key {
                 return Ok(e - 1);
             }
             i = (i + 1) & self.mask;
@@ -109,7 +112,7 @@ impl Store {
         if key.len() > MAX_STATE {
             return Err(OutOfMemory);
         }
-        if (self.len() + 1) * 10 > self.table.len() * 7 {
+        if (self.len() + 1) * 10 > self.slots * 7 {
             self.grow()?;
             return match self.probe(key) {
                 Ok(id) => Ok(id),
@@ -117,7 +120,11 @@ impl Store {
             };
         }
         let Vacancy { slot: i, tag } = v;
-        debug_assert_eq!(self.table[i], 0, "a vacancy taken since it was found");
+        debug_assert_eq!(
+            self.table.u32_at(i),
+            0,
+            "a vacancy taken since it was found"
+        );
         let id = self.len() as u32;
         let fits = self
             .chunks
@@ -147,36 +154,37 @@ impl Store {
                 | key.len() as u64,
         )?;
         self.chunks[chunk].extend_from_slice(key);
-        self.table[i] = id + 1;
-        self.tags[i] = tag;
+        self.table.set_u32(i, id + 1);
+        self.tags.set_u8(i, tag);
         Ok(id)
     }
 
     /// Doubles the table; the old one is freed after the new one is filled, so both must
     /// fit the budget at once.
     fn grow(&mut self) -> Result<(), OutOfMemory> {
-        let size = self.table.len() * 2;
+        let size = self.slots * 2;
         self.budget.take(size as u64 * 5)?;
-        let (table, tags) = match (try_vec(size, 0u32), try_vec(size, 0u8)) {
+        let (table, tags) = match (Pages::zeroed(size * 4), Pages::zeroed(size)) {
             (Ok(t), Ok(g)) => (t, g),
             _ => {
                 self.budget.give(size as u64 * 5);
                 return Err(OutOfMemory);
             }
         };
-        let old = self.table.len() as u64 * 5;
+        let old = self.slots as u64 * 5;
         self.table = table;
         self.tags = tags;
+        self.slots = size;
         self.budget.give(old);
         self.mask = size - 1;
         for id in 0..self.len() as u32 {
             let h = xxh3_64(self.get(id));
             let mut i = h as usize & self.mask;
-            while self.table[i] != 0 {
+            while self.table.u32_at(i) != 0 {
                 i = (i + 1) & self.mask;
             }
-            self.table[i] = id + 1;
-            self.tags[i] = (h >> 56) as u8;
+            self.table.set_u32(i, id + 1);
+            self.tags.set_u8(i, (h >> 56) as u8);
         }
         Ok(())
     }
@@ -184,8 +192,7 @@ impl Store {
 
 impl Drop for Store {
     fn drop(&mut self) {
-        self.budget
-            .give(self.chunk_bytes + self.table.len() as u64 * 5);
+        self.budget.give(self.chunk_bytes + self.slots as u64 * 5);
     }
 }
 
