@@ -1014,19 +1014,22 @@ impl<'r> Lowerer<'r> {
     }
 
     /// spin's ATOM status of element `e`: inside an atomic sequence and not its last element;
-    /// a `goto` has it when it and the statement it names are inside atomic sequences (its
+    /// a `goto` (or `break`) has it when it and the statement it names are inside atomic sequences (its
     /// last elements included: spin's `patch_atomic` takes ATOM from a goto that leaves
     /// the sequences and gives it to one that bridges two).
     fn spin_atom(&self, e: ElId) -> bool {
-        if !matches!(self.els[e].kind, ElKind::Goto(..)) {
-            return self.els[e].atom;
-        }
+        // spin makes a `break` a goto to the loop's exit.
+        let target = match self.els[e].kind {
+            ElKind::Goto(..) => self.labels.resolve(e),
+            ElKind::Break(x) => Some(x),
+            _ => return self.els[e].atom,
+        };
         let in_atomic = |x: ElId| {
             let el = &self.els[x];
             // (A sequence's own header is how control enters it, not part of it.)
             el.group.is_some() && (el.seq_inner || !matches!(el.kind, ElKind::Header(_)))
         };
-        in_atomic(e) && self.labels.resolve(e).is_some_and(in_atomic)
+        in_atomic(e) && target.is_some_and(in_atomic)
     }
 
     /// Follows jumps from `e` to the element that becomes a location; `from` is the element
@@ -1052,8 +1055,19 @@ impl<'r> Lowerer<'r> {
             };
             // From inside an atomic sequence, a jump that would land on a statement that is
             // not atomic (outside it, or its last one) stays a step of its own: control
-            // leaves the sequence there.
-            if inside && !self.spin_atom(t) {
+            // leaves the sequence there. spin patches a sequence's gotos (`patch_atomic`) as
+            // it generates its code, in order: a goto in a later sequence still has the
+            // status its place gives it.
+            let later = matches!(self.els[t].kind, ElKind::Goto(..))
+                && matches!(
+                    (self.els[t].group, self.els[from].group),
+                    (Some(g), Some(o)) if g > o
+                );
+            let atomic = match later {
+                true => self.els[t].seq_inner,
+                false => self.spin_atom(t),
+            };
+            if inside && !atomic {
                 return e;
             }
             e = t;
@@ -1239,14 +1253,21 @@ impl<'r> Lowerer<'r> {
                     span: self.els[*src].span,
                     // pan's A flag: a statement inside a sequence (not its last) keeps
                     // control, even where a folded jump takes it into another sequence; a
-                    // jump kept as a step keeps it only when it stays in its sequence, and
-                    // a jump back onto the sequence's own header (a label on the `atomic`)
-                    // leaves it, as a jump onto another sequence's header does.
-                    atomic: self.els[*src].seq_inner
-                        && (!is_jump(&self.els[*src].kind)
-                            || (self.els[*target].group.is_some()
-                                && self.els[*target].group == self.els[*src].group
-                                && !matches!(self.els[*target].kind, ElKind::Header(_)))),
+                    // `goto` or `break` kept as a step keeps it when it and the statement it
+                    // names are inside atomic sequences, its last statements included
+                    // (spin's `patch_atomic`: it bridges two), and a jump onto a sequence's
+                    // header (a label on the `atomic`) leaves it; a `.` jump keeps it only
+                    // when it stays in its sequence.
+                    atomic: match self.els[*src].kind {
+                        ElKind::Goto(..) | ElKind::Break(_) => self.spin_atom(*src),
+                        _ => {
+                            self.els[*src].seq_inner
+                                && (!is_jump(&self.els[*src].kind)
+                                    || (self.els[*target].group.is_some()
+                                        && self.els[*target].group == self.els[*src].group
+                                        && !matches!(self.els[*target].kind, ElKind::Header(_))))
+                        }
+                    },
                     escape: escape.is_some(),
                     escape_group: escape.map_or(0, |x| x as u32 + 1),
                     text: text.clone(),
