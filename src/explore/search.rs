@@ -1643,10 +1643,30 @@ pub const NON_TERMINATING: &str =
 pub fn flag_message(m: &Machine, flag: Flag, edge: EdgeNo) -> String {
     let e = m.edge(edge);
     match flag {
-        Flag::Assertion => format!(
-            "assertion violated {}",
-            e.text.strip_prefix("assert").unwrap_or(&e.text)
-        ),
+        Flag::Assertion => match &e.stmt {
+            // The step is the whole d_step: name its assertion when it has one.
+            crate::program::LStmt::DStep(d) => {
+                let asserts: Vec<&str> = d
+                    .auto
+                    .locations
+                    .iter()
+                    .flat_map(|l| &l.edges)
+                    .filter(|x| matches!(x.stmt, crate::program::LStmt::Assert(_)))
+                    .map(|x| x.text.as_str())
+                    .collect();
+                match asserts.as_slice() {
+                    [one] => format!(
+                        "assertion violated {}",
+                        one.strip_prefix("assert").unwrap_or(one)
+                    ),
+                    _ => "assertion violated in a d_step".into(),
+                }
+            }
+            _ => format!(
+                "assertion violated {}",
+                e.text.strip_prefix("assert").unwrap_or(&e.text)
+            ),
+        },
         Flag::SendFields => "too few parameters in send: the message has more fields".into(),
         Flag::RecvFields => "missing parameters in receive: the message has more fields".into(),
         Flag::SendTooMany => {
