@@ -462,10 +462,20 @@ impl<'r> Lowerer<'r> {
         }
         let mut exits = m.exits;
         exits.extend(e.exits);
+        // spin closes an `unless` with a `.` of its own (on the escape's last line): a jump
+        // where control goes on, and, last in an atomic sequence, that sequence's last
+        // element, so that the statements of both parts keep control and the sequence is
+        // left by a step of its own.
+        let end = Span {
+            start: esc.span.end.saturating_sub(1),
+            ..esc.span
+        };
+        let dot = self.el(ElKind::Dot, end);
+        self.link(&exits, dot);
         Chunk {
             entry: m.entry,
-            exits,
-            last: m.last,
+            exits: vec![dot],
+            last: dot,
         }
     }
 
