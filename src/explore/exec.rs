@@ -45,6 +45,20 @@ pub enum Flag {
     TraceMismatch { rv: bool },
     /// A channel event that completes the `notrace` (`rv` as for `TraceMismatch`).
     NotraceMatched { rv: bool },
+    /// A poll of a rendezvous channel in an assertion that then failed: two errors in one
+    /// step, which pan reports in this order.
+    PollThenAssertion,
+}
+
+impl Flag {
+    /// The errors a flag stands for, in pan's order.
+    pub fn parts(self) -> impl Iterator<Item = Flag> {
+        let (first, then) = match self {
+            Flag::PollThenAssertion => (Flag::PollRendezvous, Some(Flag::Assertion)),
+            f => (f, None),
+        };
+        std::iter::once(first).chain(then)
+    }
 }
 
 /// A step's result with the error it reported, if any.

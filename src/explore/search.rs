@@ -1423,6 +1423,12 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// Reports what a completed step flagged (a failed assertion, missing message fields).
     fn report_flag(&mut self, flag: Flag, step: TrailStep) {
+        if flag == Flag::PollThenAssertion {
+            for f in flag.parts() {
+                self.report_flag(f, step);
+            }
+            return;
+        }
         if flag == Flag::Assertion && !self.opts.assertions {
             return;
         }
@@ -1673,7 +1679,7 @@ pub fn flag_message(m: &Machine, flag: Flag, edge: EdgeNo) -> String {
             "too many parameters in send: the channel has fewer fields (the rest are dropped)"
                 .into()
         }
-        Flag::PollRendezvous => fault_message(&Fault::PollRendezvous),
+        Flag::PollRendezvous | Flag::PollThenAssertion => fault_message(&Fault::PollRendezvous),
         Flag::DProctype => fault_message(&Fault::DProctypeChoice),
         Flag::TraceMismatch { .. } => trace_message(m, edge, &Fault::TraceMismatch),
         Flag::NotraceMatched { .. } => trace_message(m, edge, &Fault::NotraceMatched),
@@ -1710,7 +1716,9 @@ pub fn fault_message_at(m: &Machine, f: &Fault, edge: EdgeNo) -> String {
 /// The kind of violation a completed step reported.
 pub fn flag_kind(f: Flag) -> ViolationKind {
     match f {
+        // (The first of a pair names it where one kind is asked: see `Flag::parts`.)
         Flag::Assertion => ViolationKind::Assertion,
+        Flag::PollThenAssertion => ViolationKind::PollRendezvous,
         Flag::SendFields | Flag::RecvFields => ViolationKind::MessageFields,
         Flag::SendTooMany => ViolationKind::SendTooManyValues,
         Flag::PollRendezvous => ViolationKind::PollRendezvous,

@@ -146,7 +146,7 @@ pub fn find(
                 edge: it.edge,
                 rv: it.rv,
             };
-            if let Some(flag) = it.flag {
+            for flag in it.flag.into_iter().flat_map(super::exec::Flag::parts) {
                 let edge = flag_at(flag, &step).1;
                 let t = Key::Edge(flag_kind(flag), edge);
                 if wanted.remove(&t) {

@@ -499,8 +499,12 @@ impl Machine<'_> {
                         Step::Flagged(f) => Some(f),
                         _ => None,
                     };
-                    if self.soft.take().is_some() && flag.is_none() {
-                        flag = Some(Flag::PollRendezvous);
+                    if self.soft.take().is_some() {
+                        flag = match flag {
+                            None => Some(Flag::PollRendezvous),
+                            Some(Flag::Assertion) => Some(Flag::PollThenAssertion),
+                            f => f,
+                        };
                     }
                     // pan: "non-determinism in D_proctype" at a second move from one state.
                     if flag.is_none() && c.proc_moved > 1 && self.prog.procs[t].deterministic {

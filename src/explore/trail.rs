@@ -51,7 +51,7 @@ struct Ended {
     /// Steps in the whole trail (rendezvous halves counted one each).
     views: usize,
     /// What the last step flagged, and the edge the flag's violation is at.
-    flag: Option<(ViolationKind, EdgeNo)>,
+    flag: Option<(super::exec::Flag, EdgeNo)>,
     fault: Option<ViolationKind>,
 }
 
@@ -268,7 +268,7 @@ impl Machine<'_> {
                     std::mem::swap(&mut prev, &mut st);
                     std::mem::swap(&mut st, &mut next);
                     if i + 1 == steps.len() {
-                        ended.flag = flag.map(|f| (flag_kind(f), flag_at(f, s).1));
+                        ended.flag = flag.map(|f| (f, flag_at(f, s).1));
                     }
                     if described {
                         self.changes(&prev, &st)
@@ -345,8 +345,10 @@ impl Machine<'_> {
         if let Some(k) = end.fault {
             return k == v.kind;
         }
-        if let Some((_, edge)) = end.flag.filter(|&(k, _)| k == v.kind) {
-            return Some(edge) == v.edge;
+        if let Some((f, edge)) = end.flag {
+            if f.parts().any(|p| flag_kind(p) == v.kind) {
+                return Some(edge) == v.edge;
+            }
         }
         match v.kind {
             ViolationKind::InvalidEndState | ViolationKind::TraceIncomplete => {

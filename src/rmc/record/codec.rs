@@ -242,6 +242,7 @@ fn flag_code(f: Flag) -> u8 {
         Flag::TraceMismatch { rv: true } => 7,
         Flag::NotraceMatched { rv: false } => 8,
         Flag::NotraceMatched { rv: true } => 9,
+        Flag::PollThenAssertion => 10,
     }
 }
 
@@ -257,6 +258,7 @@ fn flag_of(c: u8) -> Option<Flag> {
         7 => Flag::TraceMismatch { rv: true },
         8 => Flag::NotraceMatched { rv: false },
         9 => Flag::NotraceMatched { rv: true },
+        10 => Flag::PollThenAssertion,
         _ => return None,
     })
 }
