@@ -260,6 +260,9 @@ struct Search<'m, 'p, R: Rider> {
     by_key: u64,
     in_store: u64,
     ext: ChunkedVec<u32>,
+    /// Filled only once a state is stored out of the store's order (one the rider knew by
+    /// key came first): until then a store id is its search id, and a state met again costs
+    /// no lookup in a second table.
     sids: ChunkedVec<u32>,
     frames: ChunkedVec<Frame>,
     path: ByteStack,
@@ -1025,7 +1028,11 @@ impl<R: Rider> Search<'_, '_, R> {
         let vacancy = match self.store.probe(&st.v[self.hidden..]) {
             Ok(sid) => {
                 self.in_store += 1;
-                return Ok(Ident::Known(self.sids.get(sid as usize)));
+                let id = match self.sids.is_empty() {
+                    true => sid,
+                    false => self.sids.get(sid as usize),
+                };
+                return Ok(Ident::Known(id));
             }
             Err(v) => v,
         };
@@ -1037,7 +1044,14 @@ impl<R: Rider> Search<'_, '_, R> {
         // (The lookup does not touch the store: the slot found free is still free.)
         let sid = self.store.insert_vacant(&st.v[self.hidden..], vacancy)?;
         let id = self.stats.states_stored as u32;
-        self.sids.push(id)?;
+        if id != sid || !self.sids.is_empty() {
+            if self.sids.is_empty() {
+                for s in 0..sid {
+                    self.sids.push(s)?;
+                }
+            }
+            self.sids.push(id)?;
+        }
         Ok(Ident::New { id, sid, key: None })
     }
 
