@@ -410,7 +410,13 @@ fn claim_rows(bin: &Path, models: &Path, filter: Option<&str>, spin_ok: bool) {
             pan_times.push(Duration::from_secs_f64(t));
         }
         let pan = median(pan_times);
-        let pan_visited = pan_number(&text, "states, stored (", true)
+        // pan prints a large visited count rounded ("4.0596e+06 visited"); its transitions
+        // are visited plus matched, exactly.
+        let exact = pan_number(&text, "transitions (=", false)
+            .zip(pan_number(&text, "states, matched", false))
+            .map(|(t, m)| t - m);
+        let pan_visited = exact
+            .or_else(|| pan_number(&text, "states, stored (", true))
             .or_else(|| pan_number(&text, "states, stored", false))
             .unwrap_or(0.0);
         let pan_rate = pan_visited / secs(pan).max(1e-3);
