@@ -2,7 +2,7 @@
 //! its own: the guard from the first statement (`putcode`, `CollectGuards`), the code with
 //! each option's first statement falling through to the next option of its selection.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{Choice, ElId, ElKind, Lowerer};
 use crate::program::dcode::{DFail, DOp, Pc};
@@ -74,7 +74,7 @@ impl Lowerer<'_> {
         let mut pc: HashMap<ElId, Pc> = HashMap::from([(entry, 0)]);
         // Where each option's first statement goes when it blocks.
         let mut fail: HashMap<ElId, ElId> = HashMap::new();
-        let mut last_option: Vec<ElId> = Vec::new();
+        let mut last_option: HashSet<ElId> = HashSet::new();
         let mut i = 0;
         while i < order.len() {
             let e = order[i];
@@ -122,10 +122,8 @@ impl Lowerer<'_> {
                         Some(&o) => jump(Some(o)),
                         None => DOp::NoOption,
                     },
-                    ElKind::Goto(..) | ElKind::Break(_) => match &el.kind {
-                        ElKind::Break(x) => jump(Some(*x)),
-                        _ => jump(self.labels.resolve(e).or(el.next)),
-                    },
+                    ElKind::Break(x) => jump(Some(*x)),
+                    ElKind::Goto(..) => jump(self.labels.resolve(e).or(el.next)),
                     ElKind::Dot | ElKind::DoExit => jump(el.next),
                     ElKind::End | ElKind::Terminal => DOp::End,
                 }
