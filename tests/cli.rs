@@ -182,6 +182,21 @@ fn verify_reports_a_violation_with_a_trail_and_exits_1() {
 }
 
 #[test]
+fn a_trail_through_a_timeout_inside_an_atomic_sequence_replays() {
+    // The violation's trail takes the inner `timeout` in the pass the first one enabled;
+    // the replay that describes it stopped there with an internal error (exit 4).
+    let (code, text) = verify(&["--format", "json"], "atomic_timeout_trail.pml");
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["stats"]["states_stored"], 14);
+    assert_eq!(doc["stats"]["states_matched"], 32);
+    assert_eq!(doc["stats"]["transitions"], 46);
+    let v = &doc["violations"].as_array().expect("violations")[0];
+    assert_eq!(v["kind"], "assertion");
+    assert!(!v["trail"].as_array().expect("trail").is_empty());
+}
+
+#[test]
 fn verify_cut_by_a_limit_is_incomplete_and_exits_3() {
     let (code, text) = verify(
         &["--max-states", "10", "--format", "json"],

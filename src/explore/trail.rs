@@ -84,8 +84,11 @@ impl Machine<'_> {
         if let Some(t) = self.take_direct(st, s, out) {
             return t;
         }
-        for only in [Some(s.pid), None] {
-            let mut c = Cursor::new(st, only);
+        // A `timeout` inside an atomic sequence continues the pass that enabled the
+        // sequence's first `timeout` (the search keeps its timeout there): a step found in
+        // no plain pass is looked for in a timeout pass.
+        for (only, timeout) in [(Some(s.pid), false), (None, false), (Some(s.pid), true)] {
+            let mut c = Cursor::product(st, only, timeout);
             loop {
                 match self.next(st, &mut c, out, tmp) {
                     Next::Succ(it) if it.pid == s.pid && it.edge == s.edge && it.rv == s.rv => {
