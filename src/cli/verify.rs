@@ -223,6 +223,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         max_trails: args.max_trails,
         acceptance: args.acceptance || args.non_progress,
         fair: args.fair,
+        ..Options::default()
     };
     let started = Instant::now();
     let base = args.reuse.as_deref().and_then(|path| {

@@ -219,6 +219,7 @@ impl ModelConfig {
             acceptance: false,
             // Weak fairness applies to the claims' searches for cycles (acceptance on).
             fair: self.checks.fair,
+            ..explore::Options::default()
         }
     }
 }

@@ -30,7 +30,16 @@ pub struct Options {
     /// With `acceptance`: only weakly fair cycles count (pan -f), where every process that
     /// is enabled all along the cycle moves in it.
     pub fair: bool,
+    /// Successors are built one ahead once the visited set's table is this many bytes (see
+    /// `LOOK_AHEAD_FROM`); the figures never depend on it.
+    pub look_ahead_from: usize,
 }
+
+/// The table size from which successors are built ahead: a smaller table stays in the
+/// cache, where a lookup costs less than building ahead adds (a successor built again after
+/// a visit that stored a state, and a second hash). Measured on the bench models: 11 %
+/// faster with an 80 MB table, 6 % slower with a 5 MB one.
+pub const LOOK_AHEAD_FROM: usize = 10 << 20;
 
 /// Trails kept per kind of violation unless the user says otherwise.
 pub const DEFAULT_MAX_TRAILS: usize = 10;
@@ -48,6 +57,7 @@ impl Default for Options {
             max_trails: DEFAULT_MAX_TRAILS,
             acceptance: false,
             fair: false,
+            look_ahead_from: LOOK_AHEAD_FROM,
         }
     }
 }

@@ -31,6 +31,14 @@ impl Pages {
         self.map[i * 4..i * 4 + 4].copy_from_slice(&v.to_ne_bytes());
     }
 
+    /// Asks the cache for the line holding byte `at`, without waiting for it.
+    #[inline]
+    pub fn prefetch(&self, at: usize) {
+        if let Some(b) = self.map.get(at) {
+            prefetch(b);
+        }
+    }
+
     #[inline]
     pub fn u8_at(&self, i: usize) -> u8 {
         self.map[i]
@@ -40,4 +48,19 @@ impl Pages {
     pub fn set_u8(&mut self, i: usize, v: u8) {
         self.map[i] = v;
     }
+}
+
+/// Asks the cache for the line holding `r`, without waiting for it: a lookup that will need
+/// it a little later finds it there instead of stalling on memory.
+#[inline]
+pub fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it reads nothing and cannot fault. (SSE is part of
+    // every x86-64.)
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(r as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
 }

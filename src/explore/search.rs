@@ -303,6 +303,24 @@ struct Search<'m, 'p, R: Rider> {
     fair: bool,
     /// A path reached the depth limit and was cut there.
     depth_cut: bool,
+    /// The successor after the one being visited, built before the visit (its state in
+    /// `ahead_st`) so that the lookups of both overlap the work between them.
+    ahead: Option<Ahead>,
+    ahead_st: State,
+    /// Successors are built ahead (not with an event trace, whose bookkeeping follows the
+    /// order of the calls).
+    lookahead: bool,
+}
+
+/// What the interpreter returned for frame `fi` after the successor being visited, and its
+/// cursor after that. It stays good while `fi` is on the stack: the frame's state and
+/// cursor do not change under the frames above it. (Keeping one per frame, so that a frame
+/// back on top after a visit that pushed others need not build it again, measured slower:
+/// more state buffers in play than the cache holds near.)
+struct Ahead {
+    fi: usize,
+    cursor: Cursor,
+    r: Next,
 }
 
 /// Explores every reachable state of the machine. `progress` is called now and then with the
@@ -395,6 +413,9 @@ pub fn search<R: Rider>(
         ndfs: None,
         fair: false,
         depth_cut: false,
+        ahead: None,
+        ahead_st: State::default(),
+        lookahead: m.trace.is_none(),
     };
     s.solo &= s.claim;
     if s.claim && opts.acceptance {
@@ -504,9 +525,18 @@ impl<R: Rider> Search<'_, '_, R> {
         self.load(fi);
         let mut c = self.frames.get_ref(fi).cursor;
         let r = loop {
-            let r = self
-                .m
-                .next(&self.cur, &mut c, &mut self.next, &mut self.tmp);
+            let r = match self.ahead.take() {
+                Some(a) if a.fi == fi => {
+                    c = a.cursor;
+                    std::mem::swap(&mut self.next, &mut self.ahead_st);
+                    a.r
+                }
+                other => {
+                    self.ahead = other;
+                    self.m
+                        .next(&self.cur, &mut c, &mut self.next, &mut self.tmp)
+                }
+            };
             if std::mem::take(&mut c.failed_offer) {
                 // A rendezvous offer nobody took still reached the level below.
                 self.reach(depth + 1);
@@ -544,6 +574,12 @@ impl<R: Rider> Search<'_, '_, R> {
                     self.rider.created(self.m, &self.next, first);
                 }
                 let d = depth + if it.rv.is_some() { 2 } else { 1 };
+                if self.lookahead
+                    && !it.atomic
+                    && self.store.table_bytes() >= self.opts.look_ahead_from
+                {
+                    self.look_ahead(fi, c);
+                }
                 self.visit(
                     d,
                     it.atomic.then(|| it.mover()),
@@ -561,6 +597,21 @@ impl<R: Rider> Search<'_, '_, R> {
             // The loop above takes every group.
             Next::Group(_) => self.halted = true,
         }
+    }
+
+    /// Builds frame `fi`'s successor after the one in `next` (its cursor `c`), and starts
+    /// fetching both's table slots: the lookup of the one in `next` then finds its slot in
+    /// the cache, and so does the next one's, one visit later.
+    fn look_ahead(&mut self, fi: usize, mut c: Cursor) {
+        // (Both slots are asked for even when the one in `next` was asked for when it was
+        // built ahead: measured, the second request is what makes the lookup find it.)
+        self.store.prefetch(&self.next.v[self.hidden..]);
+        let st = &mut self.ahead_st;
+        let r = self.m.next(&self.cur, &mut c, st, &mut self.tmp);
+        if matches!(r, Next::Succ(ref it) if !it.atomic) {
+            self.store.prefetch(&st.v[self.hidden..]);
+        }
+        self.ahead = Some(Ahead { fi, cursor: c, r });
     }
 
     /// The executed frame `fi` begins process `g`'s group of moves (None: the first pass
@@ -1003,9 +1054,10 @@ impl<R: Rider> Search<'_, '_, R> {
     /// Who a built state is: in a replay, a state the rider knows by key is that state;
     /// every other one is looked up in the store (and stored when new).
     fn identify(&mut self, st: &State) -> Result<Ident, OutOfMemory> {
+        let key = &st.v[self.hidden..];
         if !self.keyed {
             // Store ids are search ids when nothing is known by key.
-            let (sid, new) = self.store.insert(&st.v[self.hidden..])?;
+            let (sid, new) = self.store.insert(key)?;
             return Ok(if new {
                 Ident::New {
                     id: sid,
@@ -1025,7 +1077,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 return Ok(known);
             }
         }
-        let vacancy = match self.store.probe(&st.v[self.hidden..]) {
+        let vacancy = match self.store.probe(key) {
             Ok(sid) => {
                 self.in_store += 1;
                 let id = match self.sids.is_empty() {
@@ -1595,6 +1647,13 @@ impl<R: Rider> Search<'_, '_, R> {
         self.path.truncate(f.at);
         if self.loaded >= self.frames.len() {
             self.loaded = usize::MAX;
+        }
+        if self
+            .ahead
+            .as_ref()
+            .is_some_and(|a| a.fi >= self.frames.len())
+        {
+            self.ahead = None;
         }
         if f.id == NONE {
             return;

@@ -67,6 +67,12 @@ impl Store {
         &self.chunks[chunk][off..off + len]
     }
 
+    /// Bytes of the table (slots and tags): what a lookup reaches into at random.
+    #[inline]
+    pub fn table_bytes(&self) -> usize {
+        self.slots * 5
+    }
+
     /// Bytes held by the store (chunks, index and table).
     pub fn memory(&self) -> u64 {
         self.chunk_bytes + self.places.memory() + self.slots as u64 * 5
@@ -76,6 +82,16 @@ impl Store {
     #[cfg(test)]
     pub fn find(&self, key: &[u8]) -> Option<u32> {
         self.probe(key).ok()
+    }
+
+    /// Starts bringing in the table slot `key` will be looked up in, for a `probe` of it
+    /// a little later: the slot is the one cache miss nearly every lookup pays, and
+    /// overlapping it with building the next successor hides much of it.
+    #[inline]
+    pub fn prefetch(&self, key: &[u8]) {
+        let i = xxh3_64(key) as usize & self.mask;
+        self.table.prefetch(i * 4);
+        self.tags.prefetch(i);
     }
 
     /// Where a state is: its id, or the empty slot where it would go (for `insert_vacant`,

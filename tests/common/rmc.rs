@@ -178,10 +178,13 @@ pub fn check(v: &Version, base: Option<&Record>, alg: Algorithm) -> Checked {
     check_with(v, base, alg, &limited())
 }
 
-/// Options for tests: the defaults, with a state limit so that no mutant runs away.
+/// Options for tests: the defaults, with a state limit so that no mutant runs away, and
+/// successors built ahead from the first state (as large searches build them), so that every
+/// recording, pruning and replaying run of the sweeps goes through that path too.
 pub fn limited() -> Options {
     Options {
         max_states: Some(200_000),
+        look_ahead_from: 0,
         ..Options::default()
     }
 }
