@@ -475,14 +475,28 @@ impl Machine<'_> {
                 _ => {}
             }
             self.soft.set(None);
-            if self.surely_blocked(st, cx, &e.stmt) {
+            // A condition is evaluated once: its value decides, and executing it changes
+            // nothing.
+            let cond = match &e.stmt {
+                LStmt::Expr(x) if !matches!(x, LExpr::Run { .. }) => Some(self.eval(st, cx, x)),
+                _ => None,
+            };
+            let blocked = match &cond {
+                Some(v) => matches!(v, Ok(0)),
+                None => self.surely_blocked(st, cx, &e.stmt),
+            };
+            if blocked {
                 if let Some(f) = self.soft.take() {
                     return report(pid, no, f);
                 }
                 continue;
             }
             out.copy_from(st);
-            match self.exec(out, cx, e) {
+            let done = match cond {
+                Some(v) => v.map(|_| Step::Done),
+                None => self.exec(out, cx, e),
+            };
+            match done {
                 Ok(Step::Blocked) => {
                     if let Some(f) = self.soft.take() {
                         return report(pid, no, f);
