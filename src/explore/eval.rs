@@ -6,6 +6,7 @@ use crate::explore::Pid;
 use crate::program::expr::{LExpr, LRecvArg, LVar, Slot};
 use crate::promela::ast::{BinOp, ChanProbe, UnOp};
 
+use super::exec::Flag;
 use super::layout::{Scalar, Shape};
 use super::machine::Machine;
 use super::state::State;
@@ -53,6 +54,41 @@ pub enum Fault {
     /// event-trace").
     TraceNondeterminism,
     Unsupported(&'static str),
+    /// An error a `d_step` reported as it ran (an assertion that failed), then the fault
+    /// that ended it (a statement that blocked): pan reports both, in that order.
+    Flagged {
+        flag: Flag,
+        then: Box<Fault>,
+    },
+}
+
+impl Fault {
+    /// The fault that ended the step, and the error reported before it, if any.
+    pub fn split(self) -> (Fault, Option<Flag>) {
+        match self {
+            Fault::Flagged { flag, then } => (*then, Some(flag)),
+            f => (f, None),
+        }
+    }
+
+    /// The fault that ended the step (`then` of a flagged one).
+    pub fn last(&self) -> &Fault {
+        match self {
+            Fault::Flagged { then, .. } => then.last(),
+            f => f,
+        }
+    }
+
+    /// The fault again, with the error reported before it.
+    pub fn after(self, flag: Option<Flag>) -> Fault {
+        match flag {
+            Some(flag) => Fault::Flagged {
+                flag,
+                then: Box::new(self),
+            },
+            None => self,
+        }
+    }
 }
 
 /// Where a variable reference points.

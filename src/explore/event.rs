@@ -28,6 +28,8 @@ pub enum Event {
         step: TrailStep,
         kind: ViolationKind,
         executed: bool,
+        /// An error the step reported before the fault (pan reports both).
+        flag: Option<Flag>,
     },
     /// The moves of one process in the first pass over a stored state's processes begin
     /// (`pid`), or that pass is over (`pid` None: a second pass with `timeout` true may
@@ -97,10 +99,12 @@ impl Event {
                 step,
                 kind,
                 executed,
+                flag,
             } => Event::Fault {
                 step: on(step),
                 kind,
                 executed,
+                flag,
             },
             e => e,
         }

@@ -182,7 +182,7 @@ impl Machine<'_> {
         st: &mut State,
         cx: Ctx,
         d: &DStep,
-        mut pc: Pc,
+        pc: Pc,
         guarded: bool,
     ) -> Result<Step, Fault> {
         if guarded {
@@ -200,9 +200,29 @@ impl Machine<'_> {
             }
         }
         let mut result = Step::Done;
+        match self.dstep_run(st, cx, d, pc, &mut result) {
+            Ok(()) => Ok(result),
+            // What the sequence reported before the fault is reported too, first.
+            Err(f) => Err(f.after(match result {
+                Step::Flagged(flag) => Some(flag),
+                _ => None,
+            })),
+        }
+    }
+
+    /// Runs a d_step's code from `pc` to its end; `result` keeps the first error a
+    /// statement reported on the way.
+    fn dstep_run(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        d: &DStep,
+        mut pc: Pc,
+        result: &mut Step,
+    ) -> Result<(), Fault> {
         for _ in 0..DSTEP_LIMIT {
             let (stmt, next, fail) = match d.code.get(pc as usize) {
-                None | Some(DOp::End) => return Ok(result),
+                None | Some(DOp::End) => return Ok(()),
                 Some(DOp::NoOption) => return Err(Fault::DStepBlocked),
                 Some(DOp::Jump(t)) => {
                     pc = *t;
@@ -226,8 +246,8 @@ impl Machine<'_> {
                 (Step::Blocked, _) => return Err(Fault::DStepBlocked),
                 (Step::Done, _) => next,
                 (f @ Step::Flagged(_), _) => {
-                    if result == Step::Done {
-                        result = f;
+                    if *result == Step::Done {
+                        *result = f;
                     }
                     next
                 }

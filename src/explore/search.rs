@@ -590,9 +590,13 @@ impl<R: Rider> Search<'_, '_, R> {
             }
             Next::Fault(f) => self.step_failed(&f, depth),
             // An error pan reports while the statement simply does not move.
-            Next::Report(f) => {
-                self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
-            }
+            Next::Report(f) => self.fault_of(
+                fault_step(&f),
+                fault_kind(&f.fault),
+                false,
+                Some(&f.fault),
+                f.flag,
+            ),
             Next::Done => self.exhausted(fi),
             // The loop above takes every group.
             Next::Group(_) => self.halted = true,
@@ -713,6 +717,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 step,
                 kind,
                 executed,
+                flag,
             } => {
                 if executed {
                     self.count_replayed(fi);
@@ -720,7 +725,7 @@ impl<R: Rider> Search<'_, '_, R> {
                         self.reach(depth + 1);
                     }
                 }
-                self.fault_of(step, kind, executed, None)
+                self.fault_of(step, kind, executed, None, flag)
             }
             Event::End(End::Group) => {
                 // The replayed group is over: the frame executes the next process.
@@ -931,7 +936,13 @@ impl<R: Rider> Search<'_, '_, R> {
             // below, as a failed offer does.
             self.reach(depth + 1);
         }
-        self.fault_of(fault_step(f), fault_kind(&f.fault), true, Some(&f.fault))
+        self.fault_of(
+            fault_step(f),
+            fault_kind(&f.fault),
+            true,
+            Some(&f.fault),
+            f.flag,
+        )
     }
 
     /// What every visit of a successor reached at `depth` by `step` begins with: a cut at
@@ -1534,21 +1545,28 @@ impl<R: Rider> Search<'_, '_, R> {
     /// did not move, of kind `kind`: reported once per (kind, edge); a fatal one ends the
     /// whole search, as in pan. A replayed fault (`f` None) gets the message the interpreter gives when its step is
     /// taken again at the end of the path.
+    /// A step that ended in a fault of `kind` (`f`, when known; a replay knows only its
+    /// kind), after reporting `flag` (an error the step reported before it).
     fn fault_of(
         &mut self,
         step: TrailStep,
         kind: ViolationKind,
         executed: bool,
         f: Option<&Fault>,
+        flag: Option<Flag>,
     ) {
         let ev = Event::Fault {
             step,
             kind,
             executed,
+            flag,
         };
         self.emit(&ev, &[]);
         if executed {
             self.mark(step);
+        }
+        if let Some(flag) = flag {
+            self.report_flag(flag, step);
         }
         if kind == ViolationKind::IndexOutOfRange && !self.opts.assertions {
             return;
@@ -1690,7 +1708,7 @@ fn fault_step(f: &FaultAt) -> TrailStep {
 
 /// The kind of violation a failed step is.
 pub fn fault_kind(f: &Fault) -> ViolationKind {
-    match f {
+    match f.last() {
         Fault::Index { .. } => ViolationKind::IndexOutOfRange,
         Fault::DivZero => ViolationKind::DivisionByZero,
         Fault::TooManyProcs => ViolationKind::TooManyProcesses,
@@ -1711,6 +1729,7 @@ pub fn fault_kind(f: &Fault) -> ViolationKind {
         Fault::NotraceMatched => ViolationKind::NotraceMatched,
         Fault::TraceNondeterminism => ViolationKind::TraceNondeterminism,
         Fault::Unsupported(_) => ViolationKind::Unsupported,
+        Fault::Flagged { .. } => unreachable!("`last` is never flagged"),
     }
 }
 
@@ -1778,6 +1797,7 @@ fn trace_message(m: &Machine, edge: EdgeNo, f: &Fault) -> String {
 
 /// The message of a fault in the step of `edge` (a trace's error names its event).
 pub fn fault_message_at(m: &Machine, f: &Fault, edge: EdgeNo) -> String {
+    let f = f.last();
     match f {
         Fault::TraceMismatch | Fault::NotraceMatched | Fault::TraceNondeterminism => {
             trace_message(m, edge, f)
@@ -1811,7 +1831,7 @@ pub fn flag_at(flag: Flag, step: &TrailStep) -> (u8, EdgeNo) {
 }
 
 pub fn fault_message(f: &Fault) -> String {
-    match f {
+    match f.last() {
         Fault::Index { var, index, len } => {
             format!("array index out of range: {var}[{index}] (size {len})")
         }
@@ -1848,5 +1868,6 @@ pub fn fault_message(f: &Fault) -> String {
             "non-determinism in event-trace: two transitions of the trace match this event".into()
         }
         Fault::Unsupported(what) => format!("not supported: {what}"),
+        Fault::Flagged { then, .. } => fault_message(then),
     }
 }

@@ -46,6 +46,9 @@ pub struct FaultAt {
     pub edge: EdgeNo,
     pub rv: Option<(u8, EdgeNo)>,
     pub fault: Fault,
+    /// An error the step reported before its fault (an assertion that failed inside a
+    /// `d_step` that then blocked): reported first.
+    pub flag: Option<Flag>,
 }
 
 /// What the generator produced next.
@@ -783,19 +786,23 @@ fn moved(c: &mut Cursor, e: &Edge) {
 }
 
 fn report(pid: Pid, edge: EdgeNo, fault: Fault) -> Next {
+    let (fault, flag) = fault.split();
     Next::Report(FaultAt {
         pid,
         edge,
         rv: None,
         fault,
+        flag,
     })
 }
 
 fn fault(pid: Pid, edge: EdgeNo, rv: Option<(u8, EdgeNo)>, fault: Fault) -> Next {
+    let (fault, flag) = fault.split();
     Next::Fault(FaultAt {
         pid,
         edge,
         rv,
         fault,
+        flag,
     })
 }

@@ -97,7 +97,7 @@ impl Machine<'_> {
                     Next::Fault(f) | Next::Report(f)
                         if f.pid == s.pid && f.edge == s.edge && f.rv == s.rv =>
                     {
-                        return Taken::Fault(f.fault);
+                        return Taken::Fault(f.fault.after(f.flag));
                     }
                     Next::Done => break,
                     _ => {}
@@ -281,6 +281,9 @@ impl Machine<'_> {
                 }
                 Taken::Fault(f) if i + 1 == steps.len() => {
                     ended.fault = Some(fault_kind(&f));
+                    if let super::eval::Fault::Flagged { flag, .. } = f {
+                        ended.flag = Some((flag, flag_at(flag, s).1));
+                    }
                     Vec::new()
                 }
                 _ => {
@@ -345,13 +348,14 @@ impl Machine<'_> {
         if steps.is_empty() && v.edge.is_none() && !end_state && !stutter {
             return self.initial().err().map(|f| fault_kind(&f)) == Some(v.kind);
         }
-        if let Some(k) = end.fault {
-            return k == v.kind;
-        }
+        // (A step that reported an error and then failed ends in both.)
         if let Some((f, edge)) = end.flag {
             if f.parts().any(|p| flag_kind(p) == v.kind) {
                 return Some(edge) == v.edge;
             }
+        }
+        if let Some(k) = end.fault {
+            return k == v.kind;
         }
         match v.kind {
             ViolationKind::InvalidEndState | ViolationKind::TraceIncomplete => {

@@ -194,7 +194,8 @@ impl<R: Rider> Search<'_, '_, R> {
                     edge,
                     rv: None,
                 };
-                self.fault_of(step, fault_kind(&fault), true, Some(&fault));
+                let (fault, flag) = fault.split();
+                self.fault_of(step, fault_kind(&fault), true, Some(&fault), flag);
             }
             ClaimMove::Done if tau & REQUEST != 0 && tau & TIMEOUT == 0 => {
                 // The system blocked below: the claim's moves again, with `timeout` true.
@@ -267,9 +268,13 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 self.step_failed(&f, depth)
             }
-            Next::Report(f) => {
-                self.fault_of(fault_step(&f), fault_kind(&f.fault), false, Some(&f.fault))
-            }
+            Next::Report(f) => self.fault_of(
+                fault_step(&f),
+                fault_kind(&f.fault),
+                false,
+                Some(&f.fault),
+                f.flag,
+            ),
             Next::Done if c.moved > 0 => self.product_done(fi),
             Next::Done => self.system_blocked(fi, tau),
             Next::Group(_) => self.halted = true,

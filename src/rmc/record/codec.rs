@@ -228,6 +228,8 @@ const T_GROUP: u8 = 6;
 const B_RV: u8 = 0x08;
 const B_FLAG: u8 = 0x10;
 const B_EXECUTED: u8 = 0x10;
+/// A fault event's flag byte follows its kind.
+const B_FAULT_FLAG: u8 = 0x20;
 const TO_SHIFT: u8 = 5;
 
 fn flag_code(f: Flag) -> u8 {
@@ -325,6 +327,7 @@ pub fn encode_event(
             step: s,
             kind,
             executed,
+            flag,
         } => {
             let mut tag = T_FAULT;
             if s.rv.is_some() {
@@ -333,9 +336,15 @@ pub fn encode_event(
             if *executed {
                 tag |= B_EXECUTED;
             }
+            if flag.is_some() {
+                tag |= B_FAULT_FLAG;
+            }
             out.push(tag);
             step(out, s);
             out.push(kind_code(*kind));
+            if let Some(f) = flag {
+                out.push(flag_code(*f));
+            }
         }
         Event::End(End::Leave) => out.push(T_LEAVE),
         Event::End(End::Invalid) => {
@@ -573,10 +582,18 @@ pub fn decode_event(
             let s = step(at, tag & B_RV != 0)?;
             let k = *b.get(*at)?;
             *at += 1;
+            let flag = if tag & B_FAULT_FLAG != 0 {
+                let c = *b.get(*at)?;
+                *at += 1;
+                Some(flag_of(c)?)
+            } else {
+                None
+            };
             Event::Fault {
                 step: s,
                 kind: *ViolationKind::ALL.get(k as usize)?,
                 executed: tag & B_EXECUTED != 0,
+                flag,
             }
         }
         T_LEAVE => Event::End(End::Leave),
@@ -843,11 +860,19 @@ mod tests {
                 step: rv,
                 kind: ViolationKind::RendezvousInDStep,
                 executed: true,
+                flag: None,
             },
             Event::Fault {
                 step: s,
                 kind: ViolationKind::PollRendezvous,
                 executed: false,
+                flag: None,
+            },
+            Event::Fault {
+                step: s,
+                kind: ViolationKind::DStepBlocked,
+                executed: true,
+                flag: Some(Flag::Assertion),
             },
             Event::End(End::Leave),
             Event::End(End::Invalid),

@@ -57,7 +57,7 @@ const LEVEL: i32 = 1;
 pub const MAX_BASES: u32 = 4;
 /// git rmc's semantics version: bumped by every change that can alter states, counts,
 /// verdicts or location numbering, so that no record made by another meaning is reused.
-pub const SEMANTICS: u32 = 5;
+pub const SEMANTICS: u32 = 6;
 
 /// The options that change what a check checks: a record made with others is not reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

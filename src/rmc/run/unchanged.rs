@@ -398,6 +398,7 @@ fn same_fault(old: &Machine, new: &Machine, a: &FaultAt, b: &FaultAt) -> bool {
     a.pid == b.pid
         && same_edge(old, new, a.edge, b.edge)
         && fault_kind(&a.fault) == fault_kind(&b.fault)
+        && a.flag == b.flag
         && match (a.rv, b.rv) {
             (None, None) => true,
             (Some((p, e)), Some((q, f))) => p == q && same_edge(old, new, e, f),
