@@ -102,6 +102,38 @@ fn figures_and_violations_match_the_manifest() {
     assert!(vectors_off.len() <= 1, "{}", vectors_off.join("\n"));
 }
 
+#[test]
+fn successors_built_ahead_change_nothing_in_products() {
+    // As for safety (tests/verify.rs): forced on from the first state, the product's
+    // system turns build ahead, and every figure, violation and trail stays as it was, in
+    // the plain product, with -a (the nested search) and with -a -f (which does not build
+    // ahead).
+    let mut failures = Vec::new();
+    for e in entries() {
+        let rel = e["model"].as_str().expect("model name");
+        for base in [
+            Options::default(),
+            acceptance(),
+            Options {
+                fair: true,
+                ..acceptance()
+            },
+        ] {
+            let ahead = Options {
+                look_ahead_from: 0,
+                ..base.clone()
+            };
+            let shown = |o: &Outcome| format!("{:?} {:?}", figures(o), o.violations);
+            let plain = with_product_opts(&claims_dir().join(rel), &base, |_, o| shown(o));
+            let built = with_product_opts(&claims_dir().join(rel), &ahead, |_, o| shown(o));
+            if plain != built {
+                failures.push(format!("{rel} ({base:?}): {plain} / {built}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Against spin live, when it is installed: `check` for each model of `entries` (in folder
 /// `dir`), which notes what differs in `failures`.
 fn each_live(

@@ -525,18 +525,7 @@ impl<R: Rider> Search<'_, '_, R> {
         self.load(fi);
         let mut c = self.frames.get_ref(fi).cursor;
         let r = loop {
-            let r = match self.ahead.take() {
-                Some(a) if a.fi == fi => {
-                    c = a.cursor;
-                    std::mem::swap(&mut self.next, &mut self.ahead_st);
-                    a.r
-                }
-                other => {
-                    self.ahead = other;
-                    self.m
-                        .next(&self.cur, &mut c, &mut self.next, &mut self.tmp)
-                }
-            };
+            let r = self.next_of(fi, &mut c);
             if std::mem::take(&mut c.failed_offer) {
                 // A rendezvous offer nobody took still reached the level below.
                 self.reach(depth + 1);
@@ -574,12 +563,10 @@ impl<R: Rider> Search<'_, '_, R> {
                     self.rider.created(self.m, &self.next, first);
                 }
                 let d = depth + if it.rv.is_some() { 2 } else { 1 };
-                if self.lookahead
-                    && !it.atomic
-                    && self.store.table_bytes() >= self.opts.look_ahead_from
-                {
-                    self.look_ahead(fi, c);
+                if !it.atomic {
+                    self.maybe_look_ahead(fi, c);
                 }
+
                 self.visit(
                     d,
                     it.atomic.then(|| it.mover()),
@@ -600,6 +587,33 @@ impl<R: Rider> Search<'_, '_, R> {
             Next::Done => self.exhausted(fi),
             // The loop above takes every group.
             Next::Group(_) => self.halted = true,
+        }
+    }
+
+    /// Frame `fi`'s next successor from its cursor `c`: the one built ahead when there is
+    /// one, else the interpreter's.
+    #[inline]
+    pub(super) fn next_of(&mut self, fi: usize, c: &mut Cursor) -> Next {
+        match self.ahead.take() {
+            Some(a) if a.fi == fi => {
+                *c = a.cursor;
+                std::mem::swap(&mut self.next, &mut self.ahead_st);
+                a.r
+            }
+            other => {
+                self.ahead = other;
+                self.m.next(&self.cur, c, &mut self.next, &mut self.tmp)
+            }
+        }
+    }
+
+    /// Builds frame `fi`'s next successor ahead (its cursor `c`) when the table is large
+    /// enough for that to pay (see `look_ahead`); the successor in `next` is about to be
+    /// looked up.
+    #[inline]
+    pub(super) fn maybe_look_ahead(&mut self, fi: usize, c: Cursor) {
+        if self.lookahead && self.store.table_bytes() >= self.opts.look_ahead_from {
+            self.look_ahead(fi, c);
         }
     }
 

@@ -210,9 +210,7 @@ impl<R: Rider> Search<'_, '_, R> {
     fn system_turn(&mut self, fi: usize, depth: u64, tau: u8) {
         let mut c = self.frames.get_ref(fi).cursor;
         let r = loop {
-            let r = self
-                .m
-                .next(&self.cur, &mut c, &mut self.next, &mut self.tmp);
+            let r = self.next_of(fi, &mut c);
             if std::mem::take(&mut c.failed_offer) {
                 // A rendezvous offer nobody took still reached the level below.
                 self.reach(depth + 1);
@@ -259,6 +257,10 @@ impl<R: Rider> Search<'_, '_, R> {
                 };
                 if self.solo {
                     self.frames.get_mut(fi).tau |= MOVED;
+                }
+                // (Not under weak fairness, whose bookkeeping follows each process tried.)
+                if !self.fair && !it.atomic {
+                    self.maybe_look_ahead(fi, c);
                 }
                 self.visit_product(d, Some(step), to, it.atomic.then(|| it.mover()), false);
             }
