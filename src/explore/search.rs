@@ -576,14 +576,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 );
             }
             Next::Fault(f) => self.step_failed(&f, depth),
-            // An error pan reports while the statement simply does not move.
-            Next::Report(f) => self.fault_of(
-                fault_step(&f),
-                fault_kind(&f.fault),
-                false,
-                Some(&f.fault),
-                f.flag,
-            ),
+            Next::Report(f) => self.reported(&f),
             Next::Done => self.exhausted(fi),
             // The loop above takes every group.
             Next::Group(_) => self.halted = true,
@@ -954,6 +947,18 @@ impl<R: Rider> Search<'_, '_, R> {
             fault_step(f),
             fault_kind(&f.fault),
             true,
+            Some(&f.fault),
+            f.flag,
+        )
+    }
+
+    /// An error pan reports while the statement simply does not move (the enumeration goes
+    /// on).
+    fn reported(&mut self, f: &FaultAt) {
+        self.fault_of(
+            fault_step(f),
+            fault_kind(&f.fault),
+            false,
             Some(&f.fault),
             f.flag,
         )

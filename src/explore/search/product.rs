@@ -26,7 +26,7 @@ use crate::explore::outcome::{Violation, ViolationKind};
 use crate::explore::succ::Next;
 use crate::explore::trail::TrailStep;
 
-use super::{fault_kind, fault_step};
+use super::fault_kind;
 
 /// `timeout` holds in this turn (pan's tau bit 1).
 pub(super) const TIMEOUT: u8 = 1;
@@ -270,13 +270,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 self.step_failed(&f, depth)
             }
-            Next::Report(f) => self.fault_of(
-                fault_step(&f),
-                fault_kind(&f.fault),
-                false,
-                Some(&f.fault),
-                f.flag,
-            ),
+            Next::Report(f) => self.reported(&f),
             Next::Done if c.moved > 0 => self.product_done(fi),
             Next::Done => self.system_blocked(fi, tau),
             Next::Group(_) => self.halted = true,
