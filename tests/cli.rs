@@ -821,6 +821,38 @@ fn short_trails_keep_the_checks_definition_of_an_invalid_end_state() {
 }
 
 #[test]
+fn short_trails_reach_an_error_reported_before_a_fault() {
+    // The assertion fails inside a d_step that then blocks (pan reports both): its shortest
+    // trail takes `y = y + 2` (2 steps to y == 2, 4 in all), not the search's `y++` twice (6).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = write_model(
+        dir.path(),
+        "flagged.pml",
+        "byte x, y;
+         active proctype counter() {
+             do :: y < 3 -> y++ :: y < 3 -> y = y + 2 :: y >= 3 -> break od }
+         active proctype p() { y == 2; d_step { x = 1; assert(x == 0); x == 2 } }",
+    );
+    let out = bin()
+        .args(["verify", "--short-trails", "--format", "json"])
+        .arg(&model)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let trails: Vec<(&str, usize)> = doc["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| {
+            let n = v["trail"].as_array().map_or(0, Vec::len);
+            (v["kind"].as_str().unwrap_or_default(), n)
+        })
+        .collect();
+    assert_eq!(trails, [("assertion", 4), ("d_step-blocked", 4)], "{doc}");
+}
+
+#[test]
 fn trails_are_kept_for_the_first_violations_of_each_kind() {
     let dir = tempfile::tempdir().expect("tempdir");
     // Four distinct assertions fail; with --max-trails 2 two keep a trail.

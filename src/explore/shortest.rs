@@ -123,6 +123,25 @@ pub fn find(
                 }
             }
         }
+        // The errors steps reported: completed ones, and failed ones before their fault (an
+        // assertion inside a d_step that then blocked).
+        let reported = (g.faults.iter().map(|f| (f.pid, f.edge, f.rv, f.flag)))
+            .chain(g.items.iter().map(|it| (it.pid, it.edge, it.rv, it.flag)));
+        for (pid, edge, rv, flag) in reported {
+            let step = TrailStep { pid, edge, rv };
+            for flag in flag.into_iter().flat_map(super::exec::Flag::parts) {
+                let edge = flag_at(flag, &step).1;
+                let t = Key::Edge(flag_kind(flag), edge);
+                if wanted.remove(&t) {
+                    let r = Reached {
+                        steps: path(&nodes, id, Some(step)),
+                        message: flag_message(m, flag, edge),
+                        blocked: Vec::new(),
+                    };
+                    settle(&t, r);
+                }
+            }
+        }
         for f in &g.faults {
             let step = TrailStep {
                 pid: f.pid,
@@ -146,18 +165,6 @@ pub fn find(
                 edge: it.edge,
                 rv: it.rv,
             };
-            for flag in it.flag.into_iter().flat_map(super::exec::Flag::parts) {
-                let edge = flag_at(flag, &step).1;
-                let t = Key::Edge(flag_kind(flag), edge);
-                if wanted.remove(&t) {
-                    let r = Reached {
-                        steps: path(&nodes, id, Some(step)),
-                        message: flag_message(m, flag, edge),
-                        blocked: Vec::new(),
-                    };
-                    settle(&t, r);
-                }
-            }
             if it.atomic && repeats(&store, &nodes, id, g.bytes_of(it)) {
                 let t = Key::Edge(ViolationKind::NonTerminatingAtomic, it.edge);
                 if wanted.remove(&t) {
