@@ -566,7 +566,6 @@ impl<R: Rider> Search<'_, '_, R> {
                 if !it.atomic {
                     self.maybe_look_ahead(fi, c);
                 }
-
                 self.visit(
                     d,
                     it.atomic.then(|| it.mover()),
@@ -943,25 +942,19 @@ impl<R: Rider> Search<'_, '_, R> {
             // below, as a failed offer does.
             self.reach(depth + 1);
         }
-        self.fault_of(
-            fault_step(f),
-            fault_kind(&f.fault),
-            true,
-            Some(&f.fault),
-            f.flag,
-        )
+        self.fault_at(f, true)
     }
 
     /// An error pan reports while the statement simply does not move (the enumeration goes
     /// on).
     fn reported(&mut self, f: &FaultAt) {
-        self.fault_of(
-            fault_step(f),
-            fault_kind(&f.fault),
-            false,
-            Some(&f.fault),
-            f.flag,
-        )
+        self.fault_at(f, false)
+    }
+
+    /// `fault_of` for what the interpreter returned.
+    fn fault_at(&mut self, f: &FaultAt, executed: bool) {
+        let kind = fault_kind(&f.fault);
+        self.fault_of(fault_step(f), kind, executed, Some(&f.fault), f.flag)
     }
 
     /// What every visit of a successor reached at `depth` by `step` begins with: a cut at
@@ -1124,7 +1117,7 @@ impl<R: Rider> Search<'_, '_, R> {
             }
         }
         // (The lookup does not touch the store: the slot found free is still free.)
-        let sid = self.store.insert_vacant(&st.v[self.hidden..], vacancy)?;
+        let sid = self.store.insert_vacant(key, vacancy)?;
         let id = self.stats.states_stored as u32;
         if id != sid || !self.sids.is_empty() {
             if self.sids.is_empty() {
@@ -1561,11 +1554,10 @@ impl<R: Rider> Search<'_, '_, R> {
     }
 
     /// A step that could not complete (`executed`), or an error reported where a statement
-    /// did not move, of kind `kind`: reported once per (kind, edge); a fatal one ends the
-    /// whole search, as in pan. A replayed fault (`f` None) gets the message the interpreter gives when its step is
+    /// did not move, of kind `kind`, after `flag` (an error the step reported before it):
+    /// reported once per (kind, edge); a fatal one ends the whole search, as in pan. A
+    /// replayed fault (`f` None) gets the message the interpreter gives when its step is
     /// taken again at the end of the path.
-    /// A step that ended in a fault of `kind` (`f`, when known; a replay knows only its
-    /// kind), after reporting `flag` (an error the step reported before it).
     fn fault_of(
         &mut self,
         step: TrailStep,
@@ -1727,7 +1719,7 @@ fn fault_step(f: &FaultAt) -> TrailStep {
 
 /// The kind of violation a failed step is.
 pub fn fault_kind(f: &Fault) -> ViolationKind {
-    match f.last() {
+    match f {
         Fault::Index { .. } => ViolationKind::IndexOutOfRange,
         Fault::DivZero => ViolationKind::DivisionByZero,
         Fault::TooManyProcs => ViolationKind::TooManyProcesses,
@@ -1748,7 +1740,7 @@ pub fn fault_kind(f: &Fault) -> ViolationKind {
         Fault::NotraceMatched => ViolationKind::NotraceMatched,
         Fault::TraceNondeterminism => ViolationKind::TraceNondeterminism,
         Fault::Unsupported(_) => ViolationKind::Unsupported,
-        Fault::Flagged { .. } => unreachable!("`last` is never flagged"),
+        Fault::Flagged { then, .. } => fault_kind(then),
     }
 }
 
@@ -1850,7 +1842,7 @@ pub fn flag_at(flag: Flag, step: &TrailStep) -> (u8, EdgeNo) {
 }
 
 pub fn fault_message(f: &Fault) -> String {
-    match f.last() {
+    match f {
         Fault::Index { var, index, len } => {
             format!("array index out of range: {var}[{index}] (size {len})")
         }
