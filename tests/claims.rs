@@ -572,12 +572,12 @@ fn with_product_loaded<T>(
         .program
         .as_ref()
         .unwrap_or_else(|| panic!("{} does not load", path.display()));
-    let claim = program
-        .procs
-        .iter()
-        .position(|p| p.kind == ProcKind::Never)
-        .expect("a claim");
-    let m = Machine::with_claim(program, claim).expect("layout");
+    // (A model without a claim is searched as pan -a built without one.)
+    let m = match program.procs.iter().position(|p| p.kind == ProcKind::Never) {
+        Some(claim) => Machine::with_claim(program, claim),
+        None => Machine::new(program),
+    }
+    .expect("layout");
     let out = explore(&m, opts, &mut |_| {});
     f(&m, &out)
 }
@@ -893,6 +893,53 @@ fn acceptance_without_a_claim_has_pans_figures() {
         });
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The no-claim models' entries with a section of `pan -a -f` figures, named by their path
+/// under the claims folder (weak fairness over the processes alone: pan numbers them from 0,
+/// with no claim before them, and its default move is a program turn again).
+fn no_claim_fair_entries() -> Vec<serde_json::Value> {
+    no_claim_entries()
+        .into_iter()
+        .filter(|e| e["fair"].is_object())
+        .map(|mut e| {
+            let rel = format!("no_claim/{}", e["model"].as_str().expect("model name"));
+            e["model"] = rel.into();
+            e
+        })
+        .collect()
+}
+
+#[test]
+fn fair_acceptance_without_a_claim_has_pans_figures() {
+    // ./pan -a -f -c0 and ./pan -a -f (its first error) built without a never claim: stored
+    // and visited, matched, transitions, atomic steps, depth, the kinds found.
+    let entries = no_claim_fair_entries();
+    assert!(
+        entries.len() >= 14,
+        "the no-claim manifest has fairness figures"
+    );
+    let failures = check_sections(&entries, "fair", &fair(), git_rmc::load_with_claims);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn fair_acceptance_without_a_claim_matches_pan_live() {
+    each_live(
+        no_claim_fair_entries(),
+        &claims_dir(),
+        |rel, path, failures| {
+            let Some((pan, _)) =
+                common::pan_figures(path, &["-DNOREDUCE"], &["-a", "-f", "-c0", "-m1000000"])
+            else {
+                return failures.push(format!("{rel}: pan gave no figures"));
+            };
+            let want = [pan[0], pan_visited(&pan), pan[1], pan[2], pan[3], pan[4]];
+            with_product_loaded(path, git_rmc::load_with_claims, &fair(), |_, out| {
+                against_pan_a(rel, out, want, pan[5], failures);
+            });
+        },
+    );
 }
 
 #[test]

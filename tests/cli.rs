@@ -443,7 +443,7 @@ fn verify_fair_without_a_cycle_search_is_a_usage_error() {
         err.contains("--fair: weak fairness applies to a search for cycles"),
         "{err}"
     );
-    // pan -a -f searches accept labels without a claim; git rmc says it does not.
+    // Accept labels without a claim: -f needs -a, as pan's.
     let out = bin()
         .args(["verify", "--fair"])
         .arg(models().join("claims/no_claim/accept_no_claim.pml"))
@@ -451,13 +451,34 @@ fn verify_fair_without_a_cycle_search_is_a_usage_error() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("accept labels are checked"), "{err}");
+    assert!(err.contains("-a for the acceptance cycles"), "{err}");
     let out = bin()
         .args(["verify", "--fair", "-N", "p"])
         .arg(models().join("claims/research_m7.pml"))
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn verify_a_f_without_a_claim_searches_the_accept_labels_with_weak_fairness() {
+    // pan -a -f built without a claim: A's accept loop starves B, which is enabled all
+    // along, so -a finds the cycle (9 stored, 18 visited) and -a -f does not (9, 22).
+    let model = "claims/no_claim/fair_solo_unfair.pml";
+    let (code, text) = verify(&["-a", "--format", "json"], model);
+    assert_eq!(code, Some(1), "{text}");
+    let (code, text) = verify(&["-a", "--fair", "--format", "json"], model);
+    assert_eq!(code, Some(0), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["fair"], true, "{text}");
+    assert_eq!(doc["stats"]["states_stored"], 9, "{text}");
+    assert_eq!(doc["stats"]["states_revisited"], 13, "{text}");
+    assert_eq!(doc["stats"]["transitions"], 31, "{text}");
+    let (_, text) = verify(&["-a", "--fair"], model);
+    assert!(
+        text.contains("accept labels with weak fairness, without a never claim, as pan -a -f"),
+        "{text}"
+    );
 }
 
 #[test]

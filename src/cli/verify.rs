@@ -64,9 +64,9 @@ pub struct VerifyArgs {
     /// Weak fairness (pan -f) in the search for acceptance cycles (each claim's, or -a
     /// with -N) or for non-progress cycles (-l): only cycles on which every process that
     /// stays enabled moves count. pan's counter rules, its figures included (./pan -a -f,
-    /// ./pan -l -f); as in pan, at most 6 processes with the claim. As pan, it needs a
-    /// search for cycles: with neither a claim nor -l it is an error (accept labels without
-    /// a claim, which pan -a -f searches, are checked by -a without fairness only).
+    /// ./pan -l -f, ./pan -a -f for accept labels without a claim); as in pan, at most 6
+    /// processes (the claim counted). As pan, it needs a search for cycles: with no claim,
+    /// it needs -a or -l.
     #[arg(short = 'f', long)]
     pub fair: bool,
     /// Check only the never claim or ltl formula named NAME, with the system (pan -N NAME).
@@ -175,19 +175,12 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     let accept_labels = program.procs.iter().any(|p| {
         p.kind != crate::program::ProcKind::Never && p.automaton.locations.iter().any(|l| l.accept)
     });
-    if args.fair && !has_claim && !args.non_progress {
-        // pan: "error: -f requires the use of -a or -l". pan -a -f also searches a model
-        // with accept labels and no claim, which git rmc does not yet.
-        let accept = accept_labels;
+    if args.fair && !has_claim && !args.non_progress && !args.acceptance {
+        // pan: "error: -f requires the use of -a or -l".
         anyhow::bail!(
             "--fair: weak fairness applies to a search for cycles, and the model has no never \
-             claim or ltl formula (give one, or -l for non-progress cycles){}",
-            match accept {
-                true =>
-                    "; its accept labels are checked for acceptance cycles by -a, without \
-                         weak fairness (pan -a -f checks them with it, git rmc does not yet)",
-                false => "",
-            }
+             claim or ltl formula (give one, -a for the acceptance cycles of its accept \
+             labels, or -l for non-progress cycles)"
         );
     }
     if args.fair && args.claim.is_some() && !args.acceptance {

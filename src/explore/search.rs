@@ -419,8 +419,8 @@ pub fn search<R: Rider>(
     };
     s.solo &= s.claim;
     if s.claim && opts.acceptance {
-        s.fair = opts.fair && !s.solo;
-        s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget, opts.fair)));
+        s.fair = opts.fair;
+        s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget, opts.fair, !s.solo)));
     }
     s.rider.begin(&s.budget);
     if let Some(t) = &m.trace {
@@ -428,12 +428,17 @@ pub fn search<R: Rider>(
     }
     s.next = initial;
     if s.solo {
-        let to = if m.accepting(&s.next) {
-            product::ACCEPT
+        let accept = m.accepting(&s.next);
+        let to = if accept { product::ACCEPT } else { 0 };
+        // pan -f: an accepting initial state has the A-bit, and the counter at the number
+        // of processes plus one.
+        let procs = s.next.nr_pr();
+        s.fair_next((accept, if accept { (procs + 1) as u8 } else { 0 }));
+        if s.fair && procs > MAX_FAIR_PROCS {
+            s.fair_too_many(None, procs);
         } else {
-            0
-        };
-        s.visit_product(0, None, to, None, false);
+            s.visit_product(0, None, to, None, false);
+        }
     } else if s.claim {
         // The claim moves first (as the initial state is, it is accepting or not).
         let accept = s.ndfs.is_some() && m.accepting(&s.next);
@@ -1401,6 +1406,10 @@ impl<R: Rider> Search<'_, '_, R> {
         fr.group = NO_GROUP;
         fr.cursor = if visit == Visit::Partly && self.grouped {
             Cursor::grouped(&self.cur)
+        } else if self.solo && self.fair {
+            // Without a claim the state is the system's turn, whose processes weak
+            // fairness follows one by one.
+            Cursor::new(&self.cur, None).fair()
         } else {
             Cursor::new(&self.cur, None)
         };

@@ -482,7 +482,7 @@ pub fn document(
         claims_not_checked: checked.claims_not_checked.clone(),
         claim: checked.claim.clone(),
         acceptance: checked.acceptance,
-        fair: checked.claim.is_some() && checked.fair,
+        fair: (checked.claim.is_some() || checked.acceptance) && checked.fair,
         xr_xs_not_checked: checked.xr_xs_not_checked,
         spin_needs_vectorsz_above: (checked.stats.state_vector_bytes >= PAN_VECTORSZ)
             .then_some(checked.stats.state_vector_bytes),
@@ -615,6 +615,13 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
             o,
             "git rmc verify: {} (full state space search with the claim of {c}, as pan -c0 \
              without -a)",
+            doc.model
+        ),
+        None if doc.acceptance && doc.fair => writeln!(
+            o,
+            "git rmc verify: {} (full state space search for acceptance cycles through the \
+             processes' accept labels with weak fairness, without a never claim, as pan -a -f \
+             -c0)",
             doc.model
         ),
         None if doc.acceptance => writeln!(

@@ -15,12 +15,18 @@
 //! the next depth, counter 1, the claim's turn. A nested search starts only from a claim's
 //! turn reached with the A-bit and counter 1, and closes a cycle only with the counter at 1.
 //!
+//! Without a claim (pan -a -f built without one), every state outside atomic sequences is a
+//! program turn and is stored: rules 1 and 3 apply as its frame is pushed, pan numbers the
+//! processes from 0 (`II` is the pid, none exempt), the default move is a program turn
+//! again, and a nested search starts from any stored state that moved, reached with the
+//! A-bit and counter 1.
+//!
 //! A stored state is one entry whatever its counter (pan's compare skips `_a_t` and `_cnt`),
 //! with bits for the (search, A-bit) pairs and the counter values that visited it, and for
 //! the (search, A-bit) pairs that have it on their stack: a visit is new when one of its
 //! bits is. pan's figures count entries (stored) and visits (visited).
 
-use super::product::{CLAIM, STUTTER};
+use super::product::{ACCEPT, CLAIM, STUTTER};
 use super::{Ident, Rider, Search, NONE};
 use crate::explore::budget::{Budget, OutOfMemory};
 use crate::explore::chunked::ChunkedVec;
@@ -31,10 +37,12 @@ use crate::explore::trail::TrailStep;
 /// processes, the claim included; pan stops when `_nr_pr + 1` reaches `8 * NFAIR / 2`.
 pub const MAX_FAIR_PROCS: usize = 6;
 
-/// The message of a model with more processes than weak fairness takes.
-pub fn too_many_message(procs: usize) -> String {
+/// The message of a model with more processes than weak fairness takes (`claim`: the
+/// count includes a never claim's).
+pub fn too_many_message(procs: usize, claim: bool) -> String {
+    let with = if claim { " with the claim" } else { "" };
     format!(
-        "too many processes for weak fairness: {procs} with the claim, pan -f takes at most \
+        "too many processes for weak fairness: {procs}{with}, pan -f takes at most \
          {MAX_FAIR_PROCS} (it stops there; its -DNFAIR=3 takes more, which git rmc does not)"
     )
 }
@@ -105,22 +113,19 @@ impl Fair {
         self.a0 && self.c0 == 1
     }
 
-    /// The turn tries process `pid`: rule 2.
-    fn try_process(&mut self, pid: u8) {
+    /// The turn tries process `pid`: rule 2. With a claim (`veri`), pan numbers the claim
+    /// 0 and process `pid` is its `II = pid + 1`; without one, `II = pid`.
+    fn try_process(&mut self, pid: u8, veri: bool) {
         self.pid = pid;
         self.flags &= !(R2_HERE | PID_MOVED);
-        if self.flags & R2 == 0 && self.a && u16::from(self.c) == u16::from(pid) + 3 {
-            self.c -= 1;
-            if pid == 0 {
-                // The claim need not move.
-                self.c = 1;
-            }
+        if self.flags & R2 == 0 && self.a && rule2_applies(self.c, pid, veri) {
+            self.c = rule2(self.c, pid, veri);
             self.flags |= R2 | R2_HERE;
         }
     }
 
-    fn undo_rule2(&mut self) {
-        if self.c == 1 {
+    fn undo_rule2(&mut self, veri: bool) {
+        if veri && self.c == 1 {
             self.c = 2;
         }
         self.c = self.c.saturating_add(1);
@@ -128,7 +133,7 @@ impl Fair {
 
     /// The turn is done with the process it tried last: true when every process is to be
     /// tried again (rule 2 applied to a process that did not move, after others moved).
-    fn tried(&mut self) -> bool {
+    fn tried(&mut self, veri: bool) -> bool {
         if self.pid == NO_PID {
             return false;
         }
@@ -137,7 +142,7 @@ impl Fair {
             return false;
         }
         if self.flags & PID_MOVED != 0 {
-            self.undo_rule2();
+            self.undo_rule2(veri);
             self.flags &= !(R2 | R2_HERE);
             return false;
         }
@@ -149,9 +154,9 @@ impl Fair {
     }
 
     /// The pass over the processes is over: a decrement that stayed is undone.
-    fn pass_over(&mut self) {
+    fn pass_over(&mut self, veri: bool) {
         if self.flags & R2 != 0 {
-            self.undo_rule2();
+            self.undo_rule2(veri);
             self.flags &= !R2;
         }
     }
@@ -160,6 +165,20 @@ impl Fair {
     /// sender as it takes the offer back, in its `unsend`, when a receive took it.)
     pub fn moved(&mut self) {
         self.flags |= ANY | PID_MOVED;
+    }
+}
+
+/// Whether rule 2 applies to process `pid` with the counter at `c`: pan's `cnt == II + 2`.
+fn rule2_applies(c: u8, pid: u8, veri: bool) -> bool {
+    u16::from(c) == u16::from(pid) + 2 + u16::from(veri)
+}
+
+/// The counter after rule 2 for process `pid`: one less, or 1 when the claim would be next
+/// (it need not move).
+fn rule2(c: u8, pid: u8, veri: bool) -> u8 {
+    match veri && pid == 0 {
+        true => 1,
+        false => c - 1,
     }
 }
 
@@ -192,6 +211,9 @@ pub(super) struct FairStore {
     /// moved to, or the process in an atomic sequence) and does not restore it when it
     /// backtracks, so it may be another state's.
     pub from: i32,
+    /// The search is a product with a never claim (pan's VERI): the claim is pan's process
+    /// 0 and counts among the processes.
+    pub veri: bool,
 }
 
 /// pan's `V_A`: the visit (and stack) bit of a search and A-bit.
@@ -215,8 +237,9 @@ fn cnt_bit(dfs2: bool, c: u8) -> u32 {
 }
 
 impl FairStore {
-    pub fn new(budget: &Budget) -> FairStore {
+    pub fn new(budget: &Budget, veri: bool) -> FairStore {
         FairStore {
+            veri,
             stack: ChunkedVec::new(budget.clone(), 1 << 14),
             bits: ChunkedVec::new(budget.clone(), 1 << 16),
             next: Fair::reached(false, 0),
@@ -320,12 +343,20 @@ impl<R: Rider> Search<'_, '_, R> {
         }
     }
 
-    /// The frame being pushed at `fi` takes the fairness set for it.
+    /// The frame being pushed at `fi` takes the fairness set for it. Without a claim, a
+    /// state stored outside an atomic sequence is a program turn: rules 1 and 3 apply to
+    /// what its moves see (with a claim, `visit_product` applies them to the program turn,
+    /// which is never stored).
     pub(super) fn fair_push(&mut self, fi: usize) {
+        let turn = self.solo && self.next_tau & super::product::ATOMIC == 0;
+        let (accept, procs) = (self.next_tau & ACCEPT != 0, self.next.nr_pr());
         let Some(f) = self.fair_store() else {
             return;
         };
-        let next = f.next;
+        let mut next = f.next;
+        if turn {
+            next.program_turn(accept, procs);
+        }
         if f.put(fi, next).is_err() {
             self.out_of_memory();
         }
@@ -336,17 +367,17 @@ impl<R: Rider> Search<'_, '_, R> {
     /// Some(from) when the turn is to try the processes again from `from` down.
     pub(super) fn fair_turn(&mut self, fi: usize, g: Option<u8>, skipped: bool) -> Option<i32> {
         let s = self.fair_store()?;
-        let from = s.from;
+        let (from, veri) = (s.from, s.veri);
         let f = s.get_mut(fi);
         if skipped {
             // pan leaves it at once: rule 2, if applied, stays until the pass is over.
             f.pid = NO_PID;
-        } else if f.tried() {
+        } else if f.tried(veri) {
             return Some(from);
         }
         match g {
-            Some(pid) => f.try_process(pid),
-            None => f.pass_over(),
+            Some(pid) => f.try_process(pid, veri),
+            None => f.pass_over(veri),
         }
         None
     }
@@ -363,12 +394,13 @@ impl<R: Rider> Search<'_, '_, R> {
     /// receive code, in the frame of the offer; undone after, since the receiver moved).
     pub(super) fn fair_moved(&mut self, fi: usize, rv: Option<u8>) {
         if let Some(s) = self.fair_store() {
+            let veri = s.veri;
             let f = s.get_mut(fi);
             f.moved();
             let (a, mut c) = (f.a, f.c);
             if let Some(q) = rv {
-                if a && u16::from(c) == u16::from(q) + 3 {
-                    c = if q == 0 { 1 } else { c - 1 };
+                if a && rule2_applies(c, q, veri) {
+                    c = rule2(c, q, veri);
                 }
             }
             s.next = Fair::reached(a, c);
@@ -404,7 +436,9 @@ impl<R: Rider> Search<'_, '_, R> {
         s.from = procs - 1;
         let depth = self.frames.get_ref(fi).depth;
         self.next.copy_from(&self.cur);
-        self.visit_product(depth + 1, None, CLAIM, None, false);
+        // With a claim, the claim's turn; without one, a program turn again.
+        let to = if self.solo { 0 } else { CLAIM };
+        self.visit_product(depth + 1, None, to, None, false);
         true
     }
 
@@ -564,7 +598,7 @@ impl<R: Rider> Search<'_, '_, R> {
             kind,
             edge,
             pid: step.map(|s| s.pid),
-            message: too_many_message(procs),
+            message: too_many_message(procs, !self.solo),
             blocked: Vec::new(),
             trail: None,
             via: None,

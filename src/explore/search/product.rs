@@ -71,9 +71,9 @@ pub(super) struct Ndfs {
 }
 
 impl Ndfs {
-    pub(super) fn new(budget: &crate::explore::budget::Budget, fair: bool) -> Ndfs {
+    pub(super) fn new(budget: &crate::explore::budget::Budget, fair: bool, veri: bool) -> Ndfs {
         Ndfs {
-            fair: fair.then(|| super::fair::FairStore::new(budget)),
+            fair: fair.then(|| super::fair::FairStore::new(budget, veri)),
             on1: Bits::new(budget),
             on2: Bits::new(budget),
             seen2: Bits::new(budget),
@@ -223,7 +223,7 @@ impl<R: Rider> Search<'_, '_, R> {
             // Under weak fairness the cursor announces each process it tries and the end
             // of its pass (not those of a pass with `timeout` the claim did not allow).
             match r {
-                Next::Group(g) if !(tau & TIMEOUT == 0 && c.in_timeout_pass()) => {
+                Next::Group(g) if self.solo || !(tau & TIMEOUT == 0 && c.in_timeout_pass()) => {
                     let skipped = c.take_skipped();
                     if let Some(from) = self.fair_turn(fi, g, skipped) {
                         c.restart(&self.cur, from);
@@ -245,7 +245,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 if self.fair {
                     self.fair_moved(fi, it.rv.map(|(q, _)| q));
                     self.fair_from(self.next.nr_pr(), it.atomic.then(|| it.mover()));
-                    let procs = self.next.nr_pr() + 1;
+                    let procs = self.next.nr_pr() + usize::from(!self.solo);
                     if procs > super::fair::MAX_FAIR_PROCS {
                         return self.fair_too_many(Some(step), procs);
                     }
@@ -346,10 +346,19 @@ impl<R: Rider> Search<'_, '_, R> {
     /// Invalid end states are not checked (pan -a does not).
     fn solo_blocked(&mut self, fi: usize, tau: u8) {
         if tau & ATOMIC != 0 {
+            let c = crate::explore::succ::Cursor::product(&self.cur, None, false);
             let f = self.frames.get_mut(fi);
             f.tau = tau & ACCEPT;
-            f.cursor = crate::explore::succ::Cursor::product(&self.cur, None, false);
+            f.cursor = if self.fair { c.fair() } else { c };
             return self.arrive_in_place(fi);
+        }
+        if self.fair && self.default_move(fi, tau) {
+            // Weak fairness took the default move from here, before pan would report an
+            // accept stutter (and it is over when the frame is on top again).
+            if self.frames.len() == fi + 1 {
+                self.product_done(fi);
+            }
+            return;
         }
         if self.cur.nr_pr() > 0 && tau & ACCEPT != 0 {
             self.accept_stutter(fi);
@@ -538,11 +547,19 @@ impl<R: Rider> Search<'_, '_, R> {
         };
         if self.fair {
             self.fair_from(self.cur.nr_pr(), None);
-            // Its counters are the ones it was reached with (rule 2 was undone).
+            // Its counters are the ones it was reached with (rule 2 was undone). Without a
+            // claim the state is a program turn now, which pan enters afresh (`AllOver`):
+            // its marks cleared, rules 1 and 3 applied.
+            let (solo, accept) = (self.solo, self.frames.get_ref(fi).tau & ACCEPT != 0);
+            let procs = self.cur.nr_pr();
             if let Some(s) = self.fair_store() {
                 let f = s.get_mut(fi);
                 f.a0 = f.a;
                 f.c0 = f.c;
+                if solo {
+                    *f = super::fair::Fair::reached(f.a, f.c);
+                    f.program_turn(accept, procs);
+                }
             }
         }
         let fair_seed = self.fair_of(fi).c0 == 1 || !self.fair;
@@ -845,7 +862,7 @@ impl<R: Rider> Search<'_, '_, R> {
         };
         let parent_stutter = parent.is_some_and(|p| self.frames.get_ref(p).tau & STUTTER != 0);
         let nested = root.is_some_and(|r| fi >= r);
-        if super::fair::zaps(f.tau, parent_stutter) {
+        if super::fair::zaps(f.tau, parent_stutter || self.solo) {
             self.fair_unstack(fi, nested);
         }
         if nested {
@@ -856,10 +873,12 @@ impl<R: Rider> Search<'_, '_, R> {
         }
         self.load(fi);
         let fair = self.fair_of(fi);
-        let seed = f.tau & CLAIM != 0
+        // (Without a claim every stored state is a program turn, and pan asks for no
+        // process left.)
+        let seed = (self.solo || f.tau & CLAIM != 0)
             && f.tau & ATOMIC == 0
             && f.tau & MOVED != 0
-            && (self.cur.nr_pr() > 0 || f.tau & ACCEPT != 0)
+            && (self.solo || self.cur.nr_pr() > 0 || f.tau & ACCEPT != 0)
             && fair.seeds();
         if !seed {
             return self.pop();
