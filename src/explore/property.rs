@@ -7,6 +7,7 @@
 use crate::explore::Blocked;
 use crate::program::LocId;
 use std::collections::HashSet;
+use xxhash_rust::xxh3::Xxh3Builder;
 
 use super::machine::{EdgeNo, LocIndex, Machine};
 use super::outcome::{Options, Violation, ViolationKind};
@@ -112,8 +113,8 @@ pub fn end_message(m: &Machine, blocked: &[Blocked]) -> String {
 /// The distinct violations found so far, and how many trails each kind has used.
 pub struct Register {
     pub list: Vec<Violation>,
-    edges: HashSet<(ViolationKind, EdgeNo)>,
-    ends: HashSet<Vec<(u32, u32)>>,
+    edges: HashSet<(ViolationKind, EdgeNo), Xxh3Builder>,
+    ends: HashSet<Vec<(u32, u32)>, Xxh3Builder>,
     trails: [usize; ViolationKind::ALL.len()],
     max_trails: usize,
     /// Scratch for end-state keys.
@@ -124,8 +125,8 @@ impl Register {
     pub fn new(max_trails: usize) -> Register {
         Register {
             list: Vec::new(),
-            edges: HashSet::new(),
-            ends: HashSet::new(),
+            edges: HashSet::with_hasher(Xxh3Builder::new()),
+            ends: HashSet::with_hasher(Xxh3Builder::new()),
             trails: [0; ViolationKind::ALL.len()],
             max_trails,
             key: Vec::new(),

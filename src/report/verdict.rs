@@ -4,6 +4,8 @@
 //! sizes in human units, and violations that repeat by symmetry folded into one line.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use xxhash_rust::xxh3::Xxh3Builder;
 
 use super::verify::ViolationDoc;
 
@@ -163,18 +165,22 @@ impl<'a> From<&'a ViolationDoc> for Groupable<'a> {
 
 /// Groups `items` in the order of their first members.
 pub fn group<'a>(items: impl IntoIterator<Item = Groupable<'a>>) -> Vec<Group> {
-    type Key = (String, Vec<String>);
-    // A map, not a scan: a model can have 10^5 distinct violations.
-    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
-    let mut procs_of: Vec<Vec<String>> = Vec::new();
-    let mut groups: Vec<Group> = Vec::new();
-    for (i, v) in items.into_iter().enumerate() {
-        let (key, procs) = symmetric_key(&v);
-        match index.get(&key) {
+    // A map, not a scan: a model can have 10^5 distinct violations; one key string per
+    // violation, built in a buffer (a new group's key is the only one kept).
+    let items = items.into_iter();
+    let n = items.size_hint().0;
+    let mut index: HashMap<String, usize, Xxh3Builder> =
+        HashMap::with_capacity_and_hasher(n, Xxh3Builder::new());
+    let mut procs_of: Vec<Vec<&str>> = Vec::with_capacity(n);
+    let mut groups: Vec<Group> = Vec::with_capacity(n);
+    let (mut key, mut placed) = (String::new(), Vec::new());
+    for (i, v) in items.enumerate() {
+        symmetric_key(&v, &mut key, &mut placed);
+        match index.get(key.as_str()) {
             Some(&g) => groups[g].members.push(i),
             None => {
-                index.insert(key, groups.len());
-                procs_of.push(procs);
+                index.insert(key.clone(), groups.len());
+                procs_of.push(repeated(&placed));
                 groups.push(Group {
                     members: vec![i],
                     note: String::new(),
@@ -195,40 +201,45 @@ pub fn group<'a>(items: impl IntoIterator<Item = Groupable<'a>>) -> Vec<Group> {
     groups
 }
 
-/// The key two violations share when a person would call them one: for blocked processes,
-/// their (proctype, location) pairs sorted, the pids left out, and the proctypes that occur
-/// more than once (those whose order can differ).
-fn symmetric_key(v: &Groupable) -> ((String, Vec<String>), Vec<String>) {
+/// The key two violations share when a person would call them one (in `key`): for blocked
+/// processes, their (proctype, location) pairs sorted (in `placed`), the pids left out.
+fn symmetric_key<'a>(v: &Groupable<'a>, key: &mut String, placed: &mut Vec<(&'a str, &'a str)>) {
+    key.clear();
+    placed.clear();
     if v.locations.is_empty() {
-        return (
-            (
-                format!("{}\u{0}{}\u{0}{}", v.kind, v.message, v.location),
-                Vec::new(),
-            ),
-            Vec::new(),
-        );
+        for part in ["E", v.kind, v.message, v.location] {
+            key.push_str(part);
+            key.push('\u{0}');
+        }
+        return;
     }
-    let mut placed: Vec<(String, String)> = v
-        .locations
-        .iter()
-        .map(|l| {
-            let (who, at) = l.split_once(" at ").unwrap_or((l.as_str(), ""));
-            let proc = who.split_once('(').map_or(who, |(p, _)| p);
-            (proc.to_string(), at.to_string())
-        })
-        .collect();
-    placed.sort();
-    let mut repeated: Vec<String> = Vec::new();
+    placed.extend(v.locations.iter().map(|l| {
+        let (who, at) = l.split_once(" at ").unwrap_or((l.as_str(), ""));
+        (who.split_once('(').map_or(who, |(p, _)| p), at)
+    }));
+    placed.sort_unstable();
+    for part in ["L", v.kind, v.message] {
+        key.push_str(part);
+        key.push('\u{0}');
+    }
+    for (p, at) in placed.iter() {
+        key.push_str(p);
+        key.push('@');
+        key.push_str(at);
+        key.push('\u{0}');
+    }
+}
+
+/// The proctypes that occur more than once among sorted (proctype, location) pairs: those
+/// whose order can differ.
+fn repeated<'a>(placed: &[(&'a str, &str)]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
     for w in placed.windows(2) {
-        if w[0].0 == w[1].0 && !repeated.contains(&w[0].0) {
-            repeated.push(w[0].0.clone());
+        if w[0].0 == w[1].0 && !out.contains(&w[0].0) {
+            out.push(w[0].0);
         }
     }
-    let flat = placed
-        .into_iter()
-        .map(|(p, a)| format!("{p}@{a}"))
-        .collect();
-    ((format!("{}\u{0}{}", v.kind, v.message), flat), repeated)
+    out
 }
 
 #[cfg(test)]

@@ -390,6 +390,29 @@ const PAN_VECTORSZ: u64 = 1024;
 /// How many steps of a trail the text output shows at most (half from each end).
 pub const TEXT_TRAIL_STEPS: usize = 200;
 
+/// The `file:line:col` of spans, each formatted once.
+struct Places<'a> {
+    files: &'a SourceFiles,
+    memo: std::cell::RefCell<std::collections::HashMap<crate::promela::source::Span, String>>,
+}
+
+impl<'a> Places<'a> {
+    fn new(files: &'a SourceFiles) -> Places<'a> {
+        Places {
+            files,
+            memo: Default::default(),
+        }
+    }
+
+    fn at(&self, span: crate::promela::source::Span) -> String {
+        self.memo
+            .borrow_mut()
+            .entry(span)
+            .or_insert_with(|| self.files.location(span))
+            .clone()
+    }
+}
+
 /// The document of a finished check, as the JSON and the text show it: `checked` rendered
 /// with `files` (its sources) and `limits` (where each limit came from, to say which one cut
 /// an incomplete search). Nothing is computed here that the check did not decide.
@@ -399,12 +422,15 @@ pub fn document(
     files: &SourceFiles,
     limits: &LimitSources,
 ) -> CheckDoc {
+    // A model with 10^5 violations names the same few places in each: each is formatted
+    // once.
+    let places = Places::new(files);
     let violations = checked
         .found
         .iter()
         .map(|f| ViolationDoc {
             kind: f.kind.as_str().to_string(),
-            location: files.location(f.at),
+            location: places.at(f.at),
             message: f.message.clone(),
             new: f.new,
             locations: f
@@ -413,12 +439,12 @@ pub fn document(
                 .map(|b| match f.kind {
                     // The trace is no process: it has no pid.
                     ViolationKind::TraceIncomplete => {
-                        format!("{} at {}", b.proc, files.location(b.at))
+                        format!("{} at {}", b.proc, places.at(b.at))
                     }
-                    _ => format!("{}({}) at {}", b.proc, b.pid, files.location(b.at)),
+                    _ => format!("{}({}) at {}", b.proc, b.pid, places.at(b.at)),
                 })
                 .collect(),
-            blocked_at: f.blocked.iter().map(|b| files.location(b.at)).collect(),
+            blocked_at: f.blocked.iter().map(|b| places.at(b.at)).collect(),
             cycle_start: f.cycle_start,
             cycle_depth: f.cycle_depth,
             elided: f
@@ -432,7 +458,7 @@ pub fn document(
                         step: s.step,
                         proc: s.proc.clone(),
                         pid: s.pid,
-                        location: files.location(s.at),
+                        location: places.at(s.at),
                         statement: s.statement.clone(),
                         changed: s
                             .changed
@@ -450,7 +476,7 @@ pub fn document(
         .iter()
         .map(|u| UnreachedDoc {
             proc: u.proc.clone(),
-            location: files.location(u.at),
+            location: places.at(u.at),
             statement: u.statement.clone(),
         })
         .collect();
