@@ -8,7 +8,7 @@ use crate::promela::ast::{BinOp, ChanProbe, UnOp};
 
 use super::exec::Flag;
 use super::layout::{Scalar, Shape};
-use super::machine::Machine;
+use super::machine::{Flat, Machine};
 use super::state::State;
 
 /// Why a step cannot complete; each becomes a violation of its own kind.
@@ -135,7 +135,50 @@ impl Ctx {
 const MAX_ENABLED_NEST: u8 = 16;
 
 impl Machine<'_> {
+    /// Where a variable named without a field is, when it is a scalar (named without an
+    /// index) or an element of an array of scalars: what `locate` finds, without walking
+    /// the shape. None: the long way.
+    #[inline]
+    fn flat_at(&self, st: &State, cx: Ctx, v: &LVar) -> Option<Result<(usize, Scalar), Fault>> {
+        if !v.fields.is_empty() {
+            return None;
+        }
+        let (flat, base) = match v.slot {
+            Slot::Global(i) => (*self.global_flat.get(i)?, 0),
+            Slot::Local(i) => (
+                *self.local_flat[st.ptype(cx.pid)].get(i)?,
+                st.procs[usize::from(cx.pid)] as usize,
+            ),
+            _ => return None,
+        };
+        match (flat, v.index.as_deref()) {
+            (Flat::Scalar(at, s), None) => Some(Ok((base + at as usize, s))),
+            (
+                Flat::Array {
+                    at,
+                    len,
+                    stride,
+                    elem,
+                },
+                Some(ix),
+            ) => Some(self.eval(st, cx, ix).and_then(|i| {
+                if i < 0 || i as u32 >= len {
+                    return Err(Fault::Index {
+                        var: v.name.clone(),
+                        index: i,
+                        len,
+                    });
+                }
+                Ok((base + at as usize + (i as u32 * stride) as usize, elem))
+            })),
+            _ => None,
+        }
+    }
+
     pub fn place(&self, st: &State, cx: Ctx, v: &LVar) -> Result<Place, Fault> {
+        if let Some(r) = self.flat_at(st, cx, v) {
+            return r.map(|(at, s)| Place::Mem(at, s));
+        }
         match self.locate(st, cx, v)? {
             Located::Place(p) => Ok(p),
             Located::Mem(at, Shape::Scalar(s)) => Ok(Place::Mem(at, *s)),
@@ -239,6 +282,9 @@ impl Machine<'_> {
     }
 
     pub fn read_var(&self, st: &State, cx: Ctx, v: &LVar) -> Result<i32, Fault> {
+        if let Some(r) = self.flat_at(st, cx, v) {
+            return r.map(|(at, s)| s.read(&st.v, at));
+        }
         let p = self.place(st, cx, v)?;
         Ok(self.read_place(st, cx, p))
     }

@@ -6,7 +6,7 @@ use crate::explore::Pid;
 use crate::program::{Edge, Location, ProcKind, Program};
 
 use super::eval::{Ctx, Fault};
-use super::layout::{Layout, LayoutError};
+use super::layout::{Layout, LayoutError, Scalar, Shape};
 use super::state::State;
 
 /// A reference to one edge of the model: a dense number for coverage and trails.
@@ -45,6 +45,47 @@ pub struct Machine<'p> {
     /// Some proctype of the system has an `accept` label (else no process makes a state
     /// accepting, and `accepting` need not look at them).
     pub(crate) system_accepts: bool,
+    /// Per proctype and location index: whether an edge there may complete a rendezvous (a
+    /// receive, or a d_step that starts with one). A send's search for its receiver passes
+    /// over the processes at other locations without looking at their edges.
+    receives: Vec<Vec<bool>>,
+    /// Where each global is in the vector when it is a scalar or an array of scalars, and
+    /// each proctype's such locals from the start of its process record: a variable named
+    /// without a field is read there without walking its shape.
+    pub(crate) global_flat: Vec<Flat>,
+    pub(crate) local_flat: Vec<Vec<Flat>>,
+}
+
+/// A variable as the evaluator's short path sees it: where it starts and its shape, when
+/// that is a scalar or an array of scalars.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Flat {
+    Scalar(u32, Scalar),
+    Array {
+        at: u32,
+        len: u32,
+        stride: u32,
+        elem: Scalar,
+    },
+    Other,
+}
+
+impl Flat {
+    fn of(shape: &Shape, at: u32) -> Flat {
+        match shape {
+            Shape::Scalar(s) => Flat::Scalar(at, *s),
+            Shape::Array { elem, len, stride } => match elem.as_ref() {
+                Shape::Scalar(s) => Flat::Array {
+                    at,
+                    len: *len,
+                    stride: *stride,
+                    elem: *s,
+                },
+                _ => Flat::Other,
+            },
+            _ => Flat::Other,
+        }
+    }
 }
 
 impl<'p> Machine<'p> {
@@ -108,6 +149,38 @@ impl<'p> Machine<'p> {
             .map(|p| p.automaton.locations.iter().map(|l| l.id.0).collect())
             .collect();
         let trace = super::trace::TraceSlot::new(prog, &layout);
+        let receives = prog
+            .procs
+            .iter()
+            .map(|p| {
+                p.automaton
+                    .locations
+                    .iter()
+                    .map(|l| {
+                        l.edges.iter().any(|e| match &e.stmt {
+                            crate::program::expr::LStmt::Recv { .. } => true,
+                            crate::program::expr::LStmt::DStep(a) => a.first_receive().is_some(),
+                            _ => false,
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let global_flat = layout
+            .globals
+            .iter()
+            .map(|g| Flat::of(&g.shape, layout.global_base(g)))
+            .collect();
+        let local_flat = layout
+            .procs
+            .iter()
+            .map(|p| {
+                p.locals
+                    .iter()
+                    .map(|l| Flat::of(&l.shape, p.header + l.offset))
+                    .collect()
+            })
+            .collect();
         let system_accepts = prog.procs.iter().any(|p| {
             p.kind != crate::program::ProcKind::Never
                 && p.automaton.locations.iter().any(|l| l.accept)
@@ -117,6 +190,9 @@ impl<'p> Machine<'p> {
             claim,
             trace,
             system_accepts,
+            receives,
+            global_flat,
+            local_flat,
             stable,
             pan,
             soft: std::cell::Cell::new(None),
@@ -127,6 +203,15 @@ impl<'p> Machine<'p> {
             edges,
             targets,
         })
+    }
+
+    /// Whether process `pid` is at a location where an edge may complete a rendezvous.
+    #[inline]
+    pub fn may_receive(&self, st: &State, pid: Pid) -> bool {
+        self.receives[st.ptype(pid)]
+            .get(st.loc(pid) as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// The location process `pid` is at.

@@ -181,6 +181,8 @@ pub struct NoRider;
 impl Rider for NoRider {}
 
 const NONE: u32 = u32::MAX;
+/// How many frames below the top keep their decoded states (`Search::kept`).
+const KEPT: usize = 64;
 /// A frame's group before its first event, and its second pass.
 const NO_GROUP: u16 = 0x100;
 const TAIL: u16 = 0x101;
@@ -269,6 +271,12 @@ struct Search<'m, 'p, R: Rider> {
     /// The state of the frame `loaded` (its index), decoded.
     cur: State,
     loaded: usize,
+    /// Decoded states of frames below the top, by frame index modulo `KEPT`: a frame's
+    /// state is put here when a child is pushed above it, so that coming back to it after
+    /// the child is left swaps it back instead of decoding it again (a copy and a scan of
+    /// its records). A slot is its frame's only while `kept_by` says so.
+    kept: Vec<State>,
+    kept_by: Vec<usize>,
     /// The successor being built, and scratch.
     next: State,
     tmp: State,
@@ -391,6 +399,8 @@ pub fn search<R: Rider>(
         store,
         cur: State::default(),
         loaded: usize::MAX,
+        kept: vec![State::default(); KEPT],
+        kept_by: vec![usize::MAX; KEPT],
         next: State::default(),
         tmp: State::default(),
         stats: Stats::default(),
@@ -796,9 +806,16 @@ impl<R: Rider> Search<'_, '_, R> {
         self.limit = Some(Limit::Memory);
     }
 
-    /// Decodes frame `fi`'s state into `cur` unless it is there already.
+    /// Decodes frame `fi`'s state into `cur` unless it is there already or kept.
     fn load(&mut self, fi: usize) {
         if self.loaded == fi {
+            return;
+        }
+        let k = fi % KEPT;
+        if self.kept_by[k] == fi {
+            std::mem::swap(&mut self.cur, &mut self.kept[k]);
+            self.kept_by[k] = usize::MAX;
+            self.loaded = fi;
             return;
         }
         let f = self.frames.get_ref(fi);
@@ -1258,6 +1275,13 @@ impl<R: Rider> Search<'_, '_, R> {
         if self.rider.out_of_memory() {
             self.out_of_memory();
         }
+        // The parent's state, decoded, is kept for when the child is left.
+        let parent = self.frames.len().wrapping_sub(2);
+        if self.loaded == parent {
+            let k = parent % KEPT;
+            std::mem::swap(&mut self.cur, &mut self.kept[k]);
+            self.kept_by[k] = parent;
+        }
         std::mem::swap(&mut self.cur, &mut self.next);
         self.loaded = self.frames.len() - 1;
         true
@@ -1345,6 +1369,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// The atomic frame `fi` blocked: its state is stored as `id` (`built`: its vector is
     /// in `cur`), and the frame becomes that state's, from which every process may move.
     fn store_blocked(&mut self, fi: usize, id: u32, sid: u32, key: Option<u32>, built: bool) {
+        self.forget_kept(fi);
         let f = self.frames.get(fi);
         let (len, pan) = match (built, key) {
             (true, _) => (self.cur.v.len() as u64, self.pan_vector(&self.cur)),
@@ -1678,6 +1703,14 @@ impl<R: Rider> Search<'_, '_, R> {
         *self.assigned.get_mut(w) |= 1 << b;
     }
 
+    /// Frame `fi`'s state is no longer the one kept for it (the frame is left or changed).
+    fn forget_kept(&mut self, fi: usize) {
+        let k = fi % KEPT;
+        if self.kept_by[k] == fi {
+            self.kept_by[k] = usize::MAX;
+        }
+    }
+
     fn pop(&mut self) {
         let Some(f) = self.frames.pop() else {
             return;
@@ -1686,6 +1719,7 @@ impl<R: Rider> Search<'_, '_, R> {
         if self.loaded >= self.frames.len() {
             self.loaded = usize::MAX;
         }
+        self.forget_kept(self.frames.len());
         if self
             .ahead
             .as_ref()

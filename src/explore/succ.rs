@@ -622,7 +622,10 @@ impl Machine<'_> {
                     return None;
                 }
                 q -= 1;
-                if q as Pid == pid || !self.provided(tmp, q as Pid) {
+                if q as Pid == pid
+                    || !self.provided(tmp, q as Pid)
+                    || !self.may_receive(tmp, q as Pid)
+                {
                     continue;
                 }
             }
