@@ -456,7 +456,10 @@ fn the_html_report_opens_in_chromium_at_1280_pixels() {
     // The sample repository's own report, made by the binary.
     let repo = scratch.join("sample");
     let bin = env!("CARGO_BIN_EXE_git-rmc");
+    // (Without the user's record store: records of these commits made by another run
+    // would make every commit a reuse, with no states explored to draw.)
     let built = Command::new(bin)
+        .env("GIT_RMC_STORE", "none")
         .args(["--quiet", "demo"])
         .arg(&repo)
         .output()
@@ -467,6 +470,7 @@ fn the_html_report_opens_in_chromium_at_1280_pixels() {
         String::from_utf8_lossy(&built.stderr)
     );
     let report = Command::new(bin)
+        .env("GIT_RMC_STORE", "none")
         .args(["history", "--format", "html", "-o", "report.html"])
         .current_dir(&repo)
         .output()
