@@ -81,6 +81,9 @@ pub fn plan(
     if let Some(reason) = why_not_incremental(base, &cx, opts) {
         return cx.full(reason, None);
     }
+    if let Some((reason, predicted)) = small_version(&cx, opts) {
+        return cx.full(reason, Some(predicted));
+    }
     cx.dangerous = format!(
         "{} dangerous location{} of {}",
         cx.impact.dangerous.len(),
@@ -275,6 +278,35 @@ fn layout_extension(
 fn keys(g: &Graph, cx: &Context) -> Option<crate::rmc::run::keys::Keys> {
     let ext = cx.extension.as_ref()?;
     crate::rmc::run::keys::Keys::build(g, ext, cx.old_hash)
+}
+
+/// Auto's first look at the new version (`SMALL_FROM`): a full check when a plain search
+/// stopped at a share of the recorded states completes.
+fn small_version(cx: &Context, opts: &Options) -> Option<(String, Predicted)> {
+    if cx.want != Algorithm::Auto || cx.states < SMALL_FROM || opts.max_states.is_some() {
+        return None;
+    }
+    let budget = (cx.states / SMALL_SHARE).min(SMALL_MAX);
+    let m = Machine::new(&cx.program).ok()?;
+    let look = Options {
+        max_states: Some(budget),
+        ..opts.clone()
+    };
+    let out = crate::explore::explore(&m, &look, &mut |_| {});
+    let n = out.stats.states_stored;
+    out.complete().then(|| {
+        let reason = format!(
+            "auto: a full check, the new version being small: its {n} states are under 1/{SMALL_SHARE} \
+             of the {} recorded, and checking them costs less than reading \
+             the record to plan",
+            cx.states
+        );
+        let predicted = Predicted {
+            new_states: Some(n),
+            ..Predicted::default()
+        };
+        (reason, predicted)
+    })
 }
 
 /// Why nothing of the record can be reused, if so.

@@ -22,7 +22,7 @@ use crate::program::expr::{LExpr, LStmt};
 use crate::rmc::record::graph::{decode_event, edge_map, group_header, Graph, NONE};
 
 /// How many executed states `Replay::predict` reads the groups of, at most.
-const PREDICT_SAMPLE: usize = 1 << 14;
+const PREDICT_SAMPLE: usize = 1 << 12;
 
 /// Where the reading of one recorded state's events stands.
 struct Cursor {
