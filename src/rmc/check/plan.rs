@@ -283,10 +283,14 @@ fn keys(g: &Graph, cx: &Context) -> Option<crate::rmc::run::keys::Keys> {
 /// Auto's first look at the new version (`SMALL_FROM`): a full check when a plain search
 /// stopped at a share of the recorded states completes.
 fn small_version(cx: &Context, opts: &Options) -> Option<(String, Predicted)> {
-    if cx.want != Algorithm::Auto || cx.states < SMALL_FROM || opts.max_states.is_some() {
+    if cx.want != Algorithm::Auto || cx.states < SMALL_FROM {
         return None;
     }
-    let budget = (cx.states / SMALL_SHARE).min(SMALL_MAX);
+    // (Within a limit on states the check has: a version that completes under both is
+    // checked whole.)
+    let budget = (cx.states / SMALL_SHARE)
+        .min(SMALL_MAX)
+        .min(opts.max_states.unwrap_or(u64::MAX));
     let m = Machine::new(&cx.program).ok()?;
     let look = Options {
         max_states: Some(budget),
