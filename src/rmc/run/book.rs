@@ -80,6 +80,32 @@ pub trait Keep {
     fn out_of_memory(&self) -> bool;
 }
 
+/// The elements a state on the DFS stack reaches, as bits, and which words are in use (each
+/// once, in the order they were first set).
+#[derive(Default)]
+struct Acc {
+    w: Vec<u64>,
+    dirty: Vec<u32>,
+}
+
+impl Acc {
+    #[inline]
+    fn set(&mut self, i: usize, bits: u64) {
+        let x = &mut self.w[i];
+        if *x == 0 && bits != 0 {
+            self.dirty.push(i as u32);
+        }
+        *x |= bits;
+    }
+
+    fn clear(&mut self) {
+        for &i in &self.dirty {
+            self.w[i as usize] = 0;
+        }
+        self.dirty.clear();
+    }
+}
+
 /// Reachable sets and the state graph of one run.
 #[derive(Default)]
 pub struct Book {
@@ -92,8 +118,8 @@ pub struct Book {
     /// The state graph being written.
     pub graph: GraphBuilder,
     /// One accumulator per stored state on the DFS stack, `words` u64 each, and spares.
-    accs: Vec<Vec<u64>>,
-    pool: Vec<Vec<u64>>,
+    accs: Vec<Acc>,
+    pool: Vec<Acc>,
     words: usize,
     /// The set of the component completed last, for its members.
     root_set: u32,
@@ -186,12 +212,13 @@ impl Book {
             return;
         }
         let words = need.next_power_of_two();
-        let extra = (words - self.words) as u64 * 8 * (self.accs.len() + self.pool.len()) as u64;
+        // (Words and, at most one per word, the indices of those in use.)
+        let extra = (words - self.words) as u64 * 12 * (self.accs.len() + self.pool.len()) as u64;
         if self.budget.take(extra).is_err() {
             self.oom = true;
         }
         for a in self.accs.iter_mut().chain(self.pool.iter_mut()) {
-            a.resize(words, 0);
+            a.w.resize(words, 0);
         }
         self.words = words;
     }
@@ -200,7 +227,7 @@ impl Book {
     fn add(&mut self, e: u32) {
         self.widen(e);
         if let Some(a) = self.accs.last_mut() {
-            a[e as usize / 64] |= 1 << (e % 64);
+            a.set(e as usize / 64, 1 << (e % 64));
         }
     }
 
@@ -220,8 +247,8 @@ impl Book {
                 self.widen((n * 64 - 1) as u32);
             }
             if let (Some(a), Some(bits)) = (self.accs.last_mut(), self.set_bits.get(set as usize)) {
-                for (x, b) in a.iter_mut().zip(bits) {
-                    *x |= b;
+                for (i, &b) in bits.iter().enumerate() {
+                    a.set(i, b);
                 }
             }
             return;
@@ -232,7 +259,7 @@ impl Book {
         }
         if let Some(a) = self.accs.last_mut() {
             for &e in self.sets.get(set) {
-                a[e as usize / 64] |= 1 << (e % 64);
+                a.set(e as usize / 64, 1 << (e % 64));
             }
         }
     }
@@ -276,19 +303,23 @@ impl Book {
     }
 
     /// A completed component's accumulator, interned as `root_set`.
-    fn intern(&mut self, a: &[u64]) {
-        let used = a.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1);
+    fn intern(&mut self, acc: &mut Acc) {
+        // Only the words in use are read: with 10^5 distinct violations an accumulator is
+        // thousands of words, nearly all of them 0.
+        acc.dirty.sort_unstable();
+        let used = acc.dirty.last().map_or(0, |&i| i as usize + 1);
+        let a = &acc.w;
         // Components finished one after the other often reach the same elements.
         let last = self.root_set as usize;
         if self.set_bits.get(last).is_some_and(|b| b[..] == a[..used]) {
             return;
         }
         self.scratch.clear();
-        for (w, &word) in a[..used].iter().enumerate() {
-            let mut x = word;
+        for &w in &acc.dirty {
+            let mut x = a[w as usize];
             while x != 0 {
                 let b = x.trailing_zeros();
-                self.scratch.push(w as u32 * 64 + b);
+                self.scratch.push(w * 64 + b);
                 x &= x - 1;
             }
         }
@@ -344,11 +375,14 @@ impl Keep for Book {
         let a = match self.pool.pop() {
             Some(a) => a,
             None => {
-                let bytes = self.words as u64 * 8 + 24;
+                let bytes = self.words as u64 * 12 + 48;
                 if self.budget.take(bytes).is_err() {
                     self.oom = true;
                 }
-                vec![0; self.words]
+                Acc {
+                    w: vec![0; self.words],
+                    dirty: Vec::new(),
+                }
             }
         };
         self.accs.push(a);
@@ -420,7 +454,7 @@ impl Keep for Book {
         }
         if let Some(a) = self.accs.last_mut() {
             for &e in &elems {
-                a[e as usize / 64] |= 1 << (e % 64);
+                a.set(e as usize / 64, 1 << (e % 64));
             }
         }
         self.scratch = elems;
@@ -514,18 +548,18 @@ impl Keep for Book {
         let Some(a) = self.accs.pop() else {
             return;
         };
+        let mut a = a;
         if root {
-            self.intern(&a);
+            self.intern(&mut a);
         }
         // The parent reaches everything this state reaches, whether or not it was the root
         // of its component.
         if let Some(top) = self.accs.last_mut() {
-            for (t, x) in top.iter_mut().zip(&a) {
-                *t |= x;
+            for &i in &a.dirty {
+                top.set(i as usize, a.w[i as usize]);
             }
         }
-        let mut a = a;
-        a.iter_mut().for_each(|w| *w = 0);
+        a.clear();
         self.pool.push(a);
     }
 
