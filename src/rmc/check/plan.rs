@@ -300,9 +300,9 @@ fn small_version(cx: &Context, opts: &Options) -> Option<(String, Predicted)> {
     let n = out.stats.states_stored;
     out.complete().then(|| {
         let reason = format!(
-            "auto: a full check, the new version being small: its {n} states are under 1/{SMALL_SHARE} \
-             of the {} recorded, and checking them costs less than reading \
-             the record to plan",
+            "auto: a full check, the new version being small: its {n} states are under \
+             1/{SMALL_SHARE} of the {} recorded, and checking them costs less than reading the \
+             record to plan",
             cx.states
         );
         let predicted = Predicted {

@@ -98,6 +98,11 @@ impl Acc {
         *x |= bits;
     }
 
+    #[inline]
+    fn insert(&mut self, e: u32) {
+        self.set(e as usize / 64, 1 << (e % 64));
+    }
+
     fn clear(&mut self) {
         for &i in &self.dirty {
             self.w[i as usize] = 0;
@@ -227,7 +232,7 @@ impl Book {
     fn add(&mut self, e: u32) {
         self.widen(e);
         if let Some(a) = self.accs.last_mut() {
-            a.set(e as usize / 64, 1 << (e % 64));
+            a.insert(e);
         }
     }
 
@@ -259,7 +264,7 @@ impl Book {
         }
         if let Some(a) = self.accs.last_mut() {
             for &e in self.sets.get(set) {
-                a.set(e as usize / 64, 1 << (e % 64));
+                a.insert(e);
             }
         }
     }
@@ -454,7 +459,7 @@ impl Keep for Book {
         }
         if let Some(a) = self.accs.last_mut() {
             for &e in &elems {
-                a.set(e as usize / 64, 1 << (e % 64));
+                a.insert(e);
             }
         }
         self.scratch = elems;
