@@ -88,14 +88,14 @@ fn gained_version(text: &str, rng: &mut Rng, k: usize) -> Option<(String, bool)>
 /// every seed model, `per_model` tries each, replayed against the seed's record and compared
 /// with a full check; the records of those replayed through the projection hold a recording
 /// run's states and sets. Returns (compared, replayed through the projection, of those
-/// walked something, of those marked).
+/// walked something, of those marked, kept the recorded graph with its vectors mapped).
 fn projected_sweep(
     rng: &mut Rng,
     per_model: usize,
     label: &str,
     mut make: impl FnMut(&str, &mut Rng, usize) -> Option<(String, bool)>,
-) -> (usize, usize, usize, usize) {
-    let (mut compared, mut projected, mut walked, mut marked) = (0, 0, 0, 0);
+) -> (usize, usize, usize, usize, usize) {
+    let (mut compared, mut projected, mut walked, mut marked, mut kept) = (0, 0, 0, 0, 0);
     for (name, text) in seed_models(20_000) {
         let Some(v) = version(&text) else { continue };
         let Some(base) = check(&v, None, Algorithm::Full).record else {
@@ -110,6 +110,7 @@ fn projected_sweep(
                 continue;
             };
             compared += 1;
+            kept += usize::from(rep.unchanged);
             if rep.algorithm == Algorithm::Replay && rep.reason.contains("projection") {
                 projected += 1;
                 marked += usize::from(mark);
@@ -120,7 +121,8 @@ fn projected_sweep(
             }
         }
     }
-    (compared, projected, walked, marked)
+    eprintln!("{label}: {kept} of {compared} kept the recorded graph (its vectors mapped)");
+    (compared, projected, walked, marked, kept)
 }
 
 /// One step of a chain: `next` replayed against `record` and compared with a full check;
@@ -1024,6 +1026,134 @@ fn a_change_that_leaves_the_state_graph_as_it_was_walks_nothing() {
     assert_eq!(failing.verdict, git_rmc::explore::Verdict::Fail);
 }
 
+/// A version whose layout only gained (a global with its own initial value, a channel,
+/// a proctype nobody runs) and whose statements are all as they were: its search is the
+/// record's, each state met as its image, so the check takes the record's figures and graph
+/// with its vectors mapped, walks nothing, and writes the record a recording run would.
+#[test]
+fn a_layout_that_only_gains_keeps_the_recorded_graph_without_a_walk() {
+    let opts = Options {
+        max_states: Some(2_000_000),
+        ..limited()
+    };
+    let (record, stored) = recorded(RING, &opts);
+    let gained = RING
+        .replace(
+            "byte phase;",
+            "byte phase;\nshort rmc_gained = -3;\nchan rmc_c = [2] of { byte };",
+        )
+        .replace(
+            "init {",
+            "proctype Idle() { byte z = 4; z++; rmc_gained = z }\ninit {",
+        );
+    let run = |text: &str, alg: Algorithm, record: &Record| {
+        let v = version(text).expect("version parses");
+        (
+            check_with(&v, Some(record), alg, &opts),
+            check_with(&v, Some(record), Algorithm::Full, &opts),
+        )
+    };
+    let mut mapped = None;
+    for alg in [Algorithm::Replay, Algorithm::Auto] {
+        let (got, full) = run(&gained, alg, &record);
+        assert!(got.unchanged, "{alg:?}: {}", got.reason);
+        assert!(got.reason.contains("its vectors mapped"), "{}", got.reason);
+        assert_same("gained", &gained, &got, &full);
+        let (a, b) = (got.record.as_ref().expect("record"), full.record.as_ref());
+        let b = b.expect("record");
+        same_states_and_sets("gained", a, b);
+        assert_eq!(a.meta.figures, b.meta.figures);
+        assert_eq!(a.meta.layout_hash, b.meta.layout_hash);
+        let s = &got.stats;
+        assert_eq!(
+            (s.states_stored, s.states_walked, s.states_executed),
+            (stored, stored, 0)
+        );
+        // The new layout is wider: pan's vector and this tool's are the new version's.
+        assert!(s.vector_bytes > record.meta.figures["vector_bytes"].as_u64().unwrap_or(0));
+        mapped = got.record;
+    }
+    let mapped = mapped.expect("record");
+
+    // The record written without a walk serves the next version: a statement change replays
+    // against it and equals a full check, and so does a version that starts using the
+    // gained global.
+    for (name, next) in [
+        (
+            "after a mapped record",
+            gained.replace("phase = 7;", "phase = 17;"),
+        ),
+        (
+            "using the gained global",
+            gained.replace("phase = 7;", "phase = 7; rmc_gained = 1;"),
+        ),
+    ] {
+        let (walked, full) = run(&next, Algorithm::Replay, &mapped);
+        assert!(!walked.unchanged, "{name}: {}", walked.reason);
+        assert_same(name, &next, &walked, &full);
+        assert!(walked.stats.states_walked > 0, "{name}");
+        same_states_and_sets(
+            name,
+            walked.record.as_ref().expect("record"),
+            full.record.as_ref().expect("record"),
+        );
+    }
+
+    // A gained global that a statement writes, or a gained proctype that is run: the graph
+    // is not the record's, and the check walks (through the projection) or runs in full.
+    for (name, next) in [
+        (
+            "written",
+            gained.replace("phase = 7;", "phase = 7; rmc_gained = 2;"),
+        ),
+        (
+            "run",
+            gained.replace("run Mon() }", "run Mon(); run Idle() }"),
+        ),
+    ] {
+        let (got, full) = run(&next, Algorithm::Auto, &record);
+        assert!(!got.unchanged, "{name}: {}", got.reason);
+        assert_same(name, &next, &got, &full);
+    }
+
+    // Every seed model gaining an unused global, an unused local or both (its processes
+    // are the same): wherever the graph is kept, its record is a recording run's.
+    let mut rng = Rng(0x5eed_0b31);
+    let (mut compared, mut kept) = (0, 0);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(base) = check(&v, None, Algorithm::Full).record else {
+            continue;
+        };
+        for k in [1, 2, 3] {
+            let Some(m) = gain_variables(&text, &mut rng, k) else {
+                continue;
+            };
+            let what = format!("{name} gained #{k}");
+            let Some((rep, full)) = replay_and_full(&what, &base, &m) else {
+                continue;
+            };
+            compared += 1;
+            if rep.unchanged {
+                kept += 1;
+                assert_eq!(rep.stats.states_executed, 0, "{what}");
+                let (a, b) = (rep.record.as_ref(), full.record.as_ref());
+                assert_eq!(
+                    a.expect("record").meta.figures,
+                    b.expect("record").meta.figures,
+                    "{what}"
+                );
+            }
+        }
+    }
+    eprintln!("{compared} versions gaining variables compared, {kept} kept the recorded graph");
+    assert!(compared >= 30, "only {compared} compared");
+    assert!(
+        kept * 3 >= compared,
+        "only {kept} of {compared} kept the graph"
+    );
+}
+
 /// Auto ran a full check, not an incremental one, for the reason starting with `why`: its
 /// figures, violations, trails and record are the full check's.
 fn auto_ran_full_check(name: &str, text: &str, auto: &Checked, full: &Checked, why: &str) {
@@ -1134,7 +1264,7 @@ fn auto_runs_a_full_check_when_random_walks_meet_mostly_new_states() {
 #[test]
 fn replays_across_a_layout_that_gains_variables_equal_full_checks() {
     let mut rng = Rng(0x5eed_0a21);
-    let (compared, projected, walked, toggled) =
+    let (compared, projected, walked, toggled, _) =
         projected_sweep(&mut rng, 8, "+vars", |text, rng, k| {
             gained_version(text, rng, k)
         });
@@ -1204,7 +1334,7 @@ fn mixed_step(current: &str, steps: usize, rng: &mut Rng) -> Option<String> {
 fn replays_across_declaration_changes_equal_full_checks() {
     let mut rng = Rng(0x5eed_0d3c);
     let mut by_kind = [(0usize, 0usize); DECLARATION_KINDS];
-    let (compared, projected, walked, _) = projected_sweep(
+    let (compared, projected, walked, _, kept) = projected_sweep(
         &mut rng,
         2 * DECLARATION_KINDS,
         "declaration",
@@ -1232,14 +1362,21 @@ fn replays_across_declaration_changes_equal_full_checks() {
         "{projected} of {compared} replayed through the map"
     );
     assert!(walked * 2 >= projected, "{walked} of {projected} walked");
+    // A declaration that no statement names (retyped, resized, added) changes nothing
+    // reachable: the recorded graph is kept, its vectors mapped (and equal a full check's).
+    assert!(
+        kept * 5 >= compared,
+        "only {kept} of {compared} kept the graph"
+    );
     // Removed variables: the record is the version's that had it.
-    let (mut removed, mut removed_projected) = (0, 0);
+    let (mut removed, mut removed_projected, mut removed_kept) = (0, 0, 0);
     each_recorded_pair(&mut rng, 3, dead_variable_removed, |what, base, gone| {
         let what = format!("{what} variable removed");
         let Some((rep, full)) = replay_and_full(&what, base, gone) else {
             return;
         };
         removed += 1;
+        removed_kept += usize::from(rep.unchanged);
         if rep.algorithm == Algorithm::Replay && rep.reason.contains("removed") {
             removed_projected += 1;
             if let (Some(a), Some(b)) = (&rep.record, &full.record) {
@@ -1297,7 +1434,11 @@ fn replays_across_declaration_changes_equal_full_checks() {
         procs_removed >= 40,
         "only {procs_removed} proctype removals replayed"
     );
-    eprintln!("{removed} removals compared, {removed_projected} replayed through the map");
+    eprintln!(
+        "{removed} removals compared, {removed_projected} replayed through the map, \
+         {removed_kept} of them keeping the recorded graph"
+    );
+
     assert!(removed >= 60, "only {removed} removals compared");
     assert!(
         removed_projected * 3 >= removed * 2,
@@ -1358,7 +1499,7 @@ fn replays_across_typedef_changes_equal_full_checks() {
 #[ignore = "thousands of declaration mutants: run with --ignored"]
 fn replays_across_thousands_of_declaration_changes_equal_full_checks() {
     let mut rng = Rng(sweep_seed(0x5eed_0d3d));
-    let (compared, projected, _, _) = projected_sweep(
+    let (compared, projected, _, _, _) = projected_sweep(
         &mut rng,
         20 * DECLARATION_KINDS,
         "declaration",
@@ -1383,7 +1524,7 @@ fn replays_across_thousands_of_declaration_changes_equal_full_checks() {
 #[test]
 fn replays_across_a_changed_channel_capacity_equal_full_checks() {
     let mut rng = Rng(0x5eed_0c4a);
-    let (compared, projected, walked, _) =
+    let (compared, projected, walked, _, _) =
         projected_sweep(&mut rng, 6, "resized", |text, rng, k| {
             let m = resize_channel(text, rng, k)?;
             let m = if k % 3 == 1 { mutate(&m, rng)? } else { m };

@@ -162,8 +162,10 @@ pub struct Checked {
     pub base_hash: Option<String>,
     /// The record a complete regression check leaves.
     pub record: Option<Record>,
-    /// The change left the base's state graph as it was (`run::unchanged`): this version's
-    /// search is the base's, state for state, successor for successor.
+    /// The change left the base's state graph as it was (`run::unchanged`), in the same
+    /// layout: this version's search is the base's, state for state, successor for
+    /// successor, vector for vector (so a product with a claim is the base's too; across a
+    /// layout change its vectors, and pan's figures of them, are not).
     pub graph_unchanged: bool,
 }
 
@@ -262,7 +264,8 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
     } = plan;
     let m = Machine::new(&program)?;
     let mut ran = execute::run(&m, reuse, req.base.as_ref(), &req.opts, progress);
-    let graph_unchanged = ran.unchanged.is_some() && ran.fell_back.is_none();
+    let graph_unchanged =
+        ran.unchanged.as_ref().is_some_and(|u| !u.mapped) && ran.fell_back.is_none();
     if let Some(why) = &ran.fell_back {
         mode = Mode::Full;
         algorithm = Algorithm::Full;

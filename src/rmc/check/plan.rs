@@ -122,6 +122,16 @@ pub fn plan(
     if let Some(reason) = full_is_cheaper(&cx, &replay, &predicted) {
         return cx.full(reason, Some(predicted));
     }
+    // (Before keying the record: the unchanged graph needs no keys.)
+    let replay = match replay {
+        Ok(rp) if unchanged_may_hold(&cx) => match unchanged_graph(base, &cx, rp, opts) {
+            Ok((u, reason)) => {
+                return cx.plan(Reuse::Unchanged(u), Algorithm::Replay, reason, predicted)
+            }
+            Err(rp) => Ok(*rp),
+        },
+        other => other,
+    };
     let mut replay = replay;
     if by_key {
         let g = match &replay {
@@ -141,17 +151,6 @@ pub fn plan(
             rp.keys = cx.keys.clone();
         }
     }
-    let replay = match replay {
-        Ok(rp) if cx.extension.is_none() && cx.impact.notes.is_empty() => {
-            match unchanged_graph(base, &cx, rp, opts) {
-                Ok((u, reason)) => {
-                    return cx.plan(Reuse::Unchanged(u), Algorithm::Replay, reason, predicted)
-                }
-                Err(rp) => Ok(*rp),
-            }
-        }
-        other => other,
-    };
     if let Some(reason) = probe_says_new(base, &cx, &mut predicted) {
         return cx.full(reason, Some(predicted));
     }
@@ -492,27 +491,46 @@ fn unchanged_graph(
     rp: Replay,
     opts: &Options,
 ) -> Result<(Box<Unchanged>, String), Box<Replay>> {
-    match crate::rmc::run::unchanged::carry(&base.program, &cx.program, &base.record, rp, opts) {
-        Ok(mut u) => {
-            u.adopt(&mut base.record);
-            let reason = format!(
-                "{}the state graph is unchanged: the {} recorded states the change meets \
-                 expand as they did ({} by the values of their changed conditions, the others \
-                 executed in both versions and compared), so the record's figures and state \
-                 graph stand (nothing walked); {}",
-                if cx.want == Algorithm::Auto {
-                    "auto: "
-                } else {
-                    "replay: "
-                },
-                u.checked,
-                u.by_conditions,
-                cx.dangerous
-            );
-            Ok((Box::new(u), reason))
+    let (old, new, r) = (&base.program, &cx.program, &base.record);
+    let mut u = match &cx.extension {
+        None => crate::rmc::run::unchanged::carry(old, new, r, rp, opts)?,
+        Some(_) => crate::rmc::run::unchanged_layout::carry(old, new, r, rp, opts)?,
+    };
+    u.adopt(&mut base.record);
+    let how = match &cx.extension {
+        None => format!(
+            "the {} recorded states the change meets expand as they did ({} by the values of \
+             their changed conditions, the others executed in both versions and compared), so \
+             the record's figures and state graph stand",
+            u.checked, u.by_conditions
+        ),
+        Some(_) => format!(
+            "no statement is dangerous and every recorded step leads to its target's image \
+             in the new layout ({}), so the record's figures and state graph stand, its \
+             vectors mapped",
+            cx.impact.layout_change.clone().unwrap_or_default()
+        ),
+    };
+    let reason = format!(
+        "{}the state graph is unchanged: {how} (nothing walked); {}",
+        if cx.want == Algorithm::Auto {
+            "auto: "
+        } else {
+            "replay: "
+        },
+        cx.dangerous
+    );
+    Ok((Box::new(u), reason))
+}
+
+/// Whether the change may leave the recorded graph as it was: nothing changed the initial
+/// state alone, and the layout is the same, or changed with no statement dangerous.
+fn unchanged_may_hold(cx: &Context) -> bool {
+    cx.impact.notes.is_empty()
+        && match &cx.extension {
+            None => true,
+            Some(_) => cx.impact.dangerous.is_empty(),
         }
-        Err(rp) => Err(rp),
-    }
 }
 
 /// Auto's random walks through the new version (`probe`): prune and replay store the states

@@ -19,3 +19,4 @@ pub mod probe;
 pub(crate) mod recorder;
 pub(crate) mod replay;
 pub(crate) mod unchanged;
+pub(crate) mod unchanged_layout;

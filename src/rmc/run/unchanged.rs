@@ -41,6 +41,8 @@ pub struct Unchanged {
     /// were executed in both versions and compared).
     pub checked: u64,
     pub by_conditions: u64,
+    /// The vectors were mapped to a new layout (`unchanged_layout`).
+    pub mapped: bool,
     pub stats: Stats,
     /// Per edge of the new machine: whether the search executes it; and as the record
     /// keeps them.
@@ -220,6 +222,7 @@ pub fn carry(
     Ok(Unchanged {
         checked,
         by_conditions,
+        mapped: false,
         stats,
         executed,
         executed_stable: r.meta.executed.clone(),
@@ -252,7 +255,11 @@ fn pan_vector(m: &Machine, g: &Graph) -> Option<u64> {
 impl Unchanged {
     /// Moves the record's states' sets and elements over (they stand as they are).
     pub fn adopt(&mut self, r: &mut Record) {
-        self.set_of = std::mem::take(&mut r.set_of);
+        // (Across a layout change the states are in their new fingerprints' order, and
+        // their sets were moved along: `unchanged_layout`.)
+        if self.set_of.is_empty() {
+            self.set_of = std::mem::take(&mut r.set_of);
+        }
         self.sets = std::mem::take(&mut r.sets);
         self.elements = std::mem::take(&mut r.elements);
     }

@@ -1,0 +1,418 @@
+//! The unchanged-graph check (`run::unchanged`) across a changed layout (`Extension`: a
+//! declaration added, removed, retyped or resized, a proctype or global channel added or
+//! removed) when no location is dangerous, that is, when no statement names what changed:
+//! the new version's search is then the old one's, each recorded state met as its image
+//! under the map (`Extension::embed`), so its figures are the record's (pan's vector sizes
+//! aside) and its record is the old graph with each vector re-encoded in the new layout. A
+//! replay would walk every state to write that record; this reads each state's events once,
+//! to check that every recorded step leads to the image of its recorded target, and writes
+//! the images.
+//!
+//! Why the images are the new version's states: the new initial state is the image of the
+//! old one (checked), and an undangerous statement from an image moves to the image of its
+//! recorded successor (the argument replay across a layout change rests on, `Extension`).
+//! Every recorded step is checked to land on the one image its target was given (two
+//! parents that lent different added bytes would split a state in two), and images are
+//! told apart by their fingerprints (two states that differed only in dropped bytes would
+//! be one): either way the graph is not the old one, and the replay runs instead.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
+
+use crate::explore::machine::Machine;
+use crate::explore::state::State;
+use crate::explore::store::fingerprint;
+use crate::explore::{Fingerprint, Options};
+use crate::program::Program;
+use crate::rmc::diff::extension::{EmbedPlan, Extension};
+use crate::rmc::record::blob::Blob;
+use crate::rmc::record::graph::{encode_vector, for_each_event, Graph, CHAIN, NONE};
+use crate::rmc::record::Record;
+use crate::rmc::run::replay::Replay;
+use crate::rmc::run::unchanged::{eligible, executed_edges, Unchanged};
+
+/// The recorded states' vectors back to back, by slot (an unreached slot has none).
+struct Vectors {
+    bytes: Vec<u8>,
+    at: Vec<(usize, usize)>,
+}
+
+impl Vectors {
+    fn get(&self, slot: u32) -> Option<&[u8]> {
+        let &(at, n) = self.at.get(slot as usize)?;
+        (n > 0).then(|| &self.bytes[at..at + n])
+    }
+}
+
+/// What the map makes of the record: its graph with vectors in the new layout, and the
+/// states in the order of their new fingerprints (each one's set moved along).
+struct Mapped {
+    reference: Vec<u8>,
+    vectors: Vec<u8>,
+    vec: Vec<(u64, u32)>,
+    shapes: Vec<(u32, Vec<u8>)>,
+    shape: Vec<u32>,
+    fingerprints: Vec<Fingerprint>,
+    slot_of: Vec<u32>,
+    set_of: Vec<u32>,
+    vector_bytes: u64,
+    pan_vector_bytes: u64,
+}
+
+/// The check of `new` against the record `r` of `old` when the layout changed (the replay's
+/// `project`) and no location is dangerous: the record's figures and graph, its vectors
+/// mapped. Else the replay, to run as usual.
+pub fn carry(
+    old: &Program,
+    new: &Program,
+    r: &Record,
+    rp: Replay,
+    opts: &Options,
+) -> Result<Unchanged, Box<Replay>> {
+    let started = Instant::now();
+    let found = (|| {
+        let (ext, _) = rp.project.as_ref()?;
+        let mut stats = eligible(r, &rp.graph, opts)?;
+        let (mo, mn) = (Machine::new(old).ok()?, Machine::new(new).ok()?);
+        let mapped = map(&mo, &mn, r, &rp.graph, ext, opts)?;
+        let executed = executed_edges(&mn, &r.meta.executed)?;
+        let initial = mn.initial().ok()?.v;
+        stats.vector_bytes = mapped.vector_bytes;
+        stats.state_vector_bytes = mapped.pan_vector_bytes;
+        Some((stats, mapped, executed, initial))
+    })();
+    let Some((mut stats, m, executed, initial)) = found else {
+        return Err(Box::new(rp));
+    };
+    let g = rp.graph;
+    let graph = Graph {
+        reference: m.reference,
+        foots: g.foots,
+        shapes: m.shapes,
+        edges: g.edges,
+        foot: g.foot,
+        shape: m.shape,
+        ev: g.ev,
+        events: g.events,
+        vec: m.vec,
+        vectors: Blob::from_vec(m.vectors),
+        slot_of: m.slot_of,
+        // Every vector is new: the record written stands on no other.
+        origin: None,
+    };
+    let pan = stats.state_vector_bytes;
+    let mut figures = r.meta.figures.clone();
+    if let Some(f) = figures.as_object_mut() {
+        f.insert("state_vector_bytes".into(), pan.into());
+        f.insert("vector_bytes".into(), stats.vector_bytes.into());
+    }
+    // Every state's successors came from the record (as `unchanged` counts them).
+    stats.states_executed = 0;
+    stats.frontier_states = 0;
+    stats.states_walked = stats.states_stored;
+    stats.states_reused = stats.states_stored;
+    stats.peak_memory_bytes = r.memory() + graph.memory();
+    stats.elapsed = started.elapsed();
+    Ok(Unchanged {
+        checked: 0,
+        by_conditions: 0,
+        mapped: true,
+        stats,
+        executed,
+        executed_stable: r.meta.executed.clone(),
+        initial,
+        figures,
+        graph,
+        fingerprints: std::sync::Arc::new(m.fingerprints),
+        set_of: m.set_of,
+        sets: Vec::new(),
+        elements: Vec::new(),
+    })
+}
+
+/// The record's states mapped by `ext` from `mo`'s layout to `mn`'s, every recorded step
+/// checked to land on its target's image; None at the first state or step that does not
+/// map, or when the vectors would pass the memory limit.
+fn map(
+    mo: &Machine,
+    mn: &Machine,
+    r: &Record,
+    g: &Graph,
+    ext: &Extension,
+    opts: &Options,
+) -> Option<Mapped> {
+    let n = g.len();
+    let live = live_slots(g)?;
+    let old = old_vectors(g, &live)?;
+    // The old vectors, their images and the slots' tables, beside the record.
+    let held = r.memory() + g.memory() + 3 * old.bytes.len() as u64 + 48 * n as u64;
+    if opts.memory_limit.is_some_and(|m| held > m) {
+        return None;
+    }
+    let (old_init, new_init) = (initial_canon(mo)?, initial_canon(mn)?);
+    let init_fp = fingerprint(r.meta.layout_hash, &old_init);
+    let init_at = r.fingerprints.binary_search(&init_fp).ok()?;
+    let init = *g.slot_of.get(init_at)?;
+    if old.get(init)? != &old_init[..] {
+        return None;
+    }
+    // Images, from the initial state along the recorded steps. An image is a function of
+    // the old vector and its parent's extras (`Extension::extras`), and how it is made, of
+    // the old vector's shape and those extras (`EmbedPlan`): each slot keeps the plan its
+    // image came from, and a step from a parent with the same extras needs no new look.
+    let mut maps = Maps::default();
+    let mut new = Vectors {
+        bytes: Vec::with_capacity(old.bytes.len() + old.bytes.len() / 4),
+        at: vec![(0, 0); n],
+    };
+    let mut plan_of = vec![NONE; n];
+    let mut image = Vec::new();
+    let p = maps.plan(ext, g, init, &old_init, &new_init)?;
+    if !maps.plans[p as usize].0.apply(&old_init, &mut image) || image != new_init {
+        return None;
+    }
+    put(&mut new, init, &new_init);
+    plan_of[init as usize] = p;
+    let (mut todo, mut targets, mut blocked) = (vec![init], Vec::new(), Vec::new());
+    let mut reached = 1usize;
+    while let Some(s) = todo.pop() {
+        targets.clear();
+        for_each_event(g.events_of(s), s, &mut blocked, |ev, _| {
+            targets.extend(ev.target());
+        })?;
+        let extras = maps.extras_of(ext, new.get(s)?)?;
+        for &k in &targets {
+            let old_k = old.get(k)?;
+            let p = maps.plan_for(ext, g, k, old_k, extras, new.get(s)?)?;
+            if plan_of.get(k as usize) == Some(&p) {
+                continue;
+            }
+            if !maps.plans[p as usize].0.apply(old_k, &mut image) {
+                return None;
+            }
+            match new.get(k) {
+                Some(known) if known == &image[..] => {}
+                Some(_) => return None,
+                None => {
+                    put(&mut new, k, &image);
+                    plan_of[k as usize] = p;
+                    reached += 1;
+                    todo.push(k);
+                }
+            }
+        }
+    }
+    if reached != live.iter().filter(|&&l| l).count() {
+        return None;
+    }
+    encode(mn, r, g, &live, &new, &plan_of, &mut maps)
+}
+
+/// Extras and embedding plans met so far, interned.
+#[derive(Default)]
+struct Maps {
+    extras: HashMap<Vec<u8>, u32, Xxh3DefaultBuilder>,
+    buf: Vec<u8>,
+    /// Per (old shape, extras): its plan.
+    by_key: HashMap<(u32, u32), u32, Xxh3DefaultBuilder>,
+    /// Each plan, and the shape and vector length (hidden globals left out) of its images
+    /// once known.
+    plans: Vec<(EmbedPlan, Option<(u32, u64)>)>,
+}
+
+impl Maps {
+    /// The id of a new vector's extras.
+    fn extras_of(&mut self, ext: &Extension, canon: &[u8]) -> Option<u32> {
+        if !ext.extras(canon, &mut self.buf) {
+            return None;
+        }
+        let next = self.extras.len() as u32;
+        Some(match self.extras.get(&self.buf) {
+            Some(&x) => x,
+            None => {
+                self.extras.insert(self.buf.clone(), next);
+                next
+            }
+        })
+    }
+
+    /// The plan for slot `k` (old vector `old_k`) under a parent (`parent`, its extras
+    /// `extras`).
+    fn plan_for(
+        &mut self,
+        ext: &Extension,
+        g: &Graph,
+        k: u32,
+        old_k: &[u8],
+        extras: u32,
+        parent: &[u8],
+    ) -> Option<u32> {
+        let key = (*g.shape.get(k as usize)?, extras);
+        if let Some(&p) = self.by_key.get(&key) {
+            return Some(p);
+        }
+        let p = self.plans.len() as u32;
+        self.plans.push((ext.embed_plan(old_k, parent)?, None));
+        self.by_key.insert(key, p);
+        Some(p)
+    }
+
+    /// `plan_for` where the parent's extras are yet to be interned.
+    fn plan(
+        &mut self,
+        ext: &Extension,
+        g: &Graph,
+        k: u32,
+        old_k: &[u8],
+        parent: &[u8],
+    ) -> Option<u32> {
+        let extras = self.extras_of(ext, parent)?;
+        self.plan_for(ext, g, k, old_k, extras, parent)
+    }
+}
+
+/// Per slot: whether a recorded state is there (slots of states dropped before stay, without
+/// a state).
+fn live_slots(g: &Graph) -> Option<Vec<bool>> {
+    let mut live = vec![false; g.len()];
+    for &s in &g.slot_of {
+        *live.get_mut(s as usize)? = true;
+    }
+    Some(live)
+}
+
+/// The canonical vector of a machine's initial state.
+fn initial_canon(m: &Machine) -> Option<Vec<u8>> {
+    let mut c = Vec::new();
+    m.canonical(&m.initial().ok()?, &mut c);
+    Some(c)
+}
+
+/// Every live slot's old canonical vector, decoded in slot order (each on the one before).
+fn old_vectors(g: &Graph, live: &[bool]) -> Option<Vectors> {
+    let mut out = Vectors {
+        bytes: Vec::new(),
+        at: vec![(0, 0); g.len()],
+    };
+    let (mut chain, mut canon, mut last) = (Vec::new(), Vec::new(), Vec::new());
+    let mut last_slot = None;
+    for s in (0..g.len() as u32).filter(|&s| live[s as usize]) {
+        let known = last_slot.map(|k| (k, &last[..]));
+        if !g.decode_vector_from(s, known, &mut chain, &mut canon) || canon.is_empty() {
+            return None;
+        }
+        put(&mut out, s, &canon);
+        std::mem::swap(&mut last, &mut canon);
+        last_slot = Some(s);
+    }
+    Some(out)
+}
+
+fn put(v: &mut Vectors, slot: u32, canon: &[u8]) {
+    v.at[slot as usize] = (v.bytes.len(), canon.len());
+    v.bytes.extend_from_slice(canon);
+}
+
+/// The graph's vector tables for the images `new` (each on the live slot before it, a chain
+/// of at most `CHAIN`, as a recording run writes them), their shapes and pan's sizes, and
+/// the states in the order of their fingerprints in `mn`'s layout.
+fn encode(
+    mn: &Machine,
+    r: &Record,
+    g: &Graph,
+    live: &[bool],
+    new: &Vectors,
+    plan_of: &[u32],
+    maps: &mut Maps,
+) -> Option<Mapped> {
+    let n = g.len();
+    let first = live.iter().position(|&l| l)? as u32;
+    let reference = new.get(first)?.to_vec();
+    let (mut vectors, mut scratch, mut tags) = (Vec::new(), Vec::new(), Vec::new());
+    let mut vec = Vec::with_capacity(n);
+    let mut shape = vec![0u32; n];
+    let mut shapes: Vec<(u32, Vec<u8>)> = Vec::new();
+    let mut shape_ids: HashMap<(u32, Vec<u8>), u32> = HashMap::new();
+    let mut fp_of_slot = vec![Fingerprint::default(); n];
+    let mut st = State::default();
+    let (mut prev, mut chain) = (None::<u32>, 0u32);
+    let mut vector_bytes = 0u64;
+    let hidden = mn.layout.hidden_size as u64;
+    for s in 0..n as u32 {
+        let at = vectors.len();
+        let Some(canon) = new.get(s) else {
+            vec.push((at as u64, 0));
+            continue;
+        };
+        let back = match prev {
+            Some(p) if chain + 1 < CHAIN => s - p,
+            _ => 0,
+        };
+        let base = match back {
+            0 => &reference[..],
+            _ => new.get(s - back)?,
+        };
+        encode_vector(back, base, canon, &mut scratch, &mut vectors);
+        chain = if back == 0 { 0 } else { chain + 1 };
+        prev = Some(s);
+        vec.push((at as u64, (vectors.len() - at) as u32));
+        // An image's shape is its plan's (the old shape's, with the parent's extras).
+        let plan = &mut maps.plans.get_mut(*plan_of.get(s as usize)? as usize)?.1;
+        let (sh, len) = match *plan {
+            Some(known) => known,
+            None => {
+                if !mn.from_canonical(canon, &mut st) {
+                    return None;
+                }
+                st.tags(&mut tags);
+                let key = (canon.len() as u32, std::mem::take(&mut tags));
+                let sh = match shape_ids.get(&key) {
+                    Some(&x) => x,
+                    None => {
+                        let x = shapes.len() as u32;
+                        shapes.push(key.clone());
+                        shape_ids.insert(key, x);
+                        x
+                    }
+                };
+                *plan = Some((sh, (st.v.len() as u64).saturating_sub(hidden)));
+                (sh, (st.v.len() as u64).saturating_sub(hidden))
+            }
+        };
+        shape[s as usize] = sh;
+        vector_bytes = vector_bytes.max(len);
+        fp_of_slot[s as usize] = fingerprint(mn.layout.hash, canon);
+    }
+    let mut pan_vector_bytes = 0;
+    for (_, t) in &shapes {
+        pan_vector_bytes = pan_vector_bytes.max(mn.pan_of_tags(t)?);
+    }
+    // (fingerprint, slot, set), in the new fingerprints' order.
+    let mut states: Vec<(Fingerprint, u32, u32)> = g
+        .slot_of
+        .iter()
+        .zip(&r.set_of)
+        .map(|(&s, &set)| (fp_of_slot[s as usize], s, set))
+        .collect();
+    if states.len() != r.set_of.len() || states.iter().any(|x| x.1 == NONE) {
+        return None;
+    }
+    states.sort_unstable_by_key(|x| x.0);
+    if states.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    Some(Mapped {
+        reference,
+        vectors,
+        vec,
+        shapes,
+        shape,
+        fingerprints: states.iter().map(|x| x.0).collect(),
+        slot_of: states.iter().map(|x| x.1).collect(),
+        set_of: states.iter().map(|x| x.2).collect(),
+        vector_bytes,
+        pan_vector_bytes,
+    })
+}
