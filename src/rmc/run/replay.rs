@@ -118,6 +118,15 @@ pub struct Replay {
     /// The slot loaded last, and its canonical vector.
     last_loaded: Option<u32>,
     last_vector: Vec<u8>,
+    /// The slot whose vector `build` decoded last, and that vector.
+    last_built: Option<u32>,
+    last_built_vector: Vec<u8>,
+    /// Per (recorded shape, parent's extras id): how `build` embeds such a vector.
+    plans: std::collections::HashMap<
+        (u32, u32),
+        crate::rmc::diff::extension::EmbedPlan,
+        xxhash_rust::xxh3::Xxh3DefaultBuilder,
+    >,
     /// Per shape: (search-form length, pan bytes) in the new machine, once computed.
     shapes: Vec<Option<(u64, u64)>>,
     pub failed: bool,
@@ -180,6 +189,9 @@ impl Replay {
             chain: Vec::new(),
             last_loaded: None,
             last_vector: Vec::new(),
+            last_built: None,
+            last_built_vector: Vec::new(),
+            plans: Default::default(),
             shapes: Vec::new(),
             failed: false,
         }
@@ -698,14 +710,37 @@ impl Replay {
         let (Some((ext, _)), Some(c)) = (&self.project, self.cursors.last()) else {
             return false;
         };
-        if slot as usize >= self.graph.len() {
+        let Some(&shape) = self.graph.shape.get(slot as usize) else {
             return false;
-        }
+        };
         let parent = &self.canons[c.canon_at..];
+        // Successors are built about in the order the record's slots were written (the walk
+        // follows the recorded search): the chain of one often passes through the last.
         let mut old = std::mem::take(&mut self.scratch);
-        let ok = self.graph.decode_vector(slot, &mut self.chain, &mut old)
-            && ext.embed(&old, parent, &mut self.embedded)
-            && m.from_canonical(&self.embedded, out);
+        let known = self.last_built.map(|k| (k, &self.last_built_vector[..]));
+        let decoded = self
+            .graph
+            .decode_vector_from(slot, known, &mut self.chain, &mut old);
+        self.last_built = decoded.then_some(slot);
+        if decoded {
+            self.last_built_vector.clone_from(&old);
+        }
+        // How an old vector is embedded depends on its shape and the parent's extras only
+        // (`Extension::embed_plan`): planned once per pair, applied without walking records.
+        let key = (shape, c.ctx);
+        let plan = match self.plans.get(&key) {
+            Some(p) => Some(p),
+            None if decoded && c.ctx != NONE => match ext.embed_plan(&old, parent) {
+                Some(p) => Some(&*self.plans.entry(key).or_insert(p)),
+                None => None,
+            },
+            None => None,
+        };
+        let embedded = match plan {
+            Some(p) => p.apply(&old, &mut self.embedded),
+            None => decoded && ext.embed(&old, parent, &mut self.embedded),
+        };
+        let ok = embedded && m.from_canonical(&self.embedded, out);
         self.scratch = old;
         ok
     }
