@@ -1176,7 +1176,40 @@ impl<'r> Lowerer<'r> {
             .collect()
     }
 
+    /// spin refuses a chain of jumps that never reaches a statement wherever it sits,
+    /// reached or not (`huntele`: "infinite goto loop", "confusing control structure"); a
+    /// reached one `hunt` meets, this finds the others.
+    fn refuse_goto_loops(&mut self) {
+        for g in 0..self.els.len() {
+            if !matches!(self.els[g].kind, ElKind::Goto(..)) {
+                continue;
+            }
+            let mut e = g;
+            let mut looped = true;
+            for _ in 0..=self.els.len() {
+                let next = match is_jump(&self.els[e].kind) {
+                    true => self.jump_target(e),
+                    false => None,
+                };
+                match next {
+                    Some(t) => e = t,
+                    None => {
+                        looped = false;
+                        break;
+                    }
+                }
+            }
+            if looped {
+                // (`e` is on the loop by now: reported there, once.)
+                let sp = self.els[e].span;
+                self.res.error(sp, "goto loop without a statement");
+                self.els[e].kind = ElKind::Stmt(LStmt::Expr(LExpr::Const(1)));
+            }
+        }
+    }
+
     fn materialize(&mut self, entry: ElId, base: u32) -> Automaton {
+        self.refuse_goto_loops();
         let terminal = self.el(ElKind::Terminal, Span::default());
         let start = self.hunt(entry, entry);
         let mut order = vec![start];
