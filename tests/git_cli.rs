@@ -1395,6 +1395,43 @@ active proctype P() {
     for c in res[0]["claims"].as_array().expect("claims") {
         assert_eq!(c.get("reused"), None, "{c}");
     }
+    // A global nobody names: the graph is kept with its vectors mapped to the new layout,
+    // but a product's vectors (and pan's figures of them) changed, so the claims are
+    // searched again, with the figures a full check gives.
+    let mut r = Repo::new();
+    r.write("model.pml", model);
+    r.rmc(&["init"]);
+    r.commit("first");
+    let (code, _, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    r.write(
+        "model.pml",
+        &model.replace("byte x;", "byte x;\nint unused[4];"),
+    );
+    r.commit("a declaration");
+    let (code, res, err) = r.check(&["--audit"]);
+    assert_eq!(code, Some(0), "{err}");
+    let why = res[0]["algorithm_reason"].as_str().unwrap_or_default();
+    assert!(why.contains("its vectors mapped"), "{why}");
+    assert_eq!(res[0]["audit"], "agrees with a full check", "{}", res[0]);
+    let claims = res[0]["claims"].as_array().expect("claims");
+    assert_eq!(claims.len(), 2, "{}", res[0]);
+    for (c, before) in claims
+        .iter()
+        .zip(first[0]["claims"].as_array().expect("claims"))
+    {
+        assert_eq!(c.get("reused"), None, "{c}");
+        assert_eq!(c["verdict"], "pass", "{c}");
+        assert_eq!(
+            c["stats"]["states_stored"], before["stats"]["states_stored"],
+            "{c}"
+        );
+        assert!(
+            c["stats"]["state_vector_bytes"].as_u64()
+                > before["stats"]["state_vector_bytes"].as_u64(),
+            "{c}"
+        );
+    }
 }
 
 /// `fair = true` in .rmc.toml checks the claims under weak fairness (pan -a -f): A and B

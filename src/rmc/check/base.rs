@@ -54,7 +54,20 @@ impl Base {
                 .map(PathBuf::from)
                 .collect(),
         };
-        let loaded = crate::load(Path::new(&record.sources.main), &provider, &opts);
+        // The recorded version was checked with its `ltl` formulas' claims, unless none was
+        // checked: its layout (which the record's fingerprints are seeded with) says which.
+        let main = Path::new(&record.sources.main);
+        let hash = |l: &crate::Loaded| {
+            l.program
+                .as_ref()
+                .and_then(|p| crate::explore::layout::Layout::new(p).ok())
+                .map(|l| l.hash)
+        };
+        let with_claims = crate::load_with_claims(main, &provider, &opts);
+        let loaded = match hash(&with_claims) == Some(record.meta.layout_hash) {
+            true => with_claims,
+            false => crate::load(main, &provider, &opts),
+        };
         let Some(mut program) = loaded.program else {
             let first = loaded
                 .diags
