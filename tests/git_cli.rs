@@ -1434,6 +1434,76 @@ active proctype P() {
     }
 }
 
+/// A changed `ltl` formula changes no state of the system: the safety check keeps the
+/// recorded graph with nothing dangerous, the changed claim is searched again and the other
+/// one carried over.
+#[test]
+fn a_changed_formula_leaves_the_safety_record_and_the_other_claims_as_they_were() {
+    let model = "byte x;
+ltl bounded { [] (x <= 3) }
+ltl reaches { []<> (x == 3) }
+active proctype P() {
+  do
+  :: x < 3 -> x = x + 1
+  :: x == 3 -> x = 1
+  od
+}
+";
+    let mut r = Repo::new();
+    r.write("model.pml", model);
+    r.rmc(&["init"]);
+    r.commit("first");
+    let (code, _, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    r.write("model.pml", &model.replace("(x <= 3)", "(x <= 4)"));
+    r.commit("formula");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    let m = &res[0];
+    assert_eq!(m["mode"], "incremental", "{m}");
+    assert_eq!(m["dangerous_locations"], 0, "{m}");
+    let why = m["algorithm_reason"].as_str().unwrap_or_default();
+    assert!(why.contains("the state graph is unchanged"), "{why}");
+    let reused: Vec<_> = m["claims"]
+        .as_array()
+        .expect("claims")
+        .iter()
+        .map(|c| (c["name"].clone(), c.get("reused").cloned()))
+        .collect();
+    assert_eq!(
+        reused,
+        vec![
+            (serde_json::json!("ltl bounded"), None),
+            (
+                serde_json::json!("ltl reaches"),
+                Some(serde_json::json!(true))
+            ),
+        ],
+        "{m}"
+    );
+    // The safety figures and the carried claim's are those full searches give.
+    let (code, audited, err) = r.check(&["--audit"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(audited[0]["audit"], "agrees with a full check");
+    for (c, a) in m["claims"]
+        .as_array()
+        .expect("claims")
+        .iter()
+        .zip(audited[0]["claims"].as_array().expect("claims"))
+    {
+        for k in [
+            "states_stored",
+            "states_matched",
+            "states_revisited",
+            "transitions",
+            "depth_reached",
+            "state_vector_bytes",
+        ] {
+            assert_eq!(c["stats"][k], a["stats"][k], "{k}: {a}");
+        }
+    }
+}
+
 /// `fair = true` in .rmc.toml checks the claims under weak fairness (pan -a -f): A and B
 /// overwrite x for ever, and []<>(x == 2) fails only on the run that starves B.
 #[test]

@@ -562,6 +562,16 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             dangerous.insert(d.old.0, d);
         }
     }
+    // A claim's locations are never part of the system's states (a claim is searched on its
+    // own, with the system, after the safety check): a changed formula changes no state the
+    // record holds.
+    let claim_locations: std::collections::HashSet<u32> = old
+        .procs
+        .iter()
+        .filter(|p| p.kind == crate::program::ProcKind::Never)
+        .flat_map(|p| p.automaton.locations.iter().map(|l| l.id.0))
+        .collect();
+    dangerous.retain(|id, _| !claim_locations.contains(id));
     Impact {
         ids,
         paired: o2n.len(),
