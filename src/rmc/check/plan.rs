@@ -92,7 +92,13 @@ pub fn plan(
         } else {
             "s"
         },
-        base.program.location_ids().count()
+        // (A claim's locations are never dangerous to the safety check: not counted.)
+        base.program
+            .procs
+            .iter()
+            .filter(|p| p.kind != crate::program::ProcKind::Never)
+            .map(|p| p.automaton.locations.len())
+            .sum::<usize>()
     );
     let graph = base.record.graph.take();
     // Across a change that drops bytes, recorded states are met by key, which their vectors
