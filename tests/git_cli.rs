@@ -1481,6 +1481,14 @@ active proctype P() {
         ],
         "{m}"
     );
+    // -v says why: the reason auto gave, under the model's line (not without -v).
+    let text = stdout(&r.rmc(&["check", "-v"]));
+    assert!(
+        text.contains("      why: auto: the state graph is unchanged"),
+        "{text}"
+    );
+    let text = stdout(&r.rmc(&["check"]));
+    assert!(!text.contains("why:"), "{text}");
     // The safety figures and the carried claim's are those full searches give.
     let (code, audited, err) = r.check(&["--audit"]);
     assert_eq!(code, Some(0), "{err}");

@@ -347,6 +347,11 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
         ),
     };
     let mut s = format!("    {name}{verdict:<10} {what}\n");
+    // -v: how the check reused its base's record, and why (auto's choice, or why not; of
+    // the check that made the result, when it is one already made).
+    if super::verbose() && v.ran() && d.mode != "reused" && !d.algorithm_reason.is_empty() {
+        s.push_str(&format!("      why: {}\n", d.algorithm_reason));
+    }
     if v.ran() && !d.complete {
         let why = d.limit_detail.as_ref().map(|l| l.sentence()).or_else(|| {
             d.limit
