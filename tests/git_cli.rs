@@ -1321,12 +1321,8 @@ active proctype P() {
     assert_eq!(res[0]["verdict"], "pass", "{}", res[0]);
 }
 
-/// A change that leaves the state graph as it was carries the base's passed claims over
-/// without a product search, with the figures a search gives (`--audit` searches again);
-/// one that adds `timeout` anywhere (pan's ETIM changes the product) does not.
-#[test]
-fn passed_claims_carry_over_when_the_state_graph_is_unchanged() {
-    let model = "byte x;
+/// A counter with a safety formula and a liveness formula, both of which hold.
+const TWO_FORMULAS: &str = "byte x;
 ltl bounded { [] (x <= 3) }
 ltl reaches { []<> (x == 3) }
 active proctype P() {
@@ -1336,12 +1332,26 @@ active proctype P() {
   od
 }
 ";
+
+/// A repository whose first commit holds `model` (configured by `init`), checked: the
+/// repository and that check's results.
+fn checked_repo(model: &str) -> (Repo, Vec<serde_json::Value>) {
     let mut r = Repo::new();
     r.write("model.pml", model);
     r.rmc(&["init"]);
     r.commit("first");
     let (code, first, err) = r.check(&[]);
     assert_eq!(code, Some(0), "{err}");
+    (r, first)
+}
+
+/// A change that leaves the state graph as it was carries the base's passed claims over
+/// without a product search, with the figures a search gives (`--audit` searches again);
+/// one that adds `timeout` anywhere (pan's ETIM changes the product) does not.
+#[test]
+fn passed_claims_carry_over_when_the_state_graph_is_unchanged() {
+    let model = TWO_FORMULAS;
+    let (mut r, first) = checked_repo(model);
     r.write("model.pml", &model.replace("x = x + 1", "x = x + 2 - 1"));
     r.commit("same graph");
     let (code, res, err) = r.check(&[]);
@@ -1398,12 +1408,7 @@ active proctype P() {
     // A global nobody names: the graph is kept with its vectors mapped to the new layout,
     // but a product's vectors (and pan's figures of them) changed, so the claims are
     // searched again, with the figures a full check gives.
-    let mut r = Repo::new();
-    r.write("model.pml", model);
-    r.rmc(&["init"]);
-    r.commit("first");
-    let (code, _, err) = r.check(&[]);
-    assert_eq!(code, Some(0), "{err}");
+    let (mut r, _) = checked_repo(model);
     r.write(
         "model.pml",
         &model.replace("byte x;", "byte x;\nint unused[4];"),
@@ -1439,22 +1444,8 @@ active proctype P() {
 /// one carried over.
 #[test]
 fn a_changed_formula_leaves_the_safety_record_and_the_other_claims_as_they_were() {
-    let model = "byte x;
-ltl bounded { [] (x <= 3) }
-ltl reaches { []<> (x == 3) }
-active proctype P() {
-  do
-  :: x < 3 -> x = x + 1
-  :: x == 3 -> x = 1
-  od
-}
-";
-    let mut r = Repo::new();
-    r.write("model.pml", model);
-    r.rmc(&["init"]);
-    r.commit("first");
-    let (code, _, err) = r.check(&[]);
-    assert_eq!(code, Some(0), "{err}");
+    let model = TWO_FORMULAS;
+    let (mut r, _) = checked_repo(model);
     r.write("model.pml", &model.replace("(x <= 3)", "(x <= 4)"));
     r.commit("formula");
     let (code, res, err) = r.check(&[]);
