@@ -216,3 +216,31 @@ impl Graph {
         Ok(())
     }
 }
+
+/// Decodes slots' vectors one after another, each from the one decoded before when its
+/// chain of bases passes there: slots taken in about the order they were written (a vector
+/// is a delta on one written shortly before it) cost a delta or two each, not a chain.
+#[derive(Debug, Default)]
+pub struct SeqDecoder {
+    slot: Option<u32>,
+    last: Vec<u8>,
+    cur: Vec<u8>,
+    chain: Vec<(u32, usize)>,
+}
+
+impl SeqDecoder {
+    /// The canonical vector of `slot` in `g` (None: the graph is corrupt), held until the
+    /// next call.
+    pub fn decode(&mut self, g: &Graph, slot: u32) -> Option<&[u8]> {
+        if self.slot != Some(slot) {
+            let known = self.slot.map(|k| (k, &self.last[..]));
+            if !g.decode_vector_from(slot, known, &mut self.chain, &mut self.cur) {
+                self.slot = None;
+                return None;
+            }
+            std::mem::swap(&mut self.cur, &mut self.last);
+            self.slot = Some(slot);
+        }
+        Some(&self.last)
+    }
+}

@@ -12,7 +12,7 @@ use crate::explore::Fingerprint;
 use std::collections::HashMap;
 
 use crate::rmc::diff::extension::Extension;
-use crate::rmc::record::graph::{Graph, NONE};
+use crate::rmc::record::graph::{Graph, SeqDecoder, NONE};
 
 /// Distinct extras whose states met are marked in a bitset over the old graph's slots (at
 /// most this many such bitsets; the others' in a hash set).
@@ -117,21 +117,14 @@ impl Carry {
         }
         // Their vectors, in slot order: most are a delta against the slot before.
         below.sort_unstable();
-        let (mut chain, mut old, mut last, mut new) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut last_slot = NONE;
+        let (mut dec, mut new) = (SeqDecoder::default(), Vec::new());
         let mut plans: HashMap<(u32, u32), Option<crate::rmc::diff::extension::EmbedPlan>> =
             HashMap::new();
         for &(s, e) in &below {
-            if s != last_slot {
-                let known = (last_slot != NONE).then_some((last_slot, last.as_slice()));
-                if !g.decode_vector_from(s, known, &mut chain, &mut old) {
-                    ok = false;
-                    continue;
-                }
-                std::mem::swap(&mut old, &mut last);
-                last_slot = s;
-            }
+            let Some(last) = dec.decode(g, s) else {
+                ok = false;
+                continue;
+            };
             // One plan per shape and extras: embedding is then a few copies.
             let Some(&shape) = g.shape.get(s as usize) else {
                 ok = false;
@@ -139,9 +132,9 @@ impl Carry {
             };
             let plan = plans
                 .entry((shape, e))
-                .or_insert_with(|| ext.embed_plan(&last, &self.parents[e as usize]));
+                .or_insert_with(|| ext.embed_plan(last, &self.parents[e as usize]));
             match plan {
-                Some(plan) if plan.apply(&last, &mut new) => {
+                Some(plan) if plan.apply(last, &mut new) => {
                     each(crate::explore::store::fingerprint(layout_hash, &new), s);
                 }
                 _ => ok = false,

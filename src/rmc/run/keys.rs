@@ -8,7 +8,7 @@ use crate::explore::budget::Held;
 use crate::explore::Fingerprint;
 use crate::rmc::diff::extension::Extension;
 use crate::rmc::record::fpindex::FpIndex;
-use crate::rmc::record::graph::{Graph, NONE};
+use crate::rmc::record::graph::{Graph, SeqDecoder, NONE};
 
 /// The record's states by key fingerprint: one position of the record's list per key (the
 /// others stand for the same new states).
@@ -38,23 +38,14 @@ impl Keys {
             .map(|(i, &s)| (s, i as u32))
             .collect();
         order.sort_unstable();
-        let (mut chain, mut last, mut cur, mut key) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut last_slot = NONE;
+        let (mut dec, mut key) = (SeqDecoder::default(), Vec::new());
         let mut pairs: Vec<(Fingerprint, u32)> = Vec::with_capacity(order.len());
         // Per pair: its slot (to name each slot's representative once keys are deduped).
         let mut slots: Vec<u32> = Vec::with_capacity(order.len());
         let mut without_image = 0;
         for &(s, i) in &order {
-            if s != last_slot {
-                let known = (last_slot != NONE).then_some((last_slot, last.as_slice()));
-                if !graph.decode_vector_from(s, known, &mut chain, &mut cur) {
-                    return None;
-                }
-                std::mem::swap(&mut cur, &mut last);
-                last_slot = s;
-            }
-            if ext.key_of_old(&last, &mut key) {
+            let last = dec.decode(graph, s)?;
+            if ext.key_of_old(last, &mut key) {
                 pairs.push((crate::explore::store::fingerprint(seed, &key), i));
                 slots.push(s);
             } else {

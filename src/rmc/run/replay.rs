@@ -19,7 +19,7 @@ use crate::explore::search::{Build, GroupPlan};
 use crate::explore::state::State;
 use crate::program::expr::{LExpr, LStmt};
 
-use crate::rmc::record::graph::{decode_event, edge_map, group_header, Graph, NONE};
+use crate::rmc::record::graph::{decode_event, edge_map, group_header, Graph, SeqDecoder, NONE};
 
 /// How many executed states `Replay::predict` reads the groups of, at most.
 const PREDICT_SAMPLE: usize = 1 << 12;
@@ -113,14 +113,10 @@ pub struct Replay {
     /// transition to a state met before costs no building.
     memo: Vec<(u32, u32)>,
     blocked: Vec<(u32, u32)>,
-    scratch: Vec<u8>,
-    chain: Vec<(u32, usize)>,
-    /// The slot loaded last, and its canonical vector.
-    last_loaded: Option<u32>,
-    last_vector: Vec<u8>,
-    /// The slot whose vector `build` decoded last, and that vector.
-    last_built: Option<u32>,
-    last_built_vector: Vec<u8>,
+    /// The recorded vectors `load` and `build` decode, each from the one before (their
+    /// slots come about in the order the record's slots were written).
+    loads: SeqDecoder,
+    builds: SeqDecoder,
     /// Per (recorded shape, parent's extras id): how `build` embeds such a vector.
     plans: std::collections::HashMap<
         (u32, u32),
@@ -185,12 +181,8 @@ impl Replay {
             extras_buf: Vec::new(),
             memo: Vec::new(),
             blocked: Vec::new(),
-            scratch: Vec::new(),
-            chain: Vec::new(),
-            last_loaded: None,
-            last_vector: Vec::new(),
-            last_built: None,
-            last_built_vector: Vec::new(),
+            loads: SeqDecoder::default(),
+            builds: SeqDecoder::default(),
             plans: Default::default(),
             shapes: Vec::new(),
             failed: false,
@@ -714,35 +706,25 @@ impl Replay {
             return false;
         };
         let parent = &self.canons[c.canon_at..];
-        // Successors are built about in the order the record's slots were written (the walk
-        // follows the recorded search): the chain of one often passes through the last.
-        let mut old = std::mem::take(&mut self.scratch);
-        let known = self.last_built.map(|k| (k, &self.last_built_vector[..]));
-        let decoded = self
-            .graph
-            .decode_vector_from(slot, known, &mut self.chain, &mut old);
-        self.last_built = decoded.then_some(slot);
-        if decoded {
-            self.last_built_vector.clone_from(&old);
-        }
+        let Some(old) = self.builds.decode(&self.graph, slot) else {
+            return false;
+        };
         // How an old vector is embedded depends on its shape and the parent's extras only
         // (`Extension::embed_plan`): planned once per pair, applied without walking records.
         let key = (shape, c.ctx);
         let plan = match self.plans.get(&key) {
             Some(p) => Some(p),
-            None if decoded && c.ctx != NONE => match ext.embed_plan(&old, parent) {
+            None if c.ctx != NONE => match ext.embed_plan(old, parent) {
                 Some(p) => Some(&*self.plans.entry(key).or_insert(p)),
                 None => None,
             },
             None => None,
         };
         let embedded = match plan {
-            Some(p) => p.apply(&old, &mut self.embedded),
-            None => decoded && ext.embed(&old, parent, &mut self.embedded),
+            Some(p) => p.apply(old, &mut self.embedded),
+            None => ext.embed(old, parent, &mut self.embedded),
         };
-        let ok = embedded && m.from_canonical(&self.embedded, out);
-        self.scratch = old;
-        ok
+        embedded && m.from_canonical(&self.embedded, out)
     }
 
     /// The (search-form length, pan bytes) of a recorded state, in the new machine.
@@ -772,19 +754,10 @@ impl Replay {
 
     /// Builds a recorded state for the new machine.
     pub fn load(&mut self, m: &Machine, slot: u32, out: &mut State) -> bool {
-        let mut canon = std::mem::take(&mut self.scratch);
-        // Loads come in about the order the record's slots were written: the chain of
-        // bases of one often passes through the one loaded before.
-        let known = self.last_loaded.map(|k| (k, &self.last_vector[..]));
-        let decoded = self
-            .graph
-            .decode_vector_from(slot, known, &mut self.chain, &mut canon);
-        self.last_loaded = decoded.then_some(slot);
-        if decoded {
-            self.last_vector.clone_from(&canon);
-        }
-        let ok = decoded && m.from_canonical(&canon, out);
-        self.scratch = canon;
+        let ok = self
+            .loads
+            .decode(&self.graph, slot)
+            .is_some_and(|canon| m.from_canonical(canon, out));
         if !ok {
             self.failed = true;
         }

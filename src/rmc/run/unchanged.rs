@@ -25,7 +25,7 @@ use crate::explore::{Options, Stats};
 use crate::program::Program;
 
 use crate::rmc::record::elements::Element;
-use crate::rmc::record::graph::{Graph, NONE};
+use crate::rmc::record::graph::{Graph, SeqDecoder, NONE};
 use crate::rmc::record::Record;
 use crate::rmc::run::replay::Replay;
 
@@ -116,8 +116,7 @@ pub fn compare(
     if c.canon_old != c.canon_new {
         return None;
     }
-    let (mut canon, mut last, mut chain) = (Vec::new(), Vec::new(), Vec::new());
-    let mut last_slot = None;
+    let mut dec = SeqDecoder::default();
     let (mut checked, mut by_rule) = (0u64, 0u64);
     // In slot order: a vector is a delta on one written shortly before it.
     let mut slots: Vec<u32> = rp
@@ -129,16 +128,8 @@ pub fn compare(
         .collect();
     slots.sort_unstable();
     for slot in slots {
-        let known = last_slot.map(|k| (k, &last[..]));
-        if !rp
-            .graph
-            .decode_vector_from(slot, known, &mut chain, &mut canon)
-        {
-            return None;
-        }
-        last.clone_from(&canon);
-        last_slot = Some(slot);
-        if !new.from_canonical(&canon, &mut sn) {
+        let canon = dec.decode(&rp.graph, slot)?;
+        if !new.from_canonical(canon, &mut sn) {
             return None;
         }
         if rp.expands_as_recorded(new, slot, &sn) {
@@ -146,7 +137,7 @@ pub fn compare(
             by_rule += 1;
             continue;
         }
-        if !old.from_canonical(&canon, &mut so) {
+        if !old.from_canonical(canon, &mut so) {
             return None;
         }
         if !c.same_expansion(old, new, &so, &sn, opts) {

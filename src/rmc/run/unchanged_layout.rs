@@ -28,7 +28,7 @@ use crate::explore::{Fingerprint, Options};
 use crate::program::Program;
 use crate::rmc::diff::extension::{EmbedPlan, Extension};
 use crate::rmc::record::blob::Blob;
-use crate::rmc::record::graph::{encode_vector, for_each_event, Graph, CHAIN, NONE};
+use crate::rmc::record::graph::{encode_vector, for_each_event, Graph, SeqDecoder, CHAIN, NONE};
 use crate::rmc::record::Record;
 use crate::rmc::run::replay::Replay;
 use crate::rmc::run::unchanged::{eligible, executed_edges, Unchanged};
@@ -296,16 +296,10 @@ fn old_vectors(g: &Graph, live: &[bool]) -> Option<Vectors> {
         bytes: Vec::new(),
         at: vec![(0, 0); g.len()],
     };
-    let (mut chain, mut canon, mut last) = (Vec::new(), Vec::new(), Vec::new());
-    let mut last_slot = None;
+    let mut dec = SeqDecoder::default();
     for s in (0..g.len() as u32).filter(|&s| live[s as usize]) {
-        let known = last_slot.map(|k| (k, &last[..]));
-        if !g.decode_vector_from(s, known, &mut chain, &mut canon) || canon.is_empty() {
-            return None;
-        }
-        put(&mut out, s, &canon);
-        std::mem::swap(&mut last, &mut canon);
-        last_slot = Some(s);
+        let canon = dec.decode(g, s).filter(|c| !c.is_empty())?;
+        put(&mut out, s, canon);
     }
     Some(out)
 }
