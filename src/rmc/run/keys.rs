@@ -39,33 +39,27 @@ impl Keys {
             .collect();
         order.sort_unstable();
         let (mut dec, mut key) = (SeqDecoder::default(), Vec::new());
-        let mut pairs: Vec<(Fingerprint, u32)> = Vec::with_capacity(order.len());
-        // Per pair: its slot (to name each slot's representative once keys are deduped).
-        let mut slots: Vec<u32> = Vec::with_capacity(order.len());
+        // (key fingerprint, position, slot): sorted by key, the lowest position first, each
+        // key's representative (sorted in place: an indirect sort's lookups miss the cache).
+        let mut pairs: Vec<(Fingerprint, u32, u32)> = Vec::with_capacity(order.len());
         let mut without_image = 0;
         for &(s, i) in &order {
             let last = dec.decode(graph, s)?;
             if ext.key_of_old(last, &mut key) {
-                pairs.push((crate::explore::store::fingerprint(seed, &key), i));
-                slots.push(s);
+                pairs.push((crate::explore::store::fingerprint(seed, &key), i, s));
             } else {
                 without_image += 1;
             }
         }
-        // Sorted by key, the lowest position first: each key's representative.
-        let mut by_key: Vec<u32> = (0..pairs.len() as u32).collect();
-        by_key.sort_unstable_by_key(|&k| pairs[k as usize]);
+        pairs.sort_unstable();
         let mut rep_of_slot = vec![NONE; graph.len()];
         let (mut fps, mut at) = (Vec::new(), Vec::new());
-        for &k in &by_key {
-            let (fp, i) = pairs[k as usize];
+        for &(fp, i, s) in &pairs {
             if fps.last() != Some(&fp) {
                 fps.push(fp);
                 at.push(i);
             }
-            if let (Some(r), Some(&rep)) =
-                (rep_of_slot.get_mut(slots[k as usize] as usize), at.last())
-            {
+            if let (Some(r), Some(&rep)) = (rep_of_slot.get_mut(s as usize), at.last()) {
                 *r = rep;
             }
         }

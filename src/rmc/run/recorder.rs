@@ -348,17 +348,15 @@ impl Recorder {
     fn stored_projected(&mut self, m: &Machine, id: u32, st: &State, fp: Fingerprint) -> Visit {
         // A state built from a recorded slot projects to that slot's vector (`embed` takes
         // every mapped byte from it, and `project` gives them back), so the lookup's answer
-        // is known; with keys, the lookup names the key's own representative instead.
+        // is known: with keys, the representative of that slot's key (`Keys` computed it
+        // from the same projection, `key_of_old`), as a lookup by fingerprint would find.
         let built = self
             .built_last
             .take()
             .filter(|&(_, i)| i == id)
             .map(|(k, _)| k);
         let found = self.replay.as_ref().and_then(|r| {
-            if let Some(at) = built
-                .filter(|_| r.keys.is_none())
-                .and_then(|k| r.position_of(k))
-            {
+            if let Some(at) = built.and_then(|k| r.position_of(k)) {
                 return Some(at);
             }
             let (ext, old_hash) = r.project.as_ref()?;
