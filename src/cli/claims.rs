@@ -130,9 +130,12 @@ pub fn product_context(program: &Program) -> String {
 /// else the product depends on changed (`product_context`, with no accept or progress
 /// labels in proctypes, whose places the graph does not show), and the base's check
 /// passed, complete. Its figures and verdict are then this version's; a failed check is
-/// run again, since its trails name places that may have moved.
+/// run again, since its trails name places that may have moved. `shift`: the graph is
+/// the base's (None: it is not), and how the product's largest vectors move with it
+/// (pan's, git rmc's: nothing in the same layout; across a layout change that kept the
+/// graph, the same amount for every state, `unchanged_layout::claim_shift`).
 pub fn carried(
-    graph_unchanged: bool,
+    shift: Option<(i64, i64)>,
     base: Option<&crate::report::verify::ModelResult>,
     context: &str,
     claims_key: &str,
@@ -141,7 +144,7 @@ pub fn carried(
     let formula = claim.formula.as_deref()?;
     let base = base?;
     let label = claim.label();
-    let ok = graph_unchanged
+    let ok = shift.is_some()
         && !formula.contains('@')
         && context.ends_with("accept=false progress=false")
         && base.claim_context.as_deref() == Some(context)
@@ -151,8 +154,16 @@ pub fn carried(
         && c.verdict == crate::report::verify::ModelVerdict::Pass
         && c.complete
         && c.violations.is_empty())
-    .then(|| ClaimDoc {
-        reused: true,
-        ..c.clone()
+    .then(|| {
+        let (pan, own) = shift.unwrap_or_default();
+        let mut stats = c.stats.clone();
+        stats.state_vector_bytes = stats.state_vector_bytes.checked_add_signed(pan)?;
+        stats.vector_bytes = stats.vector_bytes.checked_add_signed(own)?;
+        Some(ClaimDoc {
+            reused: true,
+            stats,
+            ..c.clone()
+        })
     })
+    .flatten()
 }

@@ -622,8 +622,18 @@ impl Session {
             let base_doc = base.as_ref().map(|(_, b)| b).filter(|_| !same_content);
             for claim in &each {
                 r.doc.claims_not_checked.retain(|n| n != &claim.label());
+                // The product is the base's where the graph is (its vectors shifted by
+                // the same amount each, across a layout change that kept it).
+                let shift = match checked.graph_unchanged {
+                    true => Some((0, 0)),
+                    false => checked
+                        .claim_shifts
+                        .iter()
+                        .find(|(n, _)| n == &claim.name)
+                        .map(|x| x.1),
+                };
                 let carried = crate::cli::claims::carried(
-                    checked.graph_unchanged && checked.complete() && !self.audit,
+                    shift.filter(|_| checked.complete() && !self.audit),
                     base_doc,
                     &context,
                     &claims_key,

@@ -391,9 +391,12 @@ impl<'p> Machine<'p> {
     }
 
     /// pan's vector size of a state whose records carry `tags` in vector order (see
-    /// `State::tags`), as `pan_vector` computes it.
+    /// `State::tags`), as `pan_vector` computes it (a checked claim's record first).
     pub fn pan_of_tags(&self, tags: &[u8]) -> Option<u64> {
-        let mut v = self.pan.base;
+        let mut v = match &self.claim {
+            Some(c) => self.pan.claim_base + *self.pan.procs.get(c.proc)?,
+            None => self.pan.base,
+        };
         for &t in tags {
             let size = if t & super::layout::CHAN_TAG != 0 {
                 *self

@@ -93,6 +93,7 @@ pub(super) struct Ran {
     pub base_hash: Option<String>,
     pub record: Option<Record>,
     pub graph_unchanged: bool,
+    pub claim_shifts: Vec<(String, (i64, i64))>,
 }
 
 /// The violations of `out`, resolved: shortened where asked, replayed, and compared with
@@ -314,5 +315,6 @@ pub(super) fn checked(
         base_hash: run.base_hash,
         record: run.record,
         graph_unchanged: run.graph_unchanged,
+        claim_shifts: run.claim_shifts,
     }
 }

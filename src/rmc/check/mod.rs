@@ -167,6 +167,12 @@ pub struct Checked {
     /// successor, vector for vector (so a product with a claim is the base's too; across a
     /// layout change its vectors, and pan's figures of them, are not).
     pub graph_unchanged: bool,
+    /// Across a layout change that kept the base's state graph, its vectors mapped: per
+    /// never claim or `ltl` formula (by name), how its product's largest vectors move
+    /// (pan's State-vector, git rmc's vector bytes), where they move by the same amount for
+    /// every state (`unchanged_layout::claim_shift`). A product with such a claim is the
+    /// base's, its vectors shifted by that much.
+    pub claim_shifts: Vec<(String, (i64, i64))>,
 }
 
 impl Checked {
@@ -234,6 +240,7 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
             base_hash: None,
             record: None,
             graph_unchanged: false,
+            claim_shifts: Vec::new(),
         };
         return Ok(found::checked(&m, out, found, fixed, run, &req.opts));
     };
@@ -266,6 +273,23 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
     let mut ran = execute::run(&m, reuse, req.base.as_ref(), &req.opts, progress);
     let graph_unchanged =
         ran.unchanged.as_ref().is_some_and(|u| !u.mapped) && ran.fell_back.is_none();
+    let claim_shifts = match (&ran.unchanged, &req.base, &ran.fell_back) {
+        (Some(u), Some(b), None) if u.mapped => program
+            .procs
+            .iter()
+            .filter(|p| p.kind == crate::program::ProcKind::Never)
+            .filter_map(|p| {
+                let shift = crate::rmc::run::unchanged_layout::claim_shift(
+                    &b.program,
+                    &program,
+                    &p.name,
+                    &u.shape_pairs,
+                )?;
+                Some((p.name.clone(), shift))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     if let Some(why) = &ran.fell_back {
         mode = Mode::Full;
         algorithm = Algorithm::Full;
@@ -296,6 +320,7 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
         base_hash,
         record,
         graph_unchanged,
+        claim_shifts,
     };
     Ok(found::checked(&m, out, found, fixed, run, &req.opts))
 }

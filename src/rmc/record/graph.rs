@@ -19,6 +19,9 @@ pub use super::names::*;
 /// No slot, no edge.
 pub const NONE: u32 = u32::MAX;
 
+/// A recorded state's shape: its canonical vector's length and its records' tags.
+pub type Shape = (u32, Vec<u8>);
+
 /// A state graph as a record keeps it. A slot's events and vector are spans of `events` and
 /// `vectors`, in any order (a graph just built holds them as they came; a file, in slot
 /// order).
@@ -29,7 +32,7 @@ pub struct Graph {
     /// Footprints: sorted stable location ids.
     pub foots: Vec<Vec<u32>>,
     /// Shapes: (canonical length, the tags of its records in order).
-    pub shapes: Vec<(u32, Vec<u8>)>,
+    pub shapes: Vec<Shape>,
     /// Edges events name: (stable location, edge index there).
     pub edges: Vec<(u32, u32)>,
     /// Per slot: its footprint, its shape, where its events are (start, length) and where

@@ -25,7 +25,7 @@ use crate::explore::{Options, Stats};
 use crate::program::Program;
 
 use crate::rmc::record::elements::Element;
-use crate::rmc::record::graph::{Graph, SeqDecoder, NONE};
+use crate::rmc::record::graph::{Graph, SeqDecoder, Shape, NONE};
 use crate::rmc::record::Record;
 use crate::rmc::run::replay::Replay;
 
@@ -43,6 +43,10 @@ pub struct Unchanged {
     pub by_conditions: u64,
     /// The vectors were mapped to a new layout (`unchanged_layout`).
     pub mapped: bool,
+    /// When mapped: each pair of a recorded state's shape and its image's (search-form
+    /// length in canonical bytes, record tags), once: what a claim's figures across the map
+    /// are computed from (`unchanged_layout::claim_shift`).
+    pub shape_pairs: Vec<(Shape, Shape)>,
     pub stats: Stats,
     /// Per edge of the new machine: whether the search executes it; and as the record
     /// keeps them.
@@ -214,6 +218,7 @@ pub fn carry(
         checked,
         by_conditions,
         mapped: false,
+        shape_pairs: Vec::new(),
         stats,
         executed,
         executed_stable: r.meta.executed.clone(),

@@ -28,7 +28,9 @@ use crate::explore::{Fingerprint, Options};
 use crate::program::Program;
 use crate::rmc::diff::extension::{EmbedPlan, Extension};
 use crate::rmc::record::blob::Blob;
-use crate::rmc::record::graph::{encode_vector, for_each_event, Graph, SeqDecoder, CHAIN, NONE};
+use crate::rmc::record::graph::{
+    encode_vector, for_each_event, Graph, SeqDecoder, Shape, CHAIN, NONE,
+};
 use crate::rmc::record::Record;
 use crate::rmc::run::replay::Replay;
 use crate::rmc::run::unchanged::{eligible, executed_edges, Unchanged};
@@ -59,6 +61,8 @@ struct Mapped {
     set_of: Vec<u32>,
     vector_bytes: u64,
     pan_vector_bytes: u64,
+    /// Each (old shape, new shape) pair of a recorded state and its image, once.
+    pairs: Vec<(u32, u32)>,
 }
 
 /// The check of `new` against the record `r` of `old` when the layout changed (the replay's
@@ -87,6 +91,16 @@ pub fn carry(
         return Err(Box::new(rp));
     };
     let g = rp.graph;
+    let shape_pairs = m
+        .pairs
+        .iter()
+        .filter_map(|&(o, n)| {
+            Some((
+                g.shapes.get(o as usize)?.clone(),
+                m.shapes.get(n as usize)?.clone(),
+            ))
+        })
+        .collect();
     let graph = Graph {
         reference: m.reference,
         foots: g.foots,
@@ -119,6 +133,7 @@ pub fn carry(
         checked: 0,
         by_conditions: 0,
         mapped: true,
+        shape_pairs,
         stats,
         executed,
         executed_stable: r.meta.executed.clone(),
@@ -383,6 +398,14 @@ fn encode(
     for (_, t) in &shapes {
         pan_vector_bytes = pan_vector_bytes.max(mn.pan_of_tags(t)?);
     }
+    // Every image came from a plan for its old shape, which gave it its new shape.
+    let mut pairs: Vec<(u32, u32)> = maps
+        .by_key
+        .iter()
+        .filter_map(|(&(old_shape, _), &p)| Some((old_shape, maps.plans.get(p as usize)?.1?.0)))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
     // (fingerprint, slot, set), in the new fingerprints' order.
     let mut states: Vec<(Fingerprint, u32, u32)> = g
         .slot_of
@@ -408,5 +431,51 @@ fn encode(
         set_of: states.iter().map(|x| x.2).collect(),
         vector_bytes,
         pan_vector_bytes,
+        pairs,
     })
+}
+
+/// How a claim's product figures move across the map, when the graph is kept with its
+/// vectors mapped: (pan's State-vector, git rmc's vector bytes) of the new version less the
+/// old one's, when that difference is the same for every recorded state (`pairs`: the
+/// shapes of the recorded states and of their images, `Unchanged::shape_pairs`), as the
+/// claim's product machine in each version lays a state out. The product visits states of
+/// the safety graph, each with the claim's location beside it, so its largest vectors then
+/// move by exactly that much; None when the difference varies (a proctype's locals
+/// changed, say: it grows with the processes of that proctype) or the claim is not in
+/// both versions.
+pub fn claim_shift(
+    old: &Program,
+    new: &Program,
+    claim: &str,
+    pairs: &[(Shape, Shape)],
+) -> Option<(i64, i64)> {
+    let index = |p: &Program| {
+        p.procs.iter().position(|q| {
+            q.kind == crate::program::ProcKind::Never && q.name == claim && q.locals.is_empty()
+        })
+    };
+    let mo = Machine::with_claim(old, index(old)?).ok()?;
+    let mn = Machine::with_claim(new, index(new)?).ok()?;
+    // git rmc's vector of a product state: the search form of the system's (a location in
+    // `loc_width` bytes where the canonical form keeps 4), then the claim's location.
+    let len = |m: &Machine, (canon, tags): &Shape| {
+        let lw = m.layout.loc_width as i64;
+        let procs = tags
+            .iter()
+            .filter(|&&t| t & crate::explore::layout::CHAN_TAG == 0)
+            .count() as i64;
+        *canon as i64 - procs * (4 - lw) + lw
+    };
+    let mut shift = None;
+    for (o, n) in pairs {
+        let pan = mn.pan_of_tags(&n.1)? as i64 - mo.pan_of_tags(&o.1)? as i64;
+        let d = (pan, len(&mn, n) - len(&mo, o));
+        match shift {
+            None => shift = Some(d),
+            Some(s) if s == d => {}
+            Some(_) => return None,
+        }
+    }
+    shift
 }
