@@ -893,6 +893,50 @@ fn the_sample_history_checks_incrementally_and_agrees_with_full_checks() {
     }
 }
 
+/// The demo keeps its records in the sample repository's own cache, away from the user's
+/// record store: a second demo on the same machine would otherwise find every version's
+/// record there and show no first check at all.
+#[test]
+fn the_demo_keeps_its_records_away_from_the_users_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("store");
+    let repo = dir.path().join("sample");
+    let out = Command::new(assert_cmd::cargo::cargo_bin("git-rmc"))
+        .args(["demo", repo.to_str().expect("utf8")])
+        .current_dir(dir.path())
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_RMC_CACHE_DIR")
+        .env("GIT_RMC_MEMORY_LIMIT", "2G")
+        .env("GIT_RMC_STORE", &store)
+        .env("GIT_RMC_CONFIG", "none")
+        .output()
+        .expect("git-rmc runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    let first = report
+        .lines()
+        .find(|l| l.contains(" pass ") || l.contains(" FAIL "))
+        .unwrap_or_default();
+    assert!(first.contains(" full "), "{report}");
+    fn records(d: &Path) -> usize {
+        std::fs::read_dir(d).map_or(0, |it| {
+            it.flatten()
+                .map(|e| match e.path() {
+                    p if p.is_dir() => records(&p),
+                    p => usize::from(p.extension().is_some_and(|x| x == "rec")),
+                })
+                .sum()
+        })
+    }
+    assert_eq!(records(&store), 0, "the demo wrote records to the store");
+    assert!(records(&repo.join(".rmc")) > 0, "the demo kept no records");
+}
+
 fn audit_history(repo: &Path, alg: &str) {
     let out = rmc_in(
         repo,

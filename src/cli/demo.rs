@@ -14,7 +14,9 @@ include!(concat!(env!("OUT_DIR"), "/sample.rs"));
 ///
 /// An elevator controller written for git rmc, in 23 commits (refactorings, features, a
 /// change in an included file, bugs and their fixes). The first commit is checked in full
-/// and records; every later one reuses its parent's record.
+/// and records; every later one reuses its parent's record. The records stay in the
+/// sample repository's own cache: the user's record store is left alone, so every demo
+/// shows the first checks again.
 ///
 ///   git rmc demo                 in a new temporary folder
 ///   git rmc demo elevator        in ./elevator (which must not exist or be empty)
@@ -62,6 +64,8 @@ pub fn cmd_demo(args: &DemoArgs) -> anyhow::Result<Outcome> {
         output: None,
         retry_incomplete: false,
         paths: Vec::new(),
+        // Every run shows the sample's first checks, whatever an earlier demo stored.
+        own_records: true,
     };
     super::history::history_in(&dir, &h)?;
     if !super::quiet() {

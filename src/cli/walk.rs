@@ -96,6 +96,12 @@ impl Session {
     /// the user's record store unless it is turned off (`user::store_location`). A store
     /// that cannot be used leaves the records in the cache, with a warning.
     pub fn open(cwd: &Path) -> anyhow::Result<Session> {
+        Session::open_with(cwd, true)
+    }
+
+    /// `open`; `store`: use the user's record store (else the records stay in the
+    /// repository's own cache).
+    pub fn open_with(cwd: &Path, store: bool) -> anyhow::Result<Session> {
         let repo = Repo::discover(cwd)?;
         let root = repo
             .workdir()
@@ -110,7 +116,7 @@ impl Session {
         if let Some(n) = note {
             eprintln!("note: {n}");
         }
-        if let Some(store) = super::user::store_location(&root) {
+        if let Some(store) = super::user::store_location(&root).filter(|_| store) {
             if let Err(e) = cache.use_store(&store, CACHE_WAIT) {
                 eprintln!(
                     "warning: cannot use the record store at {} ({e}): records are kept in {} \
