@@ -547,11 +547,34 @@ impl GraphBuilder {
         live: usize,
     ) -> Option<()> {
         let reference = self.reference.clone().unwrap_or_default();
+        // Only the slots some live slot's vector is decoded through: where few states stay
+        // live (a change that cuts most of the state space off), the dead ones go undecoded.
+        // Each vector is a delta on one slot before it, so a pass from the last slot back
+        // marks every needed slot's base.
+        let mut needed: Vec<bool> = map.iter().map(|&to| to != NONE).collect();
+        for s in (0..needed.len()).rev() {
+            if !needed[s] {
+                continue;
+            }
+            let rec = self.vector_record(s as u32)?;
+            let mut at = 0;
+            if rec.is_empty() {
+                continue;
+            }
+            let back = crate::rmc::record::graph::get_varint(rec, &mut at)?;
+            if back != 0 {
+                let base = (s as u64).checked_sub(back)?;
+                *needed.get_mut(base as usize)? = true;
+            }
+        }
         let (mut cur, mut prev, mut scratch, mut chain_buf) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut cur_slot = None;
         let mut chain = 0;
         for (s, &to) in map.iter().enumerate() {
+            if !needed[s] {
+                continue;
+            }
             let s = s as u32;
             let rec = self.vector_record(s)?;
             if rec.is_empty() {
