@@ -118,13 +118,18 @@ fn git_in(dir: &Path, args: &[&str], time: u64) -> String {
 }
 
 fn rmc_in(dir: &Path, args: &[&str]) -> Output {
+    rmc_with_store(dir, args, "none".as_ref())
+}
+
+/// `rmc_in` with the user's record store at `store` (`none`: no store).
+fn rmc_with_store(dir: &Path, args: &[&str], store: &std::ffi::OsStr) -> Output {
     Command::new(assert_cmd::cargo::cargo_bin("git-rmc"))
         .args(args)
         .current_dir(dir)
         .env_remove("GIT_DIR")
         .env_remove("GIT_RMC_CACHE_DIR")
         .env("GIT_RMC_MEMORY_LIMIT", "2G")
-        .env("GIT_RMC_STORE", "none")
+        .env("GIT_RMC_STORE", store)
         .env("GIT_RMC_CONFIG", "none")
         .output()
         .expect("git-rmc runs")
@@ -901,16 +906,11 @@ fn the_demo_keeps_its_records_away_from_the_users_store() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = dir.path().join("store");
     let repo = dir.path().join("sample");
-    let out = Command::new(assert_cmd::cargo::cargo_bin("git-rmc"))
-        .args(["demo", repo.to_str().expect("utf8")])
-        .current_dir(dir.path())
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_RMC_CACHE_DIR")
-        .env("GIT_RMC_MEMORY_LIMIT", "2G")
-        .env("GIT_RMC_STORE", &store)
-        .env("GIT_RMC_CONFIG", "none")
-        .output()
-        .expect("git-rmc runs");
+    let out = rmc_with_store(
+        dir.path(),
+        &["demo", repo.to_str().expect("utf8")],
+        store.as_os_str(),
+    );
     assert_eq!(
         out.status.code(),
         Some(0),
