@@ -411,6 +411,20 @@ impl<'p> Machine<'p> {
         Some(v)
     }
 
+    /// The length of a state's vector in the search's form (hidden globals included, and a
+    /// checked claim's location) for a state whose canonical vector is `canon` bytes long and
+    /// whose records carry `tags`: the canonical form keeps each process's location in 4
+    /// bytes, the search's in `loc_width`.
+    pub fn vector_len_of(&self, canon: u64, tags: &[u8]) -> u64 {
+        let procs = tags
+            .iter()
+            .filter(|&&t| t & super::layout::CHAN_TAG == 0)
+            .count() as u64;
+        let lw = self.layout.loc_width as u64;
+        let claim = if self.claim.is_some() { lw } else { 0 };
+        (canon + self.layout.hidden_size as u64 + claim).saturating_sub(procs * (4 - lw))
+    }
+
     /// The 128-bit fingerprint of a state: its canonical encoding hashed with the layout.
     pub fn fingerprint(&self, st: &State) -> super::store::Fingerprint {
         let mut buf = Vec::new();

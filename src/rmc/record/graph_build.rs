@@ -557,11 +557,10 @@ impl GraphBuilder {
                 continue;
             }
             let rec = self.vector_record(s as u32)?;
-            let mut at = 0;
             if rec.is_empty() {
                 continue;
             }
-            let back = crate::rmc::record::graph::get_varint(rec, &mut at)?;
+            let back = crate::rmc::record::graph::get_varint(rec, &mut 0)?;
             if back != 0 {
                 let base = (s as u64).checked_sub(back)?;
                 *needed.get_mut(base as usize)? = true;

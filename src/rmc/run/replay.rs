@@ -743,12 +743,7 @@ impl Replay {
 
     fn compute_shape(&self, m: &Machine, s: usize) -> (u64, u64) {
         let (canon, tags) = &self.graph.shapes[s];
-        let procs = tags
-            .iter()
-            .filter(|&&t| t & crate::explore::layout::CHAN_TAG == 0)
-            .count() as u64;
-        let lw = m.layout.loc_width as u64;
-        let len = (*canon as u64 + m.layout.hidden_size as u64).saturating_sub(procs * (4 - lw));
+        let len = m.vector_len_of(*canon as u64, tags);
         (len, m.pan_of_tags(tags).unwrap_or(0))
     }
 

@@ -457,15 +457,10 @@ pub fn claim_shift(
     };
     let mo = Machine::with_claim(old, index(old)?).ok()?;
     let mn = Machine::with_claim(new, index(new)?).ok()?;
-    // git rmc's vector of a product state: the search form of the system's (a location in
-    // `loc_width` bytes where the canonical form keeps 4), then the claim's location.
+    // git rmc's vector of a product state, as the figures count it (hidden globals left
+    // out).
     let len = |m: &Machine, (canon, tags): &Shape| {
-        let lw = m.layout.loc_width as i64;
-        let procs = tags
-            .iter()
-            .filter(|&&t| t & crate::explore::layout::CHAN_TAG == 0)
-            .count() as i64;
-        *canon as i64 - procs * (4 - lw) + lw
+        m.vector_len_of(*canon as u64, tags) as i64 - m.layout.hidden_size as i64
     };
     let mut shift = None;
     for (o, n) in pairs {
