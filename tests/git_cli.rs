@@ -937,6 +937,58 @@ fn the_demo_keeps_its_records_away_from_the_users_store() {
     assert!(records(&repo.join(".rmc")) > 0, "the demo kept no records");
 }
 
+/// Another clone checks a failing commit whose record (not whose result) the user's store
+/// holds: the version is the record's, so its state graph is, and the check finds the
+/// violations along the trails the record kept, with a full check's figures and trails
+/// (where it pruned at the root before, and reported one state stored and shortest trails).
+#[test]
+fn a_clone_checks_a_failing_commit_from_its_stored_record_as_a_full_check_would() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("store");
+    let mut r = Repo::new();
+    r.write("model.pml", &broken());
+    r.commit("broken");
+    let args = ["check", "--format", "json", "HEAD"];
+    let (code, first, err) = check_results(rmc_with_store(r.path(), &args, store.as_os_str()));
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(first[0]["mode"], "full", "{}", first[0]);
+    let clone = dir.path().join("clone");
+    git_in(
+        dir.path(),
+        &["clone", "-q", r.path().to_str().expect("utf8"), "clone"],
+        r.time,
+    );
+    let (code, again, err) = check_results(rmc_with_store(&clone, &args, store.as_os_str()));
+    assert_eq!(code, Some(1), "{err}");
+    let (a, b) = (&first[0], &again[0]);
+    assert_eq!(b["mode"], "incremental", "{b}");
+    let why = b["algorithm_reason"].as_str().unwrap_or_default();
+    assert!(why.contains("the state graph is unchanged"), "{why}");
+    for k in [
+        "states_stored",
+        "states_matched",
+        "transitions",
+        "depth_reached",
+        "state_vector_bytes",
+    ] {
+        assert_eq!(a["stats"][k], b["stats"][k], "{k}: {a}\n{b}");
+    }
+    assert_eq!(
+        b["stats"]["states_walked"], a["stats"]["states_stored"],
+        "{b}"
+    );
+    let found = |x: &serde_json::Value| -> Vec<serde_json::Value> {
+        x["violations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|v| serde_json::json!([v["kind"], v["location"], v["message"], v["trail"]]))
+            .collect()
+    };
+    assert_eq!(found(a).len(), 1, "{a}");
+    assert_eq!(found(a), found(b));
+}
+
 fn audit_history(repo: &Path, alg: &str) {
     let out = rmc_in(
         repo,

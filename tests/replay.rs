@@ -1026,6 +1026,102 @@ fn a_change_that_leaves_the_state_graph_as_it_was_walks_nothing() {
     assert_eq!(failing.verdict, git_rmc::explore::Verdict::Fail);
 }
 
+/// A model that fails three ways: two assertions and a process left blocked.
+const FAILING: &str = "byte x, y;
+chan c = [2] of { byte };
+active proctype P() {
+	do
+	:: x < 5 -> x++; c!x
+	:: x == 3 -> assert(y != 2)
+	:: x == 4 -> assert(y != 3)
+	:: c?y
+	:: x == 5 -> break
+	od
+}
+active proctype Q() { c?_; y = 2 }
+";
+
+/// A failing version whose state graph is the record's finds the record's violations again
+/// along the trails the record kept (the depth-first search's own): nothing walked, and the
+/// violations, their messages (the new version's words), trails and figures are a full
+/// check's, as is the record it writes, which serves the next version the same way. A
+/// record without trails (written before they were kept) replays as before.
+#[test]
+fn a_failing_version_whose_state_graph_is_unchanged_finds_its_violations_by_their_trails() {
+    let opts = limited();
+    let (record, stored) = recorded(FAILING, &opts);
+    assert!(record.violations.len() >= 4, "{:?}", record.violations);
+    assert_eq!(record.trails.len(), record.violations.len());
+    let run = |text: &str, alg: Algorithm, record: &Record, opts: &Options| {
+        let v = version(text).expect("mutant parses");
+        (
+            check_with(&v, Some(record), alg, opts),
+            check_with(&v, Some(record), Algorithm::Full, opts),
+        )
+    };
+    let words = FAILING.replace("y != 2", "!(y == 2)");
+    let gained = FAILING.replace("byte x, y;", "byte x, y;\nint gained = 7;");
+    let mut carried = None;
+    for (name, new) in [
+        ("assertion in other words", &words),
+        ("global added", &gained),
+    ] {
+        for alg in [Algorithm::Replay, Algorithm::Auto] {
+            let (got, full) = run(new, alg, &record, &opts);
+            assert!(got.unchanged, "{name}, {alg:?}: {}", got.reason);
+            assert_eq!(got.verdict, git_rmc::explore::Verdict::Fail, "{name}");
+            assert_same(name, new, &got, &full);
+            assert_eq!(got.stats.states_stored, stored, "{name}");
+            let (a, b) = (got.record.as_ref().expect("record"), full.record.as_ref());
+            let b = b.expect("record");
+            assert_eq!(a.violations, b.violations, "{name}");
+            assert_eq!(a.trails, b.trails, "{name}");
+            carried = got.record;
+        }
+    }
+    assert!(
+        words.contains("!(y == 2)") && FAILING.contains("assert(y != 2)"),
+        "the mutant changes the assertion's words"
+    );
+
+    // The record written without a search serves the next version the same way.
+    let next = gained.replace("y != 3", "!(y == 3)");
+    let (got, full) = run(&next, Algorithm::Auto, &carried.expect("record"), &opts);
+    assert!(got.unchanged, "{}", got.reason);
+    assert_same("after a carried record", &next, &got, &full);
+
+    // Fewer trails wanted than the record has: kept as a full check keeps them.
+    let one = Options {
+        max_trails: 1,
+        ..opts.clone()
+    };
+    let (got, full) = run(&words, Algorithm::Replay, &record, &one);
+    assert!(got.unchanged, "{}", got.reason);
+    assert_same("one trail per kind", &words, &got, &full);
+    assert!(
+        got.trails.iter().any(|(_, t)| t.is_empty()),
+        "{:?}",
+        got.trails
+    );
+
+    // A limit of errors the search reaches: the search runs, and stops there.
+    let few = Options {
+        max_errors: Some(2),
+        ..opts.clone()
+    };
+    let (got, full) = run(&words, Algorithm::Replay, &record, &few);
+    assert!(!got.unchanged, "{}", got.reason);
+    assert_eq!(got.violations, full.violations);
+
+    // A record without trails: the replay walks, as before.
+    let mut old = record.clone();
+    old.trails.clear();
+    let (got, full) = run(&words, Algorithm::Replay, &old, &opts);
+    assert!(!got.unchanged, "{}", got.reason);
+    assert!(got.stats.states_walked > 0);
+    assert_same("no trails kept", &words, &got, &full);
+}
+
 /// A version whose layout only gained (a global with its own initial value, a channel,
 /// a proctype nobody runs) and whose statements are all as they were: its search is the
 /// record's, each state met as its image, so the check takes the record's figures and graph

@@ -198,6 +198,7 @@ fn placeholder_record(ids: StableIds) -> Record {
         fingerprints: Default::default(),
         set_of: Vec::new(),
         violations: Vec::new(),
+        trails: Vec::new(),
         graph: None,
     }
 }

@@ -237,6 +237,70 @@ impl Machine<'_> {
         }
     }
 
+    /// The violation of `kind` that the search reports where trail `steps` from `initial`
+    /// ends, made from the trail alone as the search makes it there (its edge, process,
+    /// message and blocked processes), for a version whose search is known to take that
+    /// trail to it (a record's state graph unchanged). None: the trail does not end in a
+    /// violation of that kind.
+    pub fn violation_after(
+        &self,
+        initial: &[u8],
+        steps: &[TrailStep],
+        kind: ViolationKind,
+        opts: &Options,
+    ) -> Option<Violation> {
+        let end = self.follow(initial, steps, None, None).ok()?;
+        let made = |edge: Option<EdgeNo>, pid: Option<Pid>, message: String, blocked| {
+            Some(Violation {
+                kind,
+                edge,
+                pid,
+                message,
+                blocked,
+                trail: Some(steps.to_vec()),
+                via: None,
+                cycle: None,
+                cycle_depth: None,
+            })
+        };
+        let last = steps.last();
+        if let (Some((flag, _)), Some(last)) = (end.flag, last) {
+            if let Some(part) = flag.parts().find(|&p| flag_kind(p) == kind) {
+                let (pid, edge) = flag_at(part, last);
+                let message = super::search::flag_message(self, part, edge);
+                return made(Some(edge), Some(pid), message, Vec::new());
+            }
+        }
+        if let (Some(k), Some(last)) = (end.fault, last) {
+            if k != kind {
+                return None;
+            }
+            let (f, _) = self
+                .fault_after(initial, &steps[..steps.len() - 1], last)?
+                .split();
+            let (pid, edge) = property::fault_at(last);
+            let message = super::search::fault_message_at(self, &f, edge);
+            return made(Some(edge), Some(pid), message, Vec::new());
+        }
+        match kind {
+            ViolationKind::InvalidEndState | ViolationKind::TraceIncomplete => {
+                let mut blocked = Vec::new();
+                let ends = self.successors(&end.state, None, &mut Gen::default()) == 0
+                    && property::invalid_end(self, &end.state, opts, &mut blocked)
+                    && property::end_kind(self, &blocked) == kind;
+                let message = property::end_message(self, &blocked);
+                ends.then(|| made(None, None, message, blocked)).flatten()
+            }
+            ViolationKind::NonTerminatingAtomic => {
+                let last = last?;
+                let pid = last.rv.map_or(last.pid, |(q, _)| q);
+                let message = super::search::NON_TERMINATING.to_string();
+                made(Some(last.edge), Some(pid), message, Vec::new())
+            }
+            _ => None,
+        }
+    }
+
     /// Takes every step of a trail from `initial`, describing each into `views` when
     /// given. Returns where the trail ended.
     fn follow(

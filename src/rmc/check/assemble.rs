@@ -7,7 +7,7 @@ use crate::explore::{Fingerprint, Options};
 use crate::program::LocId;
 use crate::rmc::diff::ids::StableIds;
 use crate::rmc::record::elements::Element;
-use crate::rmc::record::{Meta, Record, Sources, SEMANTICS};
+use crate::rmc::record::{Meta, RecStep, Record, Sources, SEMANTICS};
 
 use super::base::{checks_of, prunable, Base};
 use super::execute::Run;
@@ -46,7 +46,13 @@ pub fn record(
             sets: u.sets,
             fingerprints: u.fingerprints,
             set_of: u.set_of,
-            violations: Vec::new(),
+            violations: run
+                .outcome
+                .violations
+                .iter()
+                .map(|v| rec_violation(m, v))
+                .collect(),
+            trails: recorded_trails(m, &run.outcome),
             graph: Some(u.graph),
         });
     }
@@ -230,7 +236,54 @@ pub fn record(
             .iter()
             .map(|v| rec_violation(m, v))
             .collect(),
+        trails: recorded_trails(m, &run.outcome),
     })
+}
+
+/// Steps of trails a record keeps at most, over all its violations: beyond that (a model
+/// with thousands of distinct deadlocks) it keeps none, and a later version with the same
+/// state graph searches again rather than read megabytes of trails.
+const MAX_TRAIL_STEPS: usize = 1 << 16;
+
+/// The violations' trails as the record keeps them (`Record::trails`): each one's, by
+/// stable edges, when every violation has the trail the whole search took (none was
+/// reported from a pruned state) and together they are short enough; else none.
+fn recorded_trails(m: &Machine, out: &crate::explore::Outcome) -> Vec<Vec<RecStep>> {
+    let whole = out.stats.states_pruned == 0
+        && out
+            .violations
+            .iter()
+            .all(|v| v.trail.is_some() && v.via.is_none());
+    let steps: usize = out
+        .violations
+        .iter()
+        .map(|v| v.trail.as_ref().map_or(0, Vec::len))
+        .sum();
+    if !whole || steps > MAX_TRAIL_STEPS {
+        return Vec::new();
+    }
+    let at = |e: EdgeNo| m.edge_at(e);
+    out.violations
+        .iter()
+        .map(|v| {
+            v.trail
+                .iter()
+                .flatten()
+                .map(|s| {
+                    let (loc, k) = at(s.edge);
+                    RecStep(
+                        s.pid,
+                        loc,
+                        k,
+                        s.rv.map(|(q, e)| {
+                            let (l, k) = at(e);
+                            (q, l, k)
+                        }),
+                    )
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The edges marked executed, as (stable location, index there), sorted.

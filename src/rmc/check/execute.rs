@@ -27,7 +27,7 @@ impl Run {
     fn unchanged(mut u: crate::rmc::run::unchanged::Unchanged) -> Run {
         let outcome = Outcome {
             stats: u.stats.clone(),
-            violations: Vec::new(),
+            violations: std::mem::take(&mut u.violations),
             limit: None,
             stopped_by: None,
             executed: std::mem::take(&mut u.executed),

@@ -504,6 +504,9 @@ fn unchanged_graph(
     };
     u.adopt(&mut base.record);
     let how = match &cx.extension {
+        None if u.checked == 0 => "no recorded state meets the change, so the record's figures \
+                                   and state graph stand"
+            .to_string(),
         None => format!(
             "the {} recorded states the change meets expand as they did ({} by the values of \
              their changed conditions, the others executed in both versions and compared), so \

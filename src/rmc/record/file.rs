@@ -20,7 +20,8 @@
 //! `SRCS` (every source file read, so a later diff needs nothing else), `IDS ` (the
 //! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted:
 //! whole, or on the base record as which of its fingerprints are kept and which added; and
-//! each state's set), `VIOL` (JSON: the violations found), and optionally the state
+//! each state's set), `VIOL` (JSON: the violations found), optionally `TRLS` (JSON: each
+//! violation's trail as the search took it, when every one is), and optionally the state
 //! graph (DESIGN.md 5.4: records without it are used by pruning only), whole in `GRPH` or
 //! written on a base record in `BASE` and `GOVL` (`graph_file`). Integers are
 //! little-endian.
@@ -121,6 +122,12 @@ pub struct RecViolation {
     pub message: String,
 }
 
+/// A step of a violation's trail as a record keeps it: the process that moved, its edge by
+/// stable location and index there, and a rendezvous partner's (pid, stable location,
+/// index), so that a later version with renumbered code follows the same trail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecStep(pub u8, pub u32, pub u32, pub Option<(u8, u32, u32)>);
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Meta {
     pub semantics: u32,
@@ -153,6 +160,11 @@ pub struct Record {
     /// Each state's set.
     pub set_of: Vec<u32>,
     pub violations: Vec<RecViolation>,
+    /// Each violation's trail, in order, as the depth-first search took it: kept only when
+    /// every violation has one that a whole search found (no state pruned), else empty. A
+    /// later version whose state graph is this one's finds the same violations by the same
+    /// trails (`run::unchanged`).
+    pub trails: Vec<Vec<RecStep>>,
     /// The state graph, when the run that wrote the record kept one.
     pub graph: Option<Graph>,
 }
@@ -587,6 +599,10 @@ impl Record {
         sections.push((*b"STAT", vec![Part::Own(w.0)]));
         let viol = serde_json::to_vec(&self.violations).unwrap_or_default();
         sections.push((*b"VIOL", vec![Part::Own(viol)]));
+        if !self.trails.is_empty() {
+            let trails = serde_json::to_vec(&self.trails).unwrap_or_default();
+            sections.push((*b"TRLS", vec![Part::Own(trails)]));
+        }
         if let Some(g) = &self.graph {
             match on {
                 Some(o) => {
@@ -777,6 +793,17 @@ impl Record {
         }
         let violations: Vec<RecViolation> = serde_json::from_slice(&get(b"VIOL")?)
             .map_err(|e| RecordError::Corrupt(format!("VIOL: {e}")))?;
+        // (A record from before trails were kept has none: it serves as one without.)
+        let trails: Vec<Vec<RecStep>> = match section(toc, b"TRLS")? {
+            Some(t) => serde_json::from_slice(&t)
+                .map_err(|e| RecordError::Corrupt(format!("TRLS: {e}")))?,
+            None => Vec::new(),
+        };
+        if !trails.is_empty() && trails.len() != violations.len() {
+            return Err(RecordError::Corrupt(
+                "TRLS: not one trail per violation".into(),
+            ));
+        }
         if !with_states {
             return Ok(Record {
                 meta,
@@ -787,6 +814,7 @@ impl Record {
                 fingerprints: Arc::new(Vec::new()),
                 set_of: Vec::new(),
                 violations,
+                trails,
                 graph: None,
             });
         }
@@ -845,6 +873,7 @@ impl Record {
             fingerprints,
             set_of,
             violations,
+            trails,
             graph,
         })
     }

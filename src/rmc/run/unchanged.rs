@@ -21,12 +21,13 @@ use crate::explore::property::invalid_end;
 use crate::explore::search::fault_kind;
 use crate::explore::state::State;
 use crate::explore::succ::{Cursor, FaultAt, Next, Succ};
-use crate::explore::{Options, Stats};
+use crate::explore::trail::TrailStep;
+use crate::explore::{Options, Stats, Violation, ViolationKind};
 use crate::program::Program;
 
 use crate::rmc::record::elements::Element;
 use crate::rmc::record::graph::{Graph, SeqDecoder, Shape, NONE};
-use crate::rmc::record::Record;
+use crate::rmc::record::{RecStep, Record};
 use crate::rmc::run::replay::Replay;
 
 /// Steps followed inside atomic runs from one state before the comparison gives up (a
@@ -54,6 +55,8 @@ pub struct Unchanged {
     pub executed_stable: Vec<(u32, u32)>,
     /// The new version's initial state (trails start there).
     pub initial: Vec<u8>,
+    /// The record's violations, found again along their recorded trails.
+    pub violations: Vec<Violation>,
     /// The record's figures, as its `META` holds them.
     pub figures: serde_json::Value,
     pub graph: Graph,
@@ -64,10 +67,16 @@ pub struct Unchanged {
 }
 
 /// The record's figures, when they are those of a whole search of its version whose states
-/// are exactly the recorded ones: none pruned, none kept from earlier versions, no
-/// violation, every state in its graph `g` (taken out of it), no limit of `opts` reached.
+/// are exactly the recorded ones: none pruned, none kept from earlier versions, every
+/// violation's trail kept, every state in its graph `g` (taken out of it), no limit of
+/// `opts` reached.
 pub fn eligible(r: &Record, g: &Graph, opts: &Options) -> Option<Stats> {
-    if !r.violations.is_empty() || opts.max_depth.is_some() {
+    // Violations are found again by their recorded trails (`recorded_violations`); a
+    // search that would stop at its limit of errors runs.
+    let errors_stop = opts
+        .max_errors
+        .is_some_and(|m| r.violations.len() as u64 >= m);
+    if r.trails.len() != r.violations.len() || errors_stop || opts.max_depth.is_some() {
         return None;
     }
     // (A record made before its figures held `vector_bytes` and `largest_scc` lacks the
@@ -195,9 +204,10 @@ pub fn carry(
         let (checked, by_conditions) = compare(&mo, &mn, &mut rp, opts)?;
         let executed = executed_edges(&mn, &r.meta.executed)?;
         let initial = mn.initial().ok()?.v;
-        Some((stats, checked, by_conditions, executed, initial))
+        let violations = recorded_violations(&mn, r, &initial, opts)?;
+        Some((stats, checked, by_conditions, executed, initial, violations))
     })();
-    let Some((mut stats, checked, by_conditions, executed, initial)) = found else {
+    let Some((mut stats, checked, by_conditions, executed, initial, violations)) = found else {
         return Err(Box::new(rp));
     };
     let graph = rp.graph;
@@ -223,6 +233,7 @@ pub fn carry(
         executed,
         executed_stable: r.meta.executed.clone(),
         initial,
+        violations,
         figures,
         graph,
         fingerprints: r.fingerprints.clone(),
@@ -230,6 +241,55 @@ pub fn carry(
         sets: Vec::new(),
         elements: Vec::new(),
     })
+}
+
+/// The record's violations as the new version's search (machine `m`, initial state
+/// `initial`) finds them when its state graph is the record's: in the same order, each at
+/// the end of its recorded trail, made there as the search makes it (`violation_after`:
+/// the new version's messages and places), with trails kept for the first `max_trails` of
+/// each kind as the search keeps them. None when a trail does not reach its violation, or
+/// reaches another (a record that does not hold for this version).
+pub fn recorded_violations(
+    m: &Machine,
+    r: &Record,
+    initial: &[u8],
+    opts: &Options,
+) -> Option<Vec<Violation>> {
+    let edge = |loc: u32, k: u32| -> Option<EdgeNo> {
+        let e = crate::rmc::record::graph::edge_map(m, &[(loc, k)])[0];
+        (e != NONE).then_some(e)
+    };
+    let mut trails_of = vec![0usize; ViolationKind::ALL.len()];
+    let mut out = Vec::with_capacity(r.violations.len());
+    for (v, t) in r.violations.iter().zip(&r.trails) {
+        let kind = *ViolationKind::ALL.iter().find(|k| k.as_str() == v.kind)?;
+        let steps = t
+            .iter()
+            .map(|&RecStep(pid, loc, k, rv)| {
+                Some(TrailStep {
+                    pid,
+                    edge: edge(loc, k)?,
+                    rv: match rv {
+                        Some((q, l, k)) => Some((q, edge(l, k)?)),
+                        None => None,
+                    },
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mut made = m.violation_after(initial, &steps, kind, opts)?;
+        let key = crate::rmc::check::rec_violation(m, &made);
+        if key.kind != v.kind || key.at != v.at || key.edge != v.edge {
+            return None;
+        }
+        let given = &mut trails_of[ViolationKind::ALL.iter().position(|&k| k == kind)?];
+        if *given >= opts.max_trails {
+            made.trail = None;
+        } else {
+            *given += 1;
+        }
+        out.push(made);
+    }
+    Some(out)
 }
 
 /// The largest of the recorded states' vectors in pan's layout of machine `m` (pan's

@@ -83,11 +83,12 @@ pub fn carry(
         let mapped = map(&mo, &mn, r, &rp.graph, ext, opts)?;
         let executed = executed_edges(&mn, &r.meta.executed)?;
         let initial = mn.initial().ok()?.v;
+        let violations = super::unchanged::recorded_violations(&mn, r, &initial, opts)?;
         stats.vector_bytes = mapped.vector_bytes;
         stats.state_vector_bytes = mapped.pan_vector_bytes;
-        Some((stats, mapped, executed, initial))
+        Some((stats, mapped, executed, initial, violations))
     })();
-    let Some((mut stats, m, executed, initial)) = found else {
+    let Some((mut stats, m, executed, initial, violations)) = found else {
         return Err(Box::new(rp));
     };
     let g = rp.graph;
@@ -138,6 +139,7 @@ pub fn carry(
         executed,
         executed_stable: r.meta.executed.clone(),
         initial,
+        violations,
         figures,
         graph,
         fingerprints: std::sync::Arc::new(m.fingerprints),
