@@ -655,7 +655,7 @@ fn a_record_read_from_its_file_is_the_record_written_and_replays_the_same() {
         max_states: Some(2_000_000),
         ..limited()
     };
-    let ring = RING.replace("% 3", "% 8");
+    let ring = RING.replace("% 3", "% 9");
     let v = version(&ring).expect("ring parses");
     let record = check_with(&v, None, Algorithm::Full, &opts)
         .record

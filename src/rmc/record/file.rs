@@ -44,7 +44,9 @@ use crate::rmc::record::graph_file;
 
 pub(super) const MAGIC: &[u8; 8] = b"GITRMCR\n";
 /// The file format. Bumped when the layout of a section changes.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
+/// The oldest format this version reads: format 2 kept fingerprints of 128 bits.
+const OLDEST_FORMAT: u32 = 2;
 /// Bytes of one table-of-contents entry: tag, offset, length, length decompressed.
 pub(super) const ENTRY: usize = 28;
 /// Sections shorter than this are stored as they are: compressing them saves little.
@@ -176,7 +178,7 @@ pub enum RecordError {
     Io { path: String, err: std::io::Error },
     #[error("not a git rmc record")]
     NotARecord,
-    #[error("record format {0} (this git rmc reads format {FORMAT})")]
+    #[error("record format {0} (this git rmc reads formats {OLDEST_FORMAT} to {FORMAT})")]
     Format(u32),
     #[error("record made by another git rmc semantics version ({0}, this one is {SEMANTICS})")]
     Semantics(u32),
@@ -284,11 +286,14 @@ fn implied_bytes(n: usize) -> u32 {
     }
 }
 
+/// Bytes at the low end of a fingerprint that are zero (`Fingerprint::kept`), not written.
+const DROPPED: usize = (crate::explore::store::FINGERPRINT_DROPPED_BITS / 8) as usize;
+
 /// Sorted fingerprints, their leading bytes told by buckets: a byte saying how many
 /// (`k`), the count of fingerprints in each of the 256^k buckets as varints, then each
-/// fingerprint's other 16 - k bytes, little-endian. Fingerprints are uniform, so this is
-/// as short as they can be written (2 bytes a state less from 65,536 states on); zstd
-/// cannot find those bytes itself.
+/// fingerprint's other 16 - k bytes, little-endian, less the `DROPPED` low ones that are
+/// zero. Fingerprints are uniform, so this is as short as they can be written (2 bytes a
+/// state less from 65,536 states on); zstd cannot find those bytes itself.
 fn put_fingerprints(fps: &[Fingerprint], out: &mut Vec<u8>) {
     let k = implied_bytes(fps.len());
     out.push(k as u8);
@@ -303,16 +308,20 @@ fn put_fingerprints(fps: &[Fingerprint], out: &mut Vec<u8>) {
         }
     }
     let keep = 16 - k as usize;
-    out.reserve(fps.len() * keep);
+    out.reserve(fps.len() * (keep - DROPPED));
     for f in fps {
-        out.extend_from_slice(&f.0.to_le_bytes()[..keep]);
+        out.extend_from_slice(&f.0.to_le_bytes()[DROPPED..keep]);
     }
 }
 
 /// A `STAT` section's fingerprints: whole, or as which of its base record's it keeps and
-/// those it adds (a record written on a base, whose states are mostly the base's).
-const STAT_WHOLE: u8 = 0;
-const STAT_ON_BASE: u8 = 1;
+/// those it adds (a record written on a base, whose states are mostly the base's). The
+/// first two codes are those of format 2, whose fingerprints kept 128 bits: they read back
+/// with their low bits dropped (`Fingerprint::kept`), as this version would have made them.
+const STAT_WHOLE_128: u8 = 0;
+const STAT_ON_BASE_128: u8 = 1;
+const STAT_WHOLE: u8 = 2;
+const STAT_ON_BASE: u8 = 3;
 
 /// Sorted fingerprints `fps` against the base's sorted `base`: the base's count, a bit per
 /// base fingerprint kept, then the added ones as `put_fingerprints` writes them.
@@ -340,6 +349,7 @@ fn get_fingerprints_on(
     r: &mut R,
     n: usize,
     base: &[Fingerprint],
+    wide: bool,
 ) -> Result<Vec<Fingerprint>, RecordError> {
     let corrupt = |what: &str| RecordError::Corrupt(format!("STAT: {what}"));
     if r.u32()? as usize != base.len() {
@@ -351,8 +361,8 @@ fn get_fingerprints_on(
         .enumerate()
         .filter(|(i, _)| bits[i / 8] & (1 << (i % 8)) != 0)
         .map(|(_, &f)| f);
-    let k = r.count(13)?;
-    let added = get_fingerprints(r, k)?;
+    let k = r.count(9)?;
+    let added = get_fingerprints(r, k, wide)?;
     let mut out = Vec::with_capacity(n);
     let mut added = added.into_iter().peekable();
     for f in kept {
@@ -368,8 +378,8 @@ fn get_fingerprints_on(
     Ok(out)
 }
 
-/// `n` fingerprints written by `put_fingerprints`.
-fn get_fingerprints(r: &mut R, n: usize) -> Result<Vec<Fingerprint>, RecordError> {
+/// `n` fingerprints written by `put_fingerprints` (`wide`: by format 2, whole).
+fn get_fingerprints(r: &mut R, n: usize, wide: bool) -> Result<Vec<Fingerprint>, RecordError> {
     let corrupt = || RecordError::Corrupt("STAT: fingerprint buckets".into());
     let k = r.bytes(1)?[0] as u32;
     if k != implied_bytes(n) {
@@ -390,17 +400,25 @@ fn get_fingerprints(r: &mut R, n: usize) -> Result<Vec<Fingerprint>, RecordError
             return Err(corrupt());
         }
     }
+    let from = if wide { 0 } else { DROPPED };
     let keep = 16 - k as usize;
-    let low = r.bytes(n.checked_mul(keep).ok_or(RecordError::Truncated)?)?;
-    Ok(low
-        .chunks_exact(keep)
+    let each = keep - from;
+    let low = r.bytes(n.checked_mul(each).ok_or(RecordError::Truncated)?)?;
+    let fps: Vec<Fingerprint> = low
+        .chunks_exact(each)
         .enumerate()
         .map(|(i, c)| {
             let mut a = [0u8; 16];
-            a[..keep].copy_from_slice(c);
-            Fingerprint(tops.get(i).copied().unwrap_or(0) | u128::from_le_bytes(a))
+            a[from..keep].copy_from_slice(c);
+            Fingerprint(tops.get(i).copied().unwrap_or(0) | u128::from_le_bytes(a)).kept()
         })
-        .collect())
+        .collect();
+    // (Format 2's fingerprints could meet once their low bits are dropped: never seen, and
+    // refused rather than merged.)
+    if wide && fps.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(corrupt());
+    }
+    Ok(fps)
 }
 
 pub(super) struct W(pub(super) Vec<u8>);
@@ -821,9 +839,11 @@ impl Record {
         let stat = get(b"STAT")?;
         let mut r = R { b: &stat, at: 0 };
         let n = r.count(4)?;
-        let on_base = match r.bytes(1)?[0] {
-            STAT_WHOLE => false,
-            STAT_ON_BASE => true,
+        let (on_base, wide) = match r.bytes(1)?[0] {
+            STAT_WHOLE => (false, false),
+            STAT_ON_BASE => (true, false),
+            STAT_WHOLE_128 => (false, true),
+            STAT_ON_BASE_128 => (true, true),
             _ => return Err(RecordError::Corrupt("STAT: mode".into())),
         };
         // The base record its graph (and maybe its fingerprints) stand on.
@@ -843,8 +863,8 @@ impl Record {
             None => None,
         };
         let fingerprints = match &base {
-            Some(base) if on_base => get_fingerprints_on(&mut r, n, &base.fingerprints)?,
-            _ => get_fingerprints(&mut r, n)?,
+            Some(base) if on_base => get_fingerprints_on(&mut r, n, &base.fingerprints, wide)?,
+            _ => get_fingerprints(&mut r, n, wide)?,
         };
         let ids_bytes = r.bytes(n * 4)?;
         let set_of: Vec<u32> = ids_bytes
@@ -967,7 +987,7 @@ pub(super) fn checked(b: &Bytes) -> Result<(Toc, u64), RecordError> {
         });
     }
     let format = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
-    if format != FORMAT {
+    if !(OLDEST_FORMAT..=FORMAT).contains(&format) {
         return Err(RecordError::Format(format));
     }
     if b.len() < 24 {
@@ -1050,6 +1070,7 @@ mod tests {
                     &i.to_le_bytes(),
                     seed,
                 ))
+                .kept()
             })
             .collect();
         v.sort();
@@ -1066,10 +1087,14 @@ mod tests {
             let implied = implied_bytes(fps.len()) as usize;
             let buckets = if implied == 0 { 0 } else { 1 << (8 * implied) };
             // A varint a bucket (one or two bytes here), then the bytes not implied.
-            let heads = out.len() - fps.len() * (16 - implied) - 1;
+            let heads = out.len() - fps.len() * (16 - implied - DROPPED) - 1;
             assert!((buckets..=2 * buckets).contains(&heads), "{n}: {heads}");
             let mut r = R { b: &out, at: 0 };
-            assert_eq!(get_fingerprints(&mut r, fps.len()).unwrap(), fps, "{n}");
+            assert_eq!(
+                get_fingerprints(&mut r, fps.len(), false).unwrap(),
+                fps,
+                "{n}"
+            );
             assert_eq!(r.at, out.len());
         }
     }
@@ -1085,12 +1110,15 @@ mod tests {
         put_fingerprints_on(&fps, &base, &mut out);
         assert!(out.len() < 70_000 / 8 + 1_000 * 16 + 300, "{}", out.len());
         let mut r = R { b: &out, at: 0 };
-        assert_eq!(get_fingerprints_on(&mut r, fps.len(), &base).unwrap(), fps);
+        assert_eq!(
+            get_fingerprints_on(&mut r, fps.len(), &base, false).unwrap(),
+            fps
+        );
         // Against another base, or with another count, it is corrupt, not a wrong list.
         let mut r = R { b: &out, at: 0 };
-        assert!(get_fingerprints_on(&mut r, fps.len(), &base[1..]).is_err());
+        assert!(get_fingerprints_on(&mut r, fps.len(), &base[1..], false).is_err());
         let mut r = R { b: &out, at: 0 };
-        assert!(get_fingerprints_on(&mut r, fps.len() + 1, &base).is_err());
+        assert!(get_fingerprints_on(&mut r, fps.len() + 1, &base, false).is_err());
     }
 
     #[test]
@@ -1102,6 +1130,6 @@ mod tests {
         out[1] = 0x80;
         out.insert(2, 0x7f);
         let mut r = R { b: &out, at: 0 };
-        assert!(get_fingerprints(&mut r, fps.len()).is_err());
+        assert!(get_fingerprints(&mut r, fps.len(), false).is_err());
     }
 }
