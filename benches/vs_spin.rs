@@ -17,7 +17,11 @@
 //!
 //! A third table measures claims: an `ltl` formula's product search with acceptance cycles
 //! (`verify -N NAME -a`, as `./pan -a -c0 -N NAME` built with `-DNOREDUCE`), states visited
-//! per second of search against pan's (its own elapsed time), beside the safety rate.
+//! per second of search against pan's (its own elapsed time), beside the safety rate; and
+//! the same product with the system's moves read from the state graph the model's safety
+//! check recorded, as `check` checks a claim (`graph s`: that search's own time, the
+//! median of the runs; `rec s`: the recording safety check it reads, which `check` runs
+//! anyway).
 //!
 //! `cargo bench -- NAME` runs only the models whose name contains NAME.
 
@@ -317,11 +321,60 @@ fn pan_number(text: &str, what: &str, inner: bool) -> Option<f64> {
     w.parse().ok()
 }
 
+/// The product of `claim` over the state graph the safety check of the model at `path`
+/// recorded: (the recording safety check's time, the product search's own time, states
+/// visited), the median search time of `RUNS`. None: the graph cannot stand for the system.
+fn over_graph(path: &Path, defines: &[&str], claim: &str) -> Option<(Duration, Duration, u64)> {
+    use git_rmc::rmc::check::{self, Algorithm, ClaimChoice, Request};
+    let pp = git_rmc::PpOptions {
+        defines: defines.iter().map(|d| d.to_string()).collect(),
+        include_dirs: Vec::new(),
+    };
+    let loaded = git_rmc::load_with_claims(path, &git_rmc::DiskProvider, &pp);
+    let program = loaded.program?;
+    let sources = check::sources_of(path, &loaded.files, &pp);
+    let request = |program, algorithm, claim, acceptance| Request {
+        program,
+        sources: sources.clone(),
+        opts: git_rmc::Options {
+            acceptance,
+            ..git_rmc::Options::default()
+        },
+        algorithm,
+        base: None,
+        short_trails: false,
+        window: None,
+        claim,
+    };
+    let t = Instant::now();
+    let safety = check::check(
+        request(program, Some(Algorithm::Full), ClaimChoice::Safety, false),
+        &mut |_| {},
+    )
+    .ok()?;
+    let recording = t.elapsed();
+    let record = safety.record.as_ref()?;
+    let mut times = Vec::new();
+    let mut visited = 0;
+    for _ in 0..RUNS {
+        let req = request(
+            safety.program.clone(),
+            None,
+            ClaimChoice::Named(claim.to_string()),
+            true,
+        );
+        let c = check::check_claim_over(&req, record, &mut |_| {})?.ok()?;
+        visited = c.stats.states_stored + c.stats.states_revisited;
+        times.push(c.stats.elapsed);
+    }
+    Some((recording, median(times), visited))
+}
+
 /// The claims table: git rmc's product search against pan -a, states visited per second.
 fn claim_rows(bin: &Path, models: &Path, filter: Option<&str>, spin_ok: bool) {
     println!();
     println!(
-        "{:<34} {:>9} {:>9} {:>9} {:>8} {:>8} {:>10} {:>10} {:>6}",
+        "{:<34} {:>9} {:>9} {:>9} {:>8} {:>8} {:>10} {:>10} {:>6} {:>8} {:>8} {:>6}",
         "claims (-a, acceptance cycles)",
         "visited",
         "pan vis",
@@ -330,6 +383,9 @@ fn claim_rows(bin: &Path, models: &Path, filter: Option<&str>, spin_ok: bool) {
         "pan s",
         "rmc vis/s",
         "pan vis/s",
+        "ratio",
+        "rec s",
+        "graph s",
         "ratio"
     );
     for (name, file, defines, claim) in CLAIM_MODELS {
@@ -420,8 +476,21 @@ fn claim_rows(bin: &Path, models: &Path, filter: Option<&str>, spin_ok: bool) {
             .or_else(|| pan_number(&text, "states, stored", false))
             .unwrap_or(0.0);
         let pan_rate = pan_visited / secs(pan).max(1e-3);
+        let graph = match over_graph(&path, defines, claim) {
+            Some((rec, g, v)) if v == visited => {
+                let rate = v as f64 / secs(g).max(1e-6);
+                format!(
+                    "{:>8.3} {:>8.3} {:>6.2}",
+                    secs(rec),
+                    secs(g),
+                    rate / pan_rate.max(1e-9)
+                )
+            }
+            Some((_, _, v)) => format!("DISAGREEMENT: {v} visited over the graph"),
+            None => format!("{:>8} {:>8} {:>6}", "-", "-", "-"),
+        };
         println!(
-            "{name:<34} {visited:>9} {pan_visited:>9} {cycles:>9} {:>8.3} {:>8.3} {rmc_rate:>10.0} {pan_rate:>10.0} {:>6.2}",
+            "{name:<34} {visited:>9} {pan_visited:>9} {cycles:>9} {:>8.3} {:>8.3} {rmc_rate:>10.0} {pan_rate:>10.0} {:>6.2} {graph}",
             secs(rmc),
             secs(pan),
             rmc_rate / pan_rate.max(1e-9),
@@ -432,6 +501,8 @@ fn claim_rows(bin: &Path, models: &Path, filter: Option<&str>, spin_ok: bool) {
     );
     println!("cycles = distinct violations git rmc reports; times are each search's own (pan: its");
     println!("elapsed time, -m<2*depth>); ratio = git rmc visited/s over pan's (target >= 1).");
+    println!("rec s = the recording safety check `check` runs; graph s = the claim's product over");
+    println!("its recorded graph (system moves read, the claim's executed), ratio against pan's.");
 }
 
 fn main() {

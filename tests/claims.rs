@@ -983,3 +983,263 @@ fn nr_pr_counts_the_claim() {
         assert!(out.violations.is_empty(), "{:?}", kinds(out));
     });
 }
+
+/// A claim's figures, violations and trails as a check reports them, for comparison.
+fn claim_result(c: &git_rmc::rmc::check::Checked) -> String {
+    let s = &c.stats;
+    let mut out = format!(
+        "{:?} revisited {} verdict {:?} limit {:?} stopped {:?}\n",
+        s.spin_figures(),
+        s.states_revisited,
+        c.verdict,
+        c.limit,
+        c.stopped_by
+    );
+    for f in &c.found {
+        let steps: Vec<String> = f
+            .trail
+            .iter()
+            .flat_map(|t| &t.shown)
+            .map(|s| format!("{}:{}:{}", s.pid, s.statement, s.at.start))
+            .collect();
+        out += &format!(
+            "{:?} {} {:?} {:?} {:?} {}\n",
+            f.kind,
+            f.message,
+            f.key,
+            f.cycle_start,
+            f.cycle_depth,
+            steps.join(" ")
+        );
+    }
+    out
+}
+
+/// Every claim of every claim model, its product searched over the state graph its safety
+/// check recorded (the system's moves read, the claim's executed), with and without
+/// acceptance cycles: the figures, violations, trails and verdict of the claim's own
+/// search, field by field. The models the record cannot stand for (weak fairness is not
+/// asked here; `timeout`, accept labels in proctypes, priorities, traces) are counted and
+/// searched as before.
+#[test]
+fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
+    use git_rmc::rmc::check::{self, Algorithm, ClaimChoice, Request};
+    let (mut replayed, mut searched) = (0, 0);
+    let mut failures = Vec::new();
+    for e in entries() {
+        let rel = e["model"].as_str().expect("model name");
+        let path = claims_dir().join(rel);
+        let pp = PpOptions::default();
+        let loaded = git_rmc::load_with_claims(&path, &DiskProvider, &pp);
+        let Some(program) = loaded.program.clone() else {
+            continue;
+        };
+        let request = |program: git_rmc::program::Program,
+                       opts: &Options,
+                       algorithm: Option<Algorithm>,
+                       claim: ClaimChoice| Request {
+            program,
+            sources: check::sources_of(&path, &loaded.files, &pp),
+            opts: opts.clone(),
+            algorithm,
+            base: None,
+            short_trails: false,
+            window: None,
+            claim,
+        };
+        let opts = Options::default();
+        let safety = check::check(
+            request(
+                program.clone(),
+                &opts,
+                Some(Algorithm::Full),
+                ClaimChoice::Safety,
+            ),
+            &mut |_| {},
+        )
+        .expect("the safety check runs");
+        let Some(record) = safety.record.as_ref() else {
+            continue;
+        };
+        let claims: Vec<String> = safety
+            .program
+            .procs
+            .iter()
+            .filter(|p| p.kind == ProcKind::Never && p.locals.is_empty())
+            .map(|p| p.name.clone())
+            .collect();
+        for name in claims {
+            for acceptance in [false, true] {
+                let opts = Options {
+                    acceptance,
+                    ..Options::default()
+                };
+                let req = || {
+                    request(
+                        safety.program.clone(),
+                        &opts,
+                        None,
+                        ClaimChoice::Named(name.clone()),
+                    )
+                };
+                let over = check::check_claim_over(&req(), record, &mut |_| {});
+                let Some(over) = over else {
+                    searched += 1;
+                    continue;
+                };
+                replayed += 1;
+                let over = over.expect("the product over the graph runs");
+                let own = check::check(req(), &mut |_| {}).expect("the product search runs");
+                let (a, b) = (claim_result(&over), claim_result(&own));
+                if a != b {
+                    failures.push(format!(
+                        "{rel} never {name} (-a {acceptance}):\nover the graph:\n{a}searched:\n{b}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!("{replayed} products over a graph, {searched} searched");
+    assert!(
+        replayed >= 30,
+        "{replayed} products over a graph, {searched} searched"
+    );
+}
+
+/// A claim model's version loaded with its claims, as `check` loads it.
+fn claim_version(text: &str) -> Option<(git_rmc::program::Program, git_rmc::rmc::record::Sources)> {
+    let provider = git_rmc::promela::source::MemoryProvider::new().with("m.pml", text);
+    let pp = PpOptions::default();
+    let loaded = git_rmc::load_with_claims(Path::new("m.pml"), &provider, &pp);
+    let program = loaded.program?;
+    let sources = git_rmc::rmc::check::sources_of(Path::new("m.pml"), &loaded.files, &pp);
+    Some((program, sources))
+}
+
+/// Claims across changes of the model (the formula kept): chains of mutants of the claim
+/// models, each version's safety check incremental on the record of the one before, and
+/// each claim's product over the record it writes against the claim's own search of that
+/// version, field by field, with acceptance cycles (as `check` checks claims).
+fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usize) {
+    use common::rmc::{mutate, Rng};
+    use git_rmc::rmc::check::{self, Algorithm, Base, ClaimChoice, Request};
+    let mut rng = Rng(seed);
+    let (mut compared, mut versions) = (0, 0);
+    let mut failures = Vec::new();
+    let opts = Options {
+        max_states: Some(200_000),
+        ..Options::default()
+    };
+    let claim_opts = Options {
+        acceptance: true,
+        ..opts.clone()
+    };
+    for e in entries() {
+        let rel = e["model"].as_str().expect("model name");
+        let Ok(text) = std::fs::read_to_string(claims_dir().join(rel)) else {
+            continue;
+        };
+        for _ in 0..chains_per_model {
+            let mut current = text.clone();
+            let mut record = None;
+            for step in 0..10 {
+                let next = match step {
+                    0 => Some(current.clone()),
+                    _ => (0..20).find_map(|_| mutate(&current, &mut rng)),
+                };
+                let Some(next) = next else { break };
+                let Some((program, sources)) = claim_version(&next) else {
+                    continue;
+                };
+                let base = record.take().and_then(|r| Base::from_record(r).ok());
+                let safety = match check::check(
+                    Request {
+                        program,
+                        sources: sources.clone(),
+                        opts: opts.clone(),
+                        algorithm: Some(Algorithm::Auto),
+                        base,
+                        short_trails: false,
+                        window: None,
+                        claim: ClaimChoice::Safety,
+                    },
+                    &mut |_| {},
+                ) {
+                    Ok(c) => c,
+                    Err(_) => continue,
+                };
+                let Some(rec) = safety.record.as_ref() else {
+                    continue;
+                };
+                versions += 1;
+                current = next;
+                for p in safety.program.procs.iter() {
+                    if p.kind != ProcKind::Never || !p.locals.is_empty() {
+                        continue;
+                    }
+                    let req = || Request {
+                        program: safety.program.clone(),
+                        sources: sources.clone(),
+                        opts: claim_opts.clone(),
+                        algorithm: None,
+                        base: None,
+                        short_trails: false,
+                        window: None,
+                        claim: ClaimChoice::Named(p.name.clone()),
+                    };
+                    let Some(over) = check::check_claim_over(&req(), rec, &mut |_| {}) else {
+                        continue;
+                    };
+                    let own = check::check(req(), &mut |_| {}).expect("the product search runs");
+                    compared += 1;
+                    let over = match over {
+                        Ok(c) => c,
+                        Err(e) => {
+                            failures.push(format!(
+                                "{rel} step {step} never {}: {e}\n{current}\nsearched:\n{}",
+                                p.name,
+                                claim_result(&own)
+                            ));
+                            continue;
+                        }
+                    };
+                    let (a, b) = (claim_result(&over), claim_result(&own));
+                    if a != b {
+                        failures.push(format!(
+                            "{rel} step {step} never {}:\n{current}\nover the graph:\n{a}searched:\n{b}",
+                            p.name
+                        ));
+                    }
+                }
+                record = safety.record;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    (compared, versions)
+}
+
+/// Claims across changes, in CI: a chain of ten versions per claim model.
+#[test]
+fn claims_over_the_graph_of_changed_versions_equal_their_own_search() {
+    let (compared, versions) = claims_over_mutant_chains(0x5eed_c1a1, 2);
+    eprintln!("{compared} claims over the graph of {versions} versions");
+    assert!(
+        compared >= 300,
+        "{compared} claims compared over {versions} versions"
+    );
+}
+
+/// The same over thousands of claim checks.
+#[test]
+#[ignore]
+fn claims_over_the_graph_of_changed_versions_equal_their_own_search_long() {
+    let seed = common::rmc::sweep_seed(0xc1a1_5eed);
+    let (compared, versions) = claims_over_mutant_chains(seed, 16);
+    eprintln!("{compared} claims over the graph of {versions} versions");
+    assert!(
+        compared >= 2_000,
+        "{compared} claims compared over {versions} versions"
+    );
+}

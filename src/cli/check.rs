@@ -416,9 +416,10 @@ fn line(c: &Checked, named: bool, fail_on: FailOn, trail: TrailArg) -> String {
             (Some(l), false) => format!(" (cut by the {l} limit)"),
             _ => String::new(),
         };
-        let reused = match cl.reused {
-            true => " (reused: the state graph is unchanged)",
-            false => "",
+        let reused = match (cl.reused, cl.over_graph) {
+            (true, _) => " (reused: the state graph is unchanged)",
+            (false, true) => " (system moves from the recorded state graph)",
+            (false, false) => "",
         };
         s.push_str(&format!(
             "      claim {what}: {}{cut}{reused}\n",

@@ -66,6 +66,10 @@ pub struct Context<'a> {
     pub name: &'a str,
     pub files: &'a crate::promela::source::SourceFiles,
     pub limits: &'a LimitSources,
+    /// This version's safety check's record and the program it was made from (its stable
+    /// ids): a claim's product takes the system's moves from its state graph where it can
+    /// (`rmc::check::check_claim_over`).
+    pub over: Option<(&'a Program, &'a crate::rmc::record::Record)>,
 }
 
 /// Checks `claim` with its own product search, acceptance cycles included.
@@ -87,7 +91,24 @@ pub fn check_one(
         window: cx.window,
         claim: ClaimChoice::Named(claim.name.clone()),
     };
-    let c = super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?;
+    let over = cx.over.and_then(|(program, record)| {
+        let request = Request {
+            program: program.clone(),
+            sources: request.sources.clone(),
+            opts: request.opts.clone(),
+            algorithm: None,
+            base: None,
+            short_trails: false,
+            window: request.window,
+            claim: request.claim.clone(),
+        };
+        crate::rmc::check::check_claim_over(&request, record, &mut |s| bar.update(s))
+    });
+    let over_graph = over.is_some();
+    let c = match over {
+        Some(c) => super::error::checked(c)?,
+        None => super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?,
+    };
     bar.finish();
     let doc = crate::report::verify::document(cx.name, &c, cx.files, cx.limits);
     let label = claim.label();
@@ -100,7 +121,10 @@ pub fn check_one(
         })
         .collect();
     Ok(ClaimCheck {
-        summary: ClaimDoc::of(&doc, claim.formula.clone()),
+        summary: ClaimDoc {
+            over_graph,
+            ..ClaimDoc::of(&doc, claim.formula.clone())
+        },
         doc,
         keys,
         verdict: c.verdict,
@@ -161,6 +185,7 @@ pub fn carried(
         stats.vector_bytes = stats.vector_bytes.checked_add_signed(own)?;
         Some(ClaimDoc {
             reused: true,
+            over_graph: false,
             stats,
             ..c.clone()
         })

@@ -292,6 +292,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
             name: &name,
             files: &loaded.files,
             limits: &limits,
+            over: None,
         };
         for claim in &each {
             let mut bar = super::progress::Bar::new();

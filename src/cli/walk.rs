@@ -618,6 +618,11 @@ impl Session {
                 name: &entry,
                 files: &loaded.files,
                 limits: &limits,
+                over: checked
+                    .record
+                    .as_ref()
+                    .filter(|_| checked.complete() && !self.audit)
+                    .map(|r| (&checked.program, r)),
             };
             let versus = base
                 .as_ref()
@@ -667,6 +672,7 @@ impl Session {
                     name: &entry,
                     files: &np.files,
                     limits: &limits,
+                    over: None,
                 };
                 let claim = crate::cli::claims::Claim {
                     name: crate::explore::claim::NP_CLAIM.to_string(),

@@ -245,6 +245,19 @@ impl Machine<'_> {
     /// pan's accept flag of a product state: the claim or a process of the system is at an
     /// `accept` label. Under -l only the non-progress claim's accepting state counts (pan
     /// built with -DNP ignores the system's accept labels).
+    /// Whether the checked claim's location index `q` is an accept state (what
+    /// `accepting` says of a state with the claim there, where no process's accept label
+    /// counts).
+    pub fn claim_accepts(&self, q: u32) -> bool {
+        self.claim.as_ref().is_some_and(|c| {
+            self.prog.procs[c.proc]
+                .automaton
+                .locations
+                .get(q as usize)
+                .is_some_and(|l| l.accept)
+        })
+    }
+
     pub fn accepting(&self, st: &State) -> bool {
         let claim = self.claim.as_ref().is_some_and(|c| {
             self.prog.procs[c.proc]

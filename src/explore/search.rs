@@ -151,6 +151,34 @@ pub trait Rider {
     fn failed(&self) -> bool {
         false
     }
+    /// In a product with a never claim: the system's moves come from a recorded state graph
+    /// of the system alone (`rmc::run::product_replay`), whose initial state is this slot
+    /// (None: the search executes them). Product states are then known by (slot, claim
+    /// location), and only those the search enters are built (`build_product`).
+    fn system_graph(&self) -> Option<u32> {
+        None
+    }
+    /// A system turn from the recorded state `slot` begins: its recorded expansion is read
+    /// (`system_event`) until the turn is over (`close_system`). Turns nest as frames do.
+    fn open_system(&mut self, _slot: u32) {}
+    /// The turn begun last is over.
+    fn close_system(&mut self) {}
+    /// The next event of the turn begun last, atomic runs inline as recorded (None: the
+    /// record is malformed).
+    fn system_event(&mut self) -> Option<Event> {
+        None
+    }
+    /// Builds the product state of the recorded state `slot` with the claim at location
+    /// index `claim_loc`. False: the rider cannot.
+    fn build_product(
+        &mut self,
+        _m: &Machine,
+        _slot: u32,
+        _claim_loc: u32,
+        _out: &mut State,
+    ) -> bool {
+        false
+    }
 }
 
 /// What `Rider::build` made of a replayed event's target.
@@ -218,7 +246,17 @@ struct Frame {
     /// The process that held atomic control here blocked, and the state was stored (or met
     /// in place): the atomic run that reaches it again with that process blocks there again.
     blocked_atomic: bool,
+    /// A product over a recorded system graph (`Rider::system_graph`): the recorded state
+    /// the frame's system part is (NONE inside a replayed atomic run), and `SYS_*` bits.
+    slot: u32,
+    sys: u8,
 }
+
+/// The frame began a system turn the rider reads (`Rider::open_system`).
+const SYS_OPEN: u8 = 1;
+/// The frame is a state inside a replayed atomic run: it has no vector, and its events
+/// come from the turn its run started in.
+const SYS_NOVEC: u8 = 2;
 
 /// Where a step led, as the search learns it: a state the interpreter built (in `next`), or
 /// what a replayed event says.
@@ -318,6 +356,16 @@ struct Search<'m, 'p, R: Rider> {
     /// Successors are built ahead (not with an event trace, whose bookkeeping follows the
     /// order of the calls).
     lookahead: bool,
+    /// The system's moves come from the rider's recorded graph (`Rider::system_graph`):
+    /// how many locations the claim has (a product state's key is slot × this + the
+    /// claim's location index).
+    sys_graph: Option<u32>,
+    /// The recorded state the system part of `next` is (with `sys_graph`).
+    next_slot: u32,
+    /// `next` is still to be built from this (slot, claim location), when it is entered.
+    next_pending: Option<(u32, u32)>,
+    /// The claim's location in each system turn the rider reads (`SYS_OPEN` frames).
+    sys_q: Vec<u32>,
 }
 
 /// What the interpreter returned for frame `fi` after the successor being visited, and its
@@ -426,7 +474,16 @@ pub fn search<R: Rider>(
         ahead: None,
         ahead_st: State::default(),
         lookahead: m.trace.is_none(),
+        sys_graph: None,
+        next_slot: NONE,
+        next_pending: None,
+        sys_q: Vec::new(),
     };
+    if let (Some(slot), Some(c)) = (s.rider.system_graph(), &m.claim) {
+        s.sys_graph = Some(m.prog.procs[c.proc].automaton.locations.len() as u32);
+        s.next_slot = slot;
+        s.lookahead = false;
+    }
     s.solo &= s.claim;
     if s.claim && opts.acceptance {
         s.fair = opts.fair;
@@ -1039,6 +1096,9 @@ impl<R: Rider> Search<'_, '_, R> {
         step: Option<TrailStep>,
         built: bool,
     ) {
+        if built && !self.build_pending() {
+            return;
+        }
         let (len, pan) = match (built, key) {
             (true, _) => (self.next.v.len() as u64, self.pan_vector(&self.next)),
             (false, Some(k)) => self.rider.shape(self.m, k),
@@ -1229,6 +1289,9 @@ impl<R: Rider> Search<'_, '_, R> {
         anchor: u32,
         step: Option<TrailStep>,
     ) -> bool {
+        if !self.build_pending() {
+            return false;
+        }
         let own = if sid == NONE {
             &self.next.v[..]
         } else {
@@ -1266,6 +1329,8 @@ impl<R: Rider> Search<'_, '_, R> {
             step,
             tau,
             blocked_atomic: false,
+            slot: self.next_slot,
+            sys: 0,
         };
         if self.frames.push(frame).is_err() {
             self.path.truncate(at);
@@ -1287,6 +1352,84 @@ impl<R: Rider> Search<'_, '_, R> {
         true
     }
 
+    /// Builds `next` if it is still to be built (`next_pending`); false (the search halts)
+    /// when the rider cannot.
+    fn build_pending(&mut self) -> bool {
+        let Some((slot, q)) = self.next_pending.take() else {
+            return true;
+        };
+        let mut next = std::mem::take(&mut self.next);
+        let built = self.rider.build_product(self.m, slot, q, &mut next);
+        self.next = next;
+        if !built {
+            self.halted = true;
+        }
+        built
+    }
+
+    /// The key of the product state of recorded state `slot` with the claim at `q` (with a
+    /// recorded system graph).
+    fn product_key(&self, slot: u32, q: u32) -> u32 {
+        let nq = self.sys_graph.unwrap_or(1);
+        slot.saturating_mul(nq).saturating_add(q)
+    }
+
+    /// The key of the product state `st`, whose system part is recorded state `slot`.
+    fn key_of(&self, st: &State, slot: u32) -> u32 {
+        let q = self.m.claim.as_ref().map_or(0, |c| c.loc(st));
+        self.product_key(slot, q)
+    }
+
+    /// Who the product state known by `key` is (with a recorded system graph, states are
+    /// known by key alone, none is in the store).
+    fn ident_keyed(&mut self, key: u32) -> Ident {
+        match self.identify_key(key) {
+            Ident::New { id, sid, .. } => Ident::New { id, sid, key: None },
+            known => known,
+        }
+    }
+
+    /// Who the state of frame `fi`, in `cur`, is.
+    fn ident_cur(&mut self, fi: usize) -> Result<Ident, OutOfMemory> {
+        if self.sys_graph.is_some() {
+            let key = self.key_of(&self.cur, self.frames.get_ref(fi).slot);
+            return Ok(self.ident_keyed(key));
+        }
+        let cur = std::mem::take(&mut self.cur);
+        let ident = self.identify(&cur);
+        self.cur = cur;
+        ident
+    }
+
+    /// Pushes a state inside a replayed atomic run of a product's system turn: no vector
+    /// (its moves come from the turn's record), the product bits in `next_tau`.
+    fn push_inside(&mut self, depth: u64, anchor: u32, step: Option<TrailStep>) {
+        let at = self.path.end();
+        let frame = Frame {
+            id: NONE,
+            sid: NONE,
+            at,
+            len: 0,
+            depth,
+            cursor: Cursor::idle(),
+            replay: false,
+            lowlink: NONE,
+            anchor,
+            group: NO_GROUP,
+            step,
+            tau: self.next_tau,
+            blocked_atomic: false,
+            slot: NONE,
+            sys: SYS_NOVEC,
+        };
+        if self.frames.push(frame).is_err() {
+            return self.out_of_memory();
+        }
+        if self.loaded == self.frames.len() - 1 {
+            self.loaded = usize::MAX;
+        }
+    }
+
     /// Pushes a replayed frame: no vector, its events come from the rider.
     fn push_replayed(&mut self, id: u32, depth: u64, anchor: u32, step: Option<TrailStep>) {
         // Nothing of it goes on the path: it starts where the path ends.
@@ -1305,6 +1448,8 @@ impl<R: Rider> Search<'_, '_, R> {
             step,
             tau: 0,
             blocked_atomic: false,
+            slot: NONE,
+            sys: 0,
         };
         if self.frames.push(frame).is_err() {
             return self.out_of_memory();
@@ -1343,10 +1488,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// before, or stored now. `built_for`: the rider built it for this key.
     fn blocked_in_atomic(&mut self, fi: usize, built_for: Option<u32>) {
         let anchor = self.frames.get_ref(fi).anchor;
-        let cur = std::mem::take(&mut self.cur);
-        let ident = self.identify(&cur);
-        self.cur = cur;
-        let ident = match ident {
+        let ident = match self.ident_cur(fi) {
             Ok(i) => i,
             Err(OutOfMemory) => return self.out_of_memory(),
         };
@@ -1715,6 +1857,10 @@ impl<R: Rider> Search<'_, '_, R> {
         let Some(f) = self.frames.pop() else {
             return;
         };
+        if f.sys & SYS_OPEN != 0 {
+            self.rider.close_system();
+            self.sys_q.pop();
+        }
         self.path.truncate(f.at);
         if self.loaded >= self.frames.len() {
             self.loaded = usize::MAX;

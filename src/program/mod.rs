@@ -148,6 +148,22 @@ pub struct Edge {
 impl Program {
     /// Whether any statement (a claim's included) uses `timeout`: pan's ETIM, which makes a
     /// blocked system ask the claim to move again.
+    /// Whether a process reads `_nr_pr`: a never claim counts among the running processes
+    /// (as pan counts it), so the system moves differently with a claim than without.
+    pub fn uses_nr_pr(&self) -> bool {
+        let mut found = false;
+        for p in &self.procs {
+            for l in &p.automaton.locations {
+                for e in &l.edges {
+                    e.stmt.each_expr(&mut |x| {
+                        found |= matches!(x, LExpr::Var(v) if matches!(v.slot, expr::Slot::NrPr))
+                    });
+                }
+            }
+        }
+        found
+    }
+
     pub fn uses_timeout(&self) -> bool {
         let mut found = false;
         for p in &self.procs {

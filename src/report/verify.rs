@@ -143,6 +143,10 @@ pub struct ClaimDoc {
     /// the change having left the state graph as it was (`cli::claims::carried`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reused: bool,
+    /// The product search took the system's moves from the state graph this version's
+    /// safety check recorded, executing the claim alone (`rmc::check::check_claim_over`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_graph: bool,
 }
 
 impl ClaimDoc {
@@ -159,6 +163,7 @@ impl ClaimDoc {
             stats: doc.stats.clone(),
             violations: doc.violations.clone(),
             reused: false,
+            over_graph: false,
         }
     }
 }

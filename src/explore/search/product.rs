@@ -20,8 +20,9 @@
 //! `BreakOut`), `checkcycles` and `h_store`. Riders other than a plain check's are not used
 //! with a claim.
 
-use super::{Ident, Rider, Search, NONE};
+use super::{Ident, Rider, Search, NONE, SYS_NOVEC, SYS_OPEN};
 use crate::explore::claim::{ClaimMove, CLAIM_PID};
+use crate::explore::event::{End, Event, To};
 use crate::explore::outcome::{Violation, ViolationKind};
 use crate::explore::succ::Next;
 use crate::explore::trail::TrailStep;
@@ -63,6 +64,8 @@ pub(super) struct Ndfs {
     /// (`A_Root`).
     pub(super) a_depth: u64,
     a_root: Vec<u8>,
+    /// With a recorded system graph: the seed's key (states are known by key there).
+    a_root_key: u32,
     /// pan's `nShadow--` where a nested search meets the first one's stack on a state it
     /// had visited: pan's stored count (visited less nShadow) grows by one each time.
     pub(super) phantom: u64,
@@ -78,6 +81,7 @@ impl Ndfs {
             on2: Bits::new(budget),
             seen2: Bits::new(budget),
             fresh2: Bits::new(budget),
+            a_root_key: NONE,
             root: None,
             a_depth: 0,
             a_root: Vec::new(),
@@ -139,13 +143,172 @@ const CLAIM_END: &str = "end state in claim reached";
 impl<R: Rider> Search<'_, '_, R> {
     /// One step of the product's frame `fi`: the claim's next move or the system's.
     pub(super) fn product_step(&mut self, fi: usize, depth: u64) {
-        self.load(fi);
         let tau = self.frames.get_ref(fi).tau;
+        if self.sys_graph.is_some() && tau & CLAIM == 0 {
+            return self.system_turn_recorded(fi, depth, tau);
+        }
+        self.load(fi);
         if tau & CLAIM != 0 {
             self.claim_turn(fi, depth, tau);
         } else {
             self.system_turn(fi, depth, tau);
         }
+    }
+
+    /// The system's turn of frame `fi` with its moves taken from the recorded graph
+    /// (`Rider::system_graph`): the recorded expansion of the frame's state, atomic runs
+    /// followed inside it as recorded (a run keeps the turn, as an executed one does, so no
+    /// move of the claim falls inside one), each move's target the recorded state with the
+    /// claim where it is. What an executed turn does with a move, a fault, a failed offer
+    /// and a blocked run, this does with their records. (Models that use `timeout` are not
+    /// replayed so: a recorded expansion has no pass for the claim to allow.)
+    fn system_turn_recorded(&mut self, fi: usize, depth: u64, tau: u8) {
+        let f = *self.frames.get_ref(fi);
+        if f.sys & (SYS_OPEN | SYS_NOVEC) == 0 {
+            self.load(fi);
+            let Some(c) = &self.m.claim else {
+                self.halted = true;
+                return;
+            };
+            self.sys_q.push(c.loc(&self.cur));
+            self.rider.open_system(f.slot);
+            self.frames.get_mut(fi).sys |= SYS_OPEN;
+        }
+        let (Some(ev), Some(&q)) = (self.rider.system_event(), self.sys_q.last()) else {
+            self.halted = true;
+            return;
+        };
+        match ev {
+            Event::Offer => self.reach(depth + 1),
+            Event::Group { .. } | Event::End(End::Group) => {}
+            Event::Step { step, flag, to } => {
+                self.frames.get_mut(fi).cursor.moved += 1;
+                self.mark(step);
+                if let Some(flag) = flag {
+                    self.report_flag(flag, step);
+                }
+                let d = depth + if step.rv.is_some() { 2 } else { 1 };
+                let mover = step.rv.map_or(step.pid, |(p, _)| p);
+                match to {
+                    To::State(slot) => {
+                        self.visit_recorded(d, step, CLAIM, Some((slot, q)));
+                    }
+                    To::Atomic => self.visit_recorded(d, step, ATOMIC | (tau & TIMEOUT), None),
+                    To::Repeat => {
+                        if self.limit.is_none() && self.arrive(d, Some(step)) {
+                            self.stats.atomic_steps += 1;
+                            self.non_terminating(Some(step), mover);
+                        }
+                    }
+                }
+            }
+            Event::Fault {
+                step,
+                kind,
+                executed,
+                flag,
+            } => {
+                if executed {
+                    self.frames.get_mut(fi).cursor.moved += 1;
+                    if step.rv.is_some() {
+                        self.reach(depth + 1);
+                    }
+                }
+                self.fault_of(step, kind, executed, None, flag);
+            }
+            Event::End(End::Stored(_)) if f.sys & SYS_NOVEC == 0 => {
+                // Only a state inside an atomic run blocks so: a record that contradicts
+                // itself.
+                self.halted = true;
+            }
+            Event::End(End::Stored(k)) => {
+                // The atomic run blocked in the recorded state `k`: the frame becomes that
+                // state, with its vector, and the claim moves from it (`system_blocked`).
+                self.loaded = usize::MAX;
+                let mut cur = std::mem::take(&mut self.cur);
+                let built = self.rider.build_product(self.m, k, q, &mut cur);
+                self.cur = cur;
+                if !built {
+                    self.halted = true;
+                    return;
+                }
+                self.forget_kept(fi);
+                self.path.truncate(f.at);
+                let Ok(at) = self.path.push(&self.cur.v) else {
+                    return self.out_of_memory();
+                };
+                let len = self.cur.v.len() as u32;
+                let fr = self.frames.get_mut(fi);
+                (fr.at, fr.len, fr.sid, fr.slot) = (at, len, NONE, k);
+                fr.sys &= !SYS_NOVEC;
+                self.loaded = fi;
+                self.system_blocked(fi, tau);
+            }
+            Event::End(_) => {
+                if self.frames.get_ref(fi).cursor.moved > 0 {
+                    self.product_done(fi)
+                } else {
+                    self.system_blocked(fi, tau)
+                }
+            }
+        }
+    }
+
+    /// A recorded move of the system at `depth` by `step`: into the recorded state `at`
+    /// (slot, claim location), which is the claim's turn; or (`at` None) into a state inside
+    /// an atomic run, which has no vector and keeps the system's turn.
+    fn visit_recorded(&mut self, depth: u64, step: TrailStep, to: u8, at: Option<(u32, u32)>) {
+        if self.limit.is_some() || !self.arrive(depth, Some(step)) {
+            return;
+        }
+        let anchor = self.anchor();
+        let q = match at {
+            Some((_, q)) => q,
+            None => self.sys_q.last().copied().unwrap_or(0),
+        };
+        let mut to = to;
+        if self.ndfs.is_some() && self.m.claim_accepts(q) {
+            to |= ACCEPT;
+        }
+        let Some((slot, q)) = at else {
+            // Inside an atomic run: the claim's location is the turn's, so neither its
+            // acceptance nor its end changed (both were looked at when the turn began).
+            self.stats.atomic_steps += 1;
+            self.next_tau = to;
+            self.reach(depth);
+            return self.push_inside(depth, anchor.unwrap_or(NONE), Some(step));
+        };
+        let parent_accept = self
+            .frames
+            .len()
+            .checked_sub(1)
+            .is_some_and(|t| self.frames.get_ref(t).tau & ACCEPT != 0);
+        let key = self.product_key(slot, q);
+        if let Some(n) = &self.ndfs {
+            if n.root.is_some() && depth > n.a_depth && key == n.a_root_key {
+                let seed = n.root.and_then(|r| r.checked_sub(1));
+                return self.report_cycle(|_| seed, Some(step));
+            }
+        }
+        self.next_tau = to;
+        self.next_slot = slot;
+        self.next_pending = Some((slot, q));
+        let ident = self.ident_keyed(key);
+        if self.ndfs.is_some() {
+            self.arrive_new(ident, depth, Some(step), to & ACCEPT != 0 || parent_accept);
+        } else {
+            match ident {
+                Ident::Known(id) => self.matched(id, anchor),
+                Ident::New { id, sid, key } => {
+                    let frames = self.frames.len();
+                    self.enter(id, sid, key, depth, Some(step), true);
+                    if self.frames.len() > frames {
+                        self.claim_end_check();
+                    }
+                }
+            }
+        }
+        self.next_pending = None;
     }
 
     fn claim_turn(&mut self, fi: usize, depth: u64, tau: u8) {
@@ -159,6 +322,7 @@ impl<R: Rider> Search<'_, '_, R> {
             &mut self.next,
         );
         self.frames.get_mut(fi).cursor.set_claim_option(next, moved);
+        self.next_slot = self.frames.get_ref(fi).slot;
         match r {
             ClaimMove::Step { edge, atomic, flag } => {
                 let step = TrailStep {
@@ -440,11 +604,18 @@ impl<R: Rider> Search<'_, '_, R> {
                 to |= ACCEPT;
             }
             // The nested search is back at its seed (pan's `A_Root`).
+            let at_root = match self.sys_graph {
+                Some(_) => {
+                    let key = self.key_of(&self.next, self.next_slot);
+                    key == n.a_root_key
+                }
+                None => self.next.v[self.hidden..] == n.a_root[..],
+            };
             if hashed
                 && n.root.is_some()
                 && depth > n.a_depth
                 && n.fair.as_ref().is_none_or(|f| f.next.c0 == 1)
-                && self.next.v[self.hidden..] == n.a_root[..]
+                && at_root
             {
                 let seed = n.root.and_then(|r| r.checked_sub(1));
                 return self.report_cycle(|_| seed, step);
@@ -465,9 +636,12 @@ impl<R: Rider> Search<'_, '_, R> {
             }
             return;
         }
-        let ident = match self.identify_next() {
-            Ok(i) => i,
-            Err(_) => return self.out_of_memory(),
+        let ident = match self.sys_graph {
+            Some(_) => self.ident_keyed(self.key_of(&self.next, self.next_slot)),
+            None => match self.identify_next() {
+                Ok(i) => i,
+                Err(_) => return self.out_of_memory(),
+            },
         };
         if self.fair {
             return self.arrive_fair(ident, depth, step, false);
@@ -539,10 +713,7 @@ impl<R: Rider> Search<'_, '_, R> {
             || fi
                 .checked_sub(1)
                 .is_some_and(|b| self.frames.get_ref(b).tau & ACCEPT != 0);
-        let cur = std::mem::take(&mut self.cur);
-        let ident = self.identify(&cur);
-        self.cur = cur;
-        let Ok(ident) = ident else {
+        let Ok(ident) = self.ident_cur(fi) else {
             return self.out_of_memory();
         };
         if self.fair {
@@ -566,7 +737,13 @@ impl<R: Rider> Search<'_, '_, R> {
         let nested = match &self.ndfs {
             Some(n) => match n.root {
                 Some(root) => {
-                    if depth > n.a_depth && fair_seed && self.cur.v[self.hidden..] == n.a_root[..] {
+                    let at_root = match self.sys_graph {
+                        Some(_) => {
+                            self.key_of(&self.cur, self.frames.get_ref(fi).slot) == n.a_root_key
+                        }
+                        None => self.cur.v[self.hidden..] == n.a_root[..],
+                    };
+                    if depth > n.a_depth && fair_seed && at_root {
                         self.report_cycle(|_| root.checked_sub(1), None);
                         return self.pop();
                     }
@@ -823,16 +1000,17 @@ impl<R: Rider> Search<'_, '_, R> {
         if zap && id != NONE {
             self.mark_on(id, true, false);
         }
-        self.load(fi);
         let turn = self.solo || f.tau & CLAIM != 0;
         let seed = turn && f.tau & ATOMIC == 0 && f.tau & MOVED != 0 && f.tau & ACCEPT != 0;
         if !seed {
             return self.pop();
         }
+        self.load(fi);
         self.seed_nested(fi, f.depth, f.tau);
-        let cur = std::mem::take(&mut self.next);
-        let ident = self.identify(&cur);
-        self.next = cur;
+        let ident = match self.sys_graph {
+            Some(_) => Ok(self.ident_keyed(self.key_of(&self.next, f.slot))),
+            None => self.identify_next(),
+        };
         let Ok(ident) = ident else {
             return self.out_of_memory();
         };
@@ -904,11 +1082,18 @@ impl<R: Rider> Search<'_, '_, R> {
     /// itself, as a claim's turn again (in `next`).
     fn seed_nested(&mut self, fi: usize, depth: u64, tau: u8) {
         self.frames.get_mut(fi).tau |= SEEDED;
+        let slot = self.frames.get_ref(fi).slot;
+        let key = match self.sys_graph {
+            Some(_) => self.key_of(&self.cur, slot),
+            None => NONE,
+        };
+        self.next_slot = slot;
         if let Some(n) = &mut self.ndfs {
             n.root = Some(fi + 1);
             n.a_depth = depth;
             n.a_root.clear();
             n.a_root.extend_from_slice(&self.cur.v[self.hidden..]);
+            n.a_root_key = key;
         }
         self.next.copy_from(&self.cur);
         self.next_tau = match self.solo {

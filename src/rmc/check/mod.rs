@@ -198,6 +198,66 @@ pub enum CheckError {
     Internal(String),
 }
 
+/// Checks the never claim `req.claim` names (`ClaimChoice::Named`, a plain check) with the
+/// system's moves taken from `safety`, the record of this very version's safety check
+/// (`req.program` is the program it was made from, with its stable ids): the product
+/// search executes the claim alone (`run::product_replay`), and its figures, violations and
+/// trails are those of the claim's own search. None where the record cannot stand for the
+/// system (the caller then checks the claim with `check`).
+pub fn check_claim_over(
+    req: &Request,
+    safety: &Record,
+    progress: &mut dyn FnMut(&Stats),
+) -> Option<Result<Checked, CheckError>> {
+    let ClaimChoice::Named(name) = &req.claim else {
+        return None;
+    };
+    if req.algorithm.is_some() {
+        return None;
+    }
+    let c = req.program.procs.iter().position(|p| {
+        p.kind == crate::program::ProcKind::Never && &p.name == name && p.locals.is_empty()
+    })?;
+    let m = match Machine::with_claim(&req.program, c) {
+        Ok(m) => m,
+        Err(e) => return Some(Err(e.into())),
+    };
+    let mut rider = crate::rmc::run::product_replay::ProductReplay::new(&m, safety, &req.opts)?;
+    let mut out = crate::explore::search::search(&m, &req.opts, &mut rider, progress);
+    if crate::explore::search::Rider::failed(&rider) {
+        return Some(Err(CheckError::Internal(
+            "the safety check's state graph did not fit its own version while a claim's \
+             product read it"
+                .into(),
+        )));
+    }
+    let found = match found::resolve(&m, &mut out, req, None) {
+        Ok(f) => f,
+        Err(e) => return Some(Err(e)),
+    };
+    let run = found::Ran {
+        mode: Mode::Incremental,
+        algorithm: Algorithm::Replay,
+        reason: "the system's moves from this version's recorded state graph, the claim's \
+                 executed"
+            .into(),
+        predicted: None,
+        dangerous: 0,
+        base_hash: None,
+        record: None,
+        graph_unchanged: false,
+        claim_shifts: Vec::new(),
+    };
+    Some(Ok(found::checked(
+        &m,
+        out,
+        found,
+        Vec::new(),
+        run,
+        &req.opts,
+    )))
+}
+
 /// Checks one version, the one way every command does: plans (with the base, if any), runs
 /// the search, completes and replays the trails, compares the violations with the base's,
 /// and assembles the next record. `progress` is called now and then while the search runs.

@@ -5,7 +5,9 @@
 //! moves a replay takes from the record (`replay`); the recorded states a pruning run
 //! carries across a layout change (`carry`); recorded states by the key a declaration change
 //! that drops bytes meets them by (`keys`); whether a change left the recorded graph as it
-//! was (`unchanged`); and auto's random walks through the new version (`probe`).
+//! was (`unchanged`); auto's random walks through the new version (`probe`); and a never
+//! claim's product whose system moves come from the safety check's graph
+//! (`product_replay`).
 //!
 //! **Invariant:** no second search loop: everything here plugs into `explore::search`
 //! through its `Rider`, or walks a record without searching.
@@ -16,6 +18,7 @@ pub(crate) mod carry;
 pub(crate) mod keys;
 pub(crate) mod pipe;
 pub mod probe;
+pub mod product_replay;
 pub(crate) mod recorder;
 pub(crate) mod replay;
 pub(crate) mod unchanged;

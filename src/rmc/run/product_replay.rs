@@ -1,0 +1,169 @@
+//! A never claim's product whose system moves come from the recorded state graph of the
+//! same version's safety check (DESIGN.md 5.4, docs/regression.md "Claims over the safety
+//! check's graph"): the `Rider` that hands the product search each system turn's recorded
+//! expansion and builds the product states the search enters. The claim's own moves are
+//! executed; the system's are read. The product search stays the one search
+//! (`explore::search::product`); only its system turn reads.
+//!
+//! Why the product is the one a search that executes the system makes: the system's moves
+//! from a state are a function of the state (no hidden variables), and the safety check's
+//! expansion of a state is those moves in the search's order, atomic runs followed inside
+//! it, the same order a product's system turn takes them in, since the claim does not move
+//! inside an atomic run. A product state is (system state, claim location); its system
+//! state is a recorded state because every state the product reaches is reachable by the
+//! system alone. What the product adds to a system turn (the claim's `timeout` request,
+//! the claim counted in `_nr_pr`) is left out: models that use either are searched.
+
+use crate::explore::event::Event;
+use crate::explore::machine::{EdgeNo, Machine};
+use crate::explore::search::Rider;
+use crate::explore::state::State;
+use crate::explore::Options;
+use crate::rmc::record::graph::{decode_event, edge_map, group_header, Graph, SeqDecoder, NONE};
+use crate::rmc::record::Record;
+
+/// Where the reading of one system turn stands.
+#[derive(Clone, Copy, Debug)]
+struct Turn {
+    slot: u32,
+    at: usize,
+}
+
+/// The rider of a claim's product over a recorded system graph.
+pub struct ProductReplay<'g> {
+    graph: &'g Graph,
+    /// The graph's edge table in the product machine's edges.
+    edges: Vec<EdgeNo>,
+    /// The initial state's slot.
+    initial: u32,
+    /// Where the claim's location goes in a canonical vector, and its width.
+    claim_at: usize,
+    lw: usize,
+    turns: Vec<Turn>,
+    decoder: SeqDecoder,
+    canon: Vec<u8>,
+    blocked: Vec<(u32, u32)>,
+    failed: bool,
+}
+
+impl<'g> ProductReplay<'g> {
+    /// The rider for the product machine `m` (a never claim's) over `record`, the record of
+    /// this very version's safety check (its program with the record's stable ids), with
+    /// `opts` the claim check's options. None where the record cannot stand for the system:
+    /// no whole state graph of every reachable state, another layout, another set of
+    /// checks, or a model whose system turn the claim can change (`timeout`, `_nr_pr`,
+    /// which counts the claim), whose moves
+    /// depend on more than the state (hidden variables), or whose product bookkeeping
+    /// follows each process (weak fairness, accept labels in proctypes, priorities, an event
+    /// trace).
+    pub fn new(m: &Machine, record: &'g Record, opts: &Options) -> Option<ProductReplay<'g>> {
+        let claim = m.claim.as_ref()?;
+        let graph = record.graph.as_ref()?;
+        let safety = Machine::new(m.prog).ok()?;
+        let figure = |k: &str| record.meta.figures.get(k).and_then(|v| v.as_u64());
+        let whole = figure("states_pruned") == Some(0)
+            && figure("states_stored") == Some(record.fingerprints.len() as u64)
+            && graph.slot_of.len() == record.fingerprints.len()
+            && graph
+                .slot_of
+                .iter()
+                .all(|&s| s != NONE && (s as usize) < graph.len());
+        let plain = !opts.fair
+            && !m.prog.uses_timeout()
+            && !m.prog.uses_nr_pr()
+            && m.layout.hidden_size == 0
+            && safety.layout.hidden_size == 0
+            && !m.system_accepts
+            && !m.layout.uses_priority
+            && m.trace.is_none()
+            && !claim.non_progress;
+        let fits = record.meta.layout_hash == safety.layout.hash
+            && record.meta.checks == crate::rmc::check::checks_of(opts)
+            && m.layout.claim_at == Some(safety.layout.records_at);
+        // Product states are keyed slot × claim locations + location, and the search keeps
+        // a search id per key: 4 bytes each, within a quarter of the memory limit.
+        let locs = m.prog.procs[claim.proc].automaton.locations.len() as u64;
+        let keys = graph.len() as u64 * locs;
+        let small = keys < u64::from(u32::MAX)
+            && opts.memory_limit.is_none_or(|limit| keys * 4 <= limit / 4);
+        if !(whole && plain && fits && small) {
+            return None;
+        }
+        let initial = safety.initial().ok()?;
+        let fp = safety.fingerprint(&initial);
+        let at = record.fingerprints.binary_search(&fp).ok()?;
+        let initial = *graph.slot_of.get(at)?;
+        Some(ProductReplay {
+            graph,
+            edges: edge_map(m, &graph.edges),
+            initial,
+            claim_at: safety.layout.records_at as usize,
+            lw: m.layout.loc_width as usize,
+            turns: Vec::new(),
+            decoder: SeqDecoder::default(),
+            canon: Vec::new(),
+            blocked: Vec::new(),
+            failed: false,
+        })
+    }
+}
+
+impl Rider for ProductReplay<'_> {
+    fn system_graph(&self) -> Option<u32> {
+        Some(self.initial)
+    }
+
+    fn open_system(&mut self, slot: u32) {
+        if (slot as usize) >= self.graph.len() {
+            self.failed = true;
+        }
+        self.turns.push(Turn { slot, at: 0 });
+    }
+
+    fn close_system(&mut self) {
+        self.turns.pop();
+    }
+
+    fn system_event(&mut self) -> Option<Event> {
+        let Turn { slot, mut at } = *self.turns.last()?;
+        let b = self.graph.events_of(slot);
+        // A group's marker says whose moves follow; its events are read in place.
+        while let Some((_, _, _, start, _)) = group_header(b, at) {
+            at = start;
+        }
+        let edges = &self.edges;
+        let ev = decode_event(b, slot, &mut at, &mut self.blocked, |e| {
+            edges.get(e as usize).copied().filter(|&x| x != NONE)
+        });
+        if let Some(t) = self.turns.last_mut() {
+            t.at = at;
+        }
+        if ev.is_none() {
+            self.failed = true;
+        }
+        ev
+    }
+
+    fn build_product(&mut self, m: &Machine, slot: u32, claim_loc: u32, out: &mut State) -> bool {
+        let Some(canon) = self.decoder.decode(self.graph, slot) else {
+            self.failed = true;
+            return false;
+        };
+        let Some(head) = canon.get(..self.claim_at) else {
+            self.failed = true;
+            return false;
+        };
+        self.canon.clear();
+        self.canon.extend_from_slice(head);
+        self.canon
+            .extend_from_slice(&claim_loc.to_le_bytes()[..self.lw]);
+        self.canon.extend_from_slice(&canon[self.claim_at..]);
+        let ok = m.from_canonical(&self.canon, out);
+        self.failed |= !ok;
+        ok
+    }
+
+    fn failed(&self) -> bool {
+        self.failed
+    }
+}
