@@ -1026,9 +1026,51 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
     use git_rmc::rmc::check::{self, Algorithm, ClaimChoice, Request};
     let (mut replayed, mut searched) = (0, 0);
     let mut failures = Vec::new();
-    for e in entries() {
-        let rel = e["model"].as_str().expect("model name");
-        let path = claims_dir().join(rel);
+    // Besides the claim models, models whose system turns the claim's `timeout` decides:
+    // a timeout move, one that meets a rendezvous, `timeout` inside an atomic run, and an
+    // atomic run that a timeout move begins (searched: the record followed it without
+    // `timeout`).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let extra = [
+        (
+            "timeout_resets.pml",
+            "byte x;\nactive proctype P() { do :: x < 3 -> x++ :: timeout -> x = 0 od }\n\
+             ltl p { []<> (x == 0) }\nltl q { [] (x <= 2) }\n",
+        ),
+        (
+            "timeout_rendezvous.pml",
+            "chan c = [0] of { byte };\nbyte n;\n\
+             active proctype A() { do :: c!1 :: timeout -> n++; if :: n > 2 -> break :: else fi od }\n\
+             active proctype B() { byte v; do :: c?v -> v = 0 :: n > 1 -> break od }\n\
+             ltl r { <> (n > 2) }\nltl s { [] (n < 2) }\n",
+        ),
+        (
+            "timeout_inside_atomic.pml",
+            "byte x, y;\nactive proctype P() { do :: atomic { x < 2 -> x++; timeout -> y = 1 } \
+             :: x == 2 -> x = 0 od }\nactive proctype Q() { y == 1 -> y = 0 }\n\
+             ltl t { []<> (y == 0) }\n",
+        ),
+        (
+            "timeout_begins_atomic.pml",
+            "byte x, y;\nactive proctype P() { do :: x < 2 -> x++ \
+             :: atomic { timeout -> x = 0; y++ } :: y > 2 -> break od }\n\
+             ltl u { [] (y < 5) }\nltl w { []<> (x == 0) }\n",
+        ),
+    ];
+    let mut models: Vec<PathBuf> = entries()
+        .iter()
+        .map(|e| claims_dir().join(e["model"].as_str().expect("model name")))
+        .collect();
+    for (name, text) in extra {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write model");
+        models.push(path);
+    }
+    for path in models {
+        let rel = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         let pp = PpOptions::default();
         let loaded = git_rmc::load_with_claims(&path, &DiskProvider, &pp);
         let Some(program) = loaded.program.clone() else {

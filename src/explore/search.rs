@@ -158,13 +158,16 @@ pub trait Rider {
     fn system_graph(&self) -> Option<u32> {
         None
     }
-    /// A system turn from the recorded state `slot` begins: its recorded expansion is read
-    /// (`system_event`) until the turn is over (`close_system`). Turns nest as frames do.
-    fn open_system(&mut self, _slot: u32) {}
+    /// A system turn from the recorded state `slot` begins (`timeout`: the claim's turn
+    /// before it allowed `timeout`): its recorded expansion is read (`system_event`) until
+    /// the turn is over (`close_system`). Turns nest as frames do.
+    fn open_system(&mut self, _slot: u32, _timeout: bool) {}
     /// The turn begun last is over.
     fn close_system(&mut self) {}
-    /// The next event of the turn begun last, atomic runs inline as recorded (None: the
-    /// record is malformed).
+    /// The next event of the turn begun last, atomic runs inline as recorded, and
+    /// `Event::Group` without a pid where the first pass over the processes is over and the
+    /// pass with `timeout` true begins (None: the record is malformed, or holds what the
+    /// rider cannot hand over).
     fn system_event(&mut self) -> Option<Event> {
         None
     }
@@ -257,6 +260,9 @@ const SYS_OPEN: u8 = 1;
 /// The frame is a state inside a replayed atomic run: it has no vector, and its events
 /// come from the turn its run started in.
 const SYS_NOVEC: u8 = 2;
+/// The frame's system turn read past the first pass, which the claim did not let `timeout`
+/// follow: only failed offers count there, up to the first other event.
+const SYS_TAIL: u8 = 4;
 
 /// Where a step led, as the search learns it: a state the interpreter built (in `next`), or
 /// what a replayed event says.

@@ -20,7 +20,7 @@
 //! `BreakOut`), `checkcycles` and `h_store`. Riders other than a plain check's are not used
 //! with a claim.
 
-use super::{Ident, Rider, Search, NONE, SYS_NOVEC, SYS_OPEN};
+use super::{Ident, Rider, Search, NONE, SYS_NOVEC, SYS_OPEN, SYS_TAIL};
 use crate::explore::claim::{ClaimMove, CLAIM_PID};
 use crate::explore::event::{End, Event, To};
 use crate::explore::outcome::{Violation, ViolationKind};
@@ -160,8 +160,8 @@ impl<R: Rider> Search<'_, '_, R> {
     /// followed inside it as recorded (a run keeps the turn, as an executed one does, so no
     /// move of the claim falls inside one), each move's target the recorded state with the
     /// claim where it is. What an executed turn does with a move, a fault, a failed offer
-    /// and a blocked run, this does with their records. (Models that use `timeout` are not
-    /// replayed so: a recorded expansion has no pass for the claim to allow.)
+    /// and a blocked run, this does with their records. The recorded pass with `timeout`
+    /// true is read only in a turn the claim allowed it in.
     fn system_turn_recorded(&mut self, fi: usize, depth: u64, tau: u8) {
         let f = *self.frames.get_ref(fi);
         if f.sys & (SYS_OPEN | SYS_NOVEC) == 0 {
@@ -171,7 +171,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 return;
             };
             self.sys_q.push(c.loc(&self.cur));
-            self.rider.open_system(f.slot);
+            self.rider.open_system(f.slot, tau & TIMEOUT != 0);
             self.frames.get_mut(fi).sys |= SYS_OPEN;
         }
         let (Some(ev), Some(&q)) = (self.rider.system_event(), self.sys_q.last()) else {
@@ -180,6 +180,19 @@ impl<R: Rider> Search<'_, '_, R> {
         };
         match ev {
             Event::Offer => self.reach(depth + 1),
+            Event::Group { pid: None, .. } if tau & TIMEOUT == 0 => {
+                // The first pass is over: the pass with `timeout` is the claim's to allow.
+                // As `system_turn` leaves the cursor's own, its failed offers up to its
+                // first result still reached the level below.
+                self.frames.get_mut(fi).sys |= SYS_TAIL;
+            }
+            _ if f.sys & SYS_TAIL != 0 => {
+                if self.frames.get_ref(fi).cursor.moved > 0 {
+                    self.product_done(fi)
+                } else {
+                    self.system_blocked(fi, tau)
+                }
+            }
             Event::Group { .. } | Event::End(End::Group) => {}
             Event::Step { step, flag, to } => {
                 self.frames.get_mut(fi).cursor.moved += 1;

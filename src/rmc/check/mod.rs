@@ -224,6 +224,9 @@ pub fn check_claim_over(
     };
     let mut rider = crate::rmc::run::product_replay::ProductReplay::new(&m, safety, &req.opts)?;
     let mut out = crate::explore::search::search(&m, &req.opts, &mut rider, progress);
+    if rider.gave_up() {
+        return None;
+    }
     if crate::explore::search::Rider::failed(&rider) {
         return Some(Err(CheckError::Internal(
             "the safety check's state graph did not fit its own version while a claim's \

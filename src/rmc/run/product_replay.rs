@@ -11,10 +11,12 @@
 //! it, the same order a product's system turn takes them in, since the claim does not move
 //! inside an atomic run. A product state is (system state, claim location); its system
 //! state is a recorded state because every state the product reaches is reachable by the
-//! system alone. What the product adds to a system turn (the claim's `timeout` request,
-//! the claim counted in `_nr_pr`) is left out: models that use either are searched.
+//! system alone. The pass with `timeout` true is the claim's to allow: a turn reads the
+//! recorded one only when the claim's turn before it allowed `timeout`. What the product
+//! adds to a system turn beyond that (the claim counted in `_nr_pr`, `timeout` kept inside
+//! an atomic run that a timeout move began) is left out: such models are searched.
 
-use crate::explore::event::Event;
+use crate::explore::event::{End, Event, To};
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::search::Rider;
 use crate::explore::state::State;
@@ -27,6 +29,12 @@ use crate::rmc::record::Record;
 struct Turn {
     slot: u32,
     at: usize,
+    /// The end of the group being read (its events lie up to there), if any.
+    group_end: Option<usize>,
+    /// The first pass's end was told (`Event::Group` without a pid).
+    passed: bool,
+    /// The claim allowed `timeout` in this turn.
+    timeout: bool,
 }
 
 /// The rider of a claim's product over a recorded system graph.
@@ -44,6 +52,8 @@ pub struct ProductReplay<'g> {
     canon: Vec<u8>,
     blocked: Vec<(u32, u32)>,
     failed: bool,
+    /// The record holds a move this rider does not hand over (`gave_up`).
+    gave_up: bool,
 }
 
 impl<'g> ProductReplay<'g> {
@@ -51,8 +61,8 @@ impl<'g> ProductReplay<'g> {
     /// this very version's safety check (its program with the record's stable ids), with
     /// `opts` the claim check's options. None where the record cannot stand for the system:
     /// no whole state graph of every reachable state, another layout, another set of
-    /// checks, or a model whose system turn the claim can change (`timeout`, `_nr_pr`,
-    /// which counts the claim), whose moves
+    /// checks, or a model whose system turn the claim can change (`_nr_pr`, which counts
+    /// the claim), whose moves
     /// depend on more than the state (hidden variables), or whose product bookkeeping
     /// follows each process (weak fairness, accept labels in proctypes, priorities, an event
     /// trace).
@@ -69,7 +79,6 @@ impl<'g> ProductReplay<'g> {
                 .iter()
                 .all(|&s| s != NONE && (s as usize) < graph.len());
         let plain = !opts.fair
-            && !m.prog.uses_timeout()
             && !m.prog.uses_nr_pr()
             && m.layout.hidden_size == 0
             && safety.layout.hidden_size == 0
@@ -104,7 +113,16 @@ impl<'g> ProductReplay<'g> {
             canon: Vec::new(),
             blocked: Vec::new(),
             failed: false,
+            gave_up: false,
         })
+    }
+
+    /// The product met a move of the system this rider does not hand over: an atomic run
+    /// begun by a move only `timeout` allowed. The safety check followed that run without
+    /// `timeout`, where the product keeps it, so the record may not be the product's
+    /// there: the claim is searched instead (`check_claim_over` says None).
+    pub fn gave_up(&self) -> bool {
+        self.gave_up
     }
 }
 
@@ -113,11 +131,17 @@ impl Rider for ProductReplay<'_> {
         Some(self.initial)
     }
 
-    fn open_system(&mut self, slot: u32) {
+    fn open_system(&mut self, slot: u32, timeout: bool) {
         if (slot as usize) >= self.graph.len() {
             self.failed = true;
         }
-        self.turns.push(Turn { slot, at: 0 });
+        self.turns.push(Turn {
+            slot,
+            at: 0,
+            group_end: None,
+            passed: false,
+            timeout,
+        });
     }
 
     fn close_system(&mut self) {
@@ -125,21 +149,51 @@ impl Rider for ProductReplay<'_> {
     }
 
     fn system_event(&mut self) -> Option<Event> {
-        let Turn { slot, mut at } = *self.turns.last()?;
-        let b = self.graph.events_of(slot);
-        // A group's marker says whose moves follow; its events are read in place.
-        while let Some((_, _, _, start, _)) = group_header(b, at) {
-            at = start;
+        let t = self.turns.last_mut()?;
+        let b = self.graph.events_of(t.slot);
+        // The first pass over the processes is written as groups, one per process that
+        // did something; what follows the last one (or everything, when none did) is the
+        // pass with `timeout` true, and the end.
+        loop {
+            if !t.passed && t.group_end.is_none_or(|e| e == t.at) {
+                match group_header(b, t.at) {
+                    Some((_, _, _, start, end)) => {
+                        t.at = start;
+                        t.group_end = Some(end);
+                        continue;
+                    }
+                    None => {
+                        t.passed = true;
+                        t.group_end = None;
+                        return Some(Event::Group {
+                            pid: None,
+                            foot: NONE,
+                            rv: false,
+                            at: NONE,
+                        });
+                    }
+                }
+            }
+            break;
         }
+        let (slot, timeout) = (t.slot, t.timeout && t.passed);
         let edges = &self.edges;
-        let ev = decode_event(b, slot, &mut at, &mut self.blocked, |e| {
+        let ev = decode_event(b, slot, &mut t.at, &mut self.blocked, |e| {
             edges.get(e as usize).copied().filter(|&x| x != NONE)
         });
-        if let Some(t) = self.turns.last_mut() {
-            t.at = at;
-        }
         if ev.is_none() {
             self.failed = true;
+        }
+        let atomic = matches!(
+            ev,
+            Some(Event::Step {
+                to: To::Atomic | To::Repeat,
+                ..
+            }) | Some(Event::End(End::Stored(_)))
+        );
+        if timeout && atomic {
+            self.gave_up = true;
+            return None;
         }
         ev
     }
