@@ -46,12 +46,7 @@ pub fn record(
             sets: u.sets,
             fingerprints: u.fingerprints,
             set_of: u.set_of,
-            violations: run
-                .outcome
-                .violations
-                .iter()
-                .map(|v| rec_violation(m, v))
-                .collect(),
+            violations: recorded_violations(m, &run.outcome),
             trails: recorded_trails(m, &run.outcome),
             graph: Some(u.graph),
         });
@@ -230,14 +225,17 @@ pub fn record(
         fingerprints: std::sync::Arc::new(states.iter().map(|s| s.0).collect()),
         set_of: states.iter().map(|s| s.1).collect(),
         graph,
-        violations: run
-            .outcome
-            .violations
-            .iter()
-            .map(|v| rec_violation(m, v))
-            .collect(),
+        violations: recorded_violations(m, &run.outcome),
         trails: recorded_trails(m, &run.outcome),
     })
+}
+
+/// The run's violations as the record names them (by stable places).
+fn recorded_violations(
+    m: &Machine,
+    out: &crate::explore::Outcome,
+) -> Vec<crate::rmc::record::RecViolation> {
+    out.violations.iter().map(|v| rec_violation(m, v)).collect()
 }
 
 /// Steps of trails a record keeps at most, over all its violations: beyond that (a model

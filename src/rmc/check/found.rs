@@ -96,6 +96,23 @@ pub(super) struct Ran {
     pub claim_shifts: Vec<(String, (i64, i64))>,
 }
 
+impl Ran {
+    /// A run that reused no base and writes no record.
+    pub(super) fn alone(mode: Mode, algorithm: Algorithm, reason: String) -> Ran {
+        Ran {
+            mode,
+            algorithm,
+            reason,
+            predicted: None,
+            dangerous: 0,
+            base_hash: None,
+            record: None,
+            graph_unchanged: false,
+            claim_shifts: Vec::new(),
+        }
+    }
+}
+
 /// The violations of `out`, resolved: shortened where asked, replayed, and compared with
 /// `base`'s by identity.
 pub(super) fn resolve(

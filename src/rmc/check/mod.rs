@@ -238,19 +238,11 @@ pub fn check_claim_over(
         Ok(f) => f,
         Err(e) => return Some(Err(e)),
     };
-    let run = found::Ran {
-        mode: Mode::Incremental,
-        algorithm: Algorithm::Replay,
-        reason: "the system's moves from this version's recorded state graph, the claim's \
-                 executed"
-            .into(),
-        predicted: None,
-        dangerous: 0,
-        base_hash: None,
-        record: None,
-        graph_unchanged: false,
-        claim_shifts: Vec::new(),
-    };
+    let run = found::Ran::alone(
+        Mode::Incremental,
+        Algorithm::Replay,
+        "the system's moves from this version's recorded state graph, the claim's executed".into(),
+    );
     Some(Ok(found::checked(
         &m,
         out,
@@ -294,17 +286,7 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
         let mut out = crate::explore::explore(&m, &req.opts, progress);
         let found = found::resolve(&m, &mut out, &req, None)?;
         let fixed = Vec::new();
-        let run = found::Ran {
-            mode: Mode::Full,
-            algorithm: Algorithm::Full,
-            reason: String::new(),
-            predicted: None,
-            dangerous: 0,
-            base_hash: None,
-            record: None,
-            graph_unchanged: false,
-            claim_shifts: Vec::new(),
-        };
+        let run = found::Ran::alone(Mode::Full, Algorithm::Full, String::new());
         return Ok(found::checked(&m, out, found, fixed, run, &req.opts));
     };
     if req.opts.acceptance {
