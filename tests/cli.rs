@@ -234,7 +234,7 @@ fn verify_checks_safety_and_then_each_claim_on_its_own() {
     assert_eq!(doc["stats"]["depth_reached"], 15, "{text}");
     assert_eq!(doc["claims_not_checked"], serde_json::json!([]), "{text}");
     // Then each claim as pan -a -c0 -N NAME: stored, visited again, matched, transitions,
-    // depth.
+    // depth; the system's moves read from the graph the safety check recorded.
     let want = [
         ("ltl bounded", 16, 0, 1, 17, 31),
         ("ltl returns", 24, 8, 10, 42, 31),
@@ -246,6 +246,7 @@ fn verify_checks_safety_and_then_each_claim_on_its_own() {
         assert_eq!(c["name"], name, "{c}");
         assert_eq!(c["verdict"], "pass", "{c}");
         assert_eq!(c["acceptance"], true, "{c}");
+        assert_eq!(c["over_graph"], true, "{c}");
         assert_eq!(c["stats"]["states_stored"], stored, "{c}");
         assert_eq!(c["stats"]["states_revisited"], again, "{c}");
         assert_eq!(c["stats"]["states_matched"], matched, "{c}");

@@ -267,18 +267,51 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         );
         ropts.acceptance = false;
     }
-    let request = Request {
+    // A safety check ahead of claims records its state graph (in memory) where a claim's
+    // product can read the system's moves from it: each claim then executes itself alone.
+    // Should recording hit the memory limit, the plain check runs instead (a recording run
+    // holds more), and the claims are searched.
+    let graph_for_claims = algorithm.is_none()
+        && !each.is_empty()
+        && crate::explore::Machine::new(&program)
+            .is_ok_and(|m| crate::rmc::run::product_replay::may_serve(&m, &eopts));
+    let request = |program, algorithm| Request {
         program,
         sources: sources.clone(),
-        opts: ropts,
+        opts: ropts.clone(),
         algorithm,
-        base,
+        base: None,
         short_trails: args.short_trails,
         window,
-        claim,
+        claim: claim.clone(),
     };
     let mut bar = super::progress::Bar::new();
-    let checked = super::error::checked(crate::rmc::check::check(request, &mut |s| bar.update(s)))?;
+    let mut checked = match graph_for_claims {
+        true => {
+            let mut c = super::error::checked(crate::rmc::check::check(
+                request(program.clone(), Some(Algorithm::Full)),
+                &mut |s| bar.update(s),
+            ))?;
+            // (It is the full check a plain one is, its record kept for the claims.)
+            c.reason.clear();
+            c
+        }
+        false => {
+            let mut r = request(program, algorithm);
+            r.base = base;
+            super::error::checked(crate::rmc::check::check(r, &mut |s| bar.update(s)))?
+        }
+    };
+    let cut_recording = graph_for_claims
+        && checked
+            .limit
+            .is_some_and(|(l, _)| l == crate::explore::Limit::Memory);
+    if let (true, Some(program)) = (cut_recording, &claim_program) {
+        checked = super::error::checked(crate::rmc::check::check(
+            request(program.clone(), None),
+            &mut |s| bar.update(s),
+        ))?;
+    }
     bar.finish();
     let mut doc = report::verify::document(&name, &checked, &loaded.files, &limits);
     let mut outcome = super::error::of_verdict(checked.verdict, true);
@@ -292,7 +325,11 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
             name: &name,
             files: &loaded.files,
             limits: &limits,
-            over: None,
+            over: checked
+                .record
+                .as_ref()
+                .filter(|_| graph_for_claims && checked.complete())
+                .map(|r| (&checked.program, r)),
         };
         for claim in &each {
             let mut bar = super::progress::Bar::new();

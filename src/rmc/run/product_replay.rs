@@ -56,6 +56,19 @@ pub struct ProductReplay<'g> {
     gave_up: bool,
 }
 
+/// Whether a record of the safety check on machine `safety` (no claim) could stand for the
+/// system in a claim's product checked with `opts`: what `ProductReplay::new` asks of the
+/// model and the options, known before any search (the record's own parts are asked of it
+/// then).
+pub fn may_serve(safety: &Machine, opts: &Options) -> bool {
+    !opts.fair
+        && !safety.prog.uses_nr_pr()
+        && safety.layout.hidden_size == 0
+        && !safety.system_accepts
+        && !safety.layout.uses_priority
+        && safety.trace.is_none()
+}
+
 impl<'g> ProductReplay<'g> {
     /// The rider for the product machine `m` (a never claim's) over `record`, the record of
     /// this very version's safety check (its program with the record's stable ids), with
@@ -78,14 +91,7 @@ impl<'g> ProductReplay<'g> {
                 .slot_of
                 .iter()
                 .all(|&s| s != NONE && (s as usize) < graph.len());
-        let plain = !opts.fair
-            && !m.prog.uses_nr_pr()
-            && m.layout.hidden_size == 0
-            && safety.layout.hidden_size == 0
-            && !m.system_accepts
-            && !m.layout.uses_priority
-            && m.trace.is_none()
-            && !claim.non_progress;
+        let plain = may_serve(&safety, opts) && m.layout.hidden_size == 0 && !claim.non_progress;
         let fits = record.meta.layout_hash == safety.layout.hash
             && record.meta.checks == crate::rmc::check::checks_of(opts)
             && m.layout.claim_at == Some(safety.layout.records_at);
