@@ -911,13 +911,8 @@ fn the_demo_keeps_its_records_away_from_the_users_store() {
         &["demo", repo.to_str().expect("utf8")],
         store.as_os_str(),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stdout(&out);
     let first = report
         .lines()
         .find(|l| l.contains(" pass ") || l.contains(" FAIL "))

@@ -805,11 +805,8 @@ impl<R: Rider> Search<'_, '_, R> {
             } => {
                 if executed {
                     self.count_replayed(fi);
-                    if step.rv.is_some() {
-                        self.reach(depth + 1);
-                    }
                 }
-                self.fault_of(step, kind, executed, None, flag)
+                self.recorded_fault(depth, step, kind, executed, flag)
             }
             Event::End(End::Group) => {
                 // The replayed group is over: the frame executes the next process.
@@ -867,6 +864,23 @@ impl<R: Rider> Search<'_, '_, R> {
 
     fn out_of_memory(&mut self) {
         self.limit = Some(Limit::Memory);
+    }
+
+    /// A recorded fault of a step from a state at `depth` (the caller counts the step as a
+    /// move when it `executed`): an executed rendezvous had reached the level below, and the
+    /// fault is reported as `fault_of` reports a replayed one.
+    pub(super) fn recorded_fault(
+        &mut self,
+        depth: u64,
+        step: TrailStep,
+        kind: ViolationKind,
+        executed: bool,
+        flag: Option<Flag>,
+    ) {
+        if executed && step.rv.is_some() {
+            self.reach(depth + 1);
+        }
+        self.fault_of(step, kind, executed, None, flag)
     }
 
     /// Decodes frame `fi`'s state into `cur` unless it is there already or kept.

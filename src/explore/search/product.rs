@@ -223,11 +223,8 @@ impl<R: Rider> Search<'_, '_, R> {
             } => {
                 if executed {
                     self.frames.get_mut(fi).cursor.moved += 1;
-                    if step.rv.is_some() {
-                        self.reach(depth + 1);
-                    }
                 }
-                self.fault_of(step, kind, executed, None, flag);
+                self.recorded_fault(depth, step, kind, executed, flag);
             }
             Event::End(End::Stored(_)) if f.sys & SYS_NOVEC == 0 => {
                 // Only a state inside an atomic run blocks so: a record that contradicts

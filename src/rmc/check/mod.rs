@@ -198,6 +198,23 @@ pub enum CheckError {
     Internal(String),
 }
 
+/// The proctype index of the never claim `choice` picks in `program`, if it can be checked
+/// (a claim with local variables is not a process here).
+fn claim_index(program: &Program, choice: &ClaimChoice) -> Option<usize> {
+    program
+        .procs
+        .iter()
+        .position(|p| {
+            p.kind == crate::program::ProcKind::Never
+                && match choice {
+                    ClaimChoice::First => true,
+                    ClaimChoice::Named(n) => &p.name == n,
+                    ClaimChoice::Safety => false,
+                }
+        })
+        .filter(|&c| program.procs[c].locals.is_empty())
+}
+
 /// Checks the never claim `req.claim` names (`ClaimChoice::Named`, a plain check) with the
 /// system's moves taken from `safety`, the record of this very version's safety check
 /// (`req.program` is the program it was made from, with its stable ids): the product
@@ -209,15 +226,10 @@ pub fn check_claim_over(
     safety: &Record,
     progress: &mut dyn FnMut(&Stats),
 ) -> Option<Result<Checked, CheckError>> {
-    let ClaimChoice::Named(name) = &req.claim else {
-        return None;
-    };
-    if req.algorithm.is_some() {
+    if req.algorithm.is_some() || !matches!(req.claim, ClaimChoice::Named(_)) {
         return None;
     }
-    let c = req.program.procs.iter().position(|p| {
-        p.kind == crate::program::ProcKind::Never && &p.name == name && p.locals.is_empty()
-    })?;
+    let c = claim_index(&req.program, &req.claim)?;
     let m = match Machine::with_claim(&req.program, c) {
         Ok(m) => m,
         Err(e) => return Some(Err(e.into())),
@@ -261,19 +273,7 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
         // A full check runs the product with the first never claim (pan's default); a
         // regression check does not check claims yet, nor does any check a claim with
         // local variables (the claim is not a process here).
-        let claim = req
-            .program
-            .procs
-            .iter()
-            .position(|p| {
-                p.kind == crate::program::ProcKind::Never
-                    && match &req.claim {
-                        ClaimChoice::First => true,
-                        ClaimChoice::Named(n) => &p.name == n,
-                        ClaimChoice::Safety => false,
-                    }
-            })
-            .filter(|&c| req.program.procs[c].locals.is_empty());
+        let claim = claim_index(&req.program, &req.claim);
         if let (ClaimChoice::Named(n), None) = (&req.claim, claim) {
             return Err(CheckError::Internal(format!(
                 "no never claim or ltl formula named '{n}' that can be checked"
