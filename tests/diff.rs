@@ -266,3 +266,55 @@ fn proctypes_added_removed_and_renamed() {
     assert_eq!(d.deleted, 4);
     assert_eq!(d.new_locations, 4);
 }
+
+/// Where the map between the two layouts does not run, the layout change says what it
+/// cannot carry and why, rather than the first declaration that differs by place (a
+/// channel added before a variable made that variable read as added).
+#[test]
+fn declaration_changes_the_map_cannot_carry_say_why() {
+    let base = "chan a = [1] of { byte }; chan b = [2] of { int };
+proctype P() {
+    chan c = [2] of { byte };
+    byte i;
+    do
+    :: i < 3 -> c!i; i++
+    :: c?_ -> a!i
+    :: i >= 3 -> break
+    od
+}
+init { run P(); b!1 }
+";
+    let cases: [(String, &[&str]); 4] = [
+        (
+            base.replace("    byte i;", "    chan d = [1] of { byte };\n    byte i;"),
+            &["local 'P:d' added", "creation order"],
+        ),
+        (
+            base.replace("    chan c = [2] of { byte };\n", "")
+                .replace("c!i", "b!i")
+                .replace("c?_", "b?_"),
+            &["local 'P:c' removed", "creation order"],
+        ),
+        (
+            base.replace(
+                "chan a = [1] of { byte }; chan b = [2] of { int };",
+                "chan b = [2] of { int }; chan a = [1] of { byte };",
+            ),
+            &["global channels were reordered"],
+        ),
+        (
+            base.replace("chan a = [1] of { byte };", "chan a = [1] of { chan };")
+                .replace("chan b = [2] of { int };", "")
+                .replace("a!i", "a!c")
+                .replace("b!1", "skip"),
+            &["channel numbers may sit in messages"],
+        ),
+    ];
+    for (new, says) in cases {
+        let d = diff(base, &new);
+        let layout = d.layout.clone().unwrap_or_default();
+        for s in says {
+            assert!(layout.contains(s), "{s:?} not in {layout:?}\n{new}");
+        }
+    }
+}

@@ -2037,8 +2037,7 @@ fn a_state_is_the_embedding_of_its_projection() {
                 continue;
             };
             let Some(nv) = version(&m) else { continue };
-            let Some(ext) =
-                git_rmc::rmc::diff::extension::layout_extension(&v.program, &nv.program)
+            let Ok(ext) = git_rmc::rmc::diff::extension::layout_extension(&v.program, &nv.program)
             else {
                 continue;
             };

@@ -995,6 +995,10 @@ fn scalar_pairs(ov: &Var, ol: &VarLayout, nv: &Var, nl: &VarLayout) -> ScalarPai
 
 type ScalarPairs = Vec<((u32, Scalar), Option<(u32, Scalar)>)>;
 
+/// Why channels a process or a record creates are not mapped when they change.
+const CREATION_ORDER: &str = ": channels are numbered in creation order, so every channel \
+     created after it would be another channel (only global channel variables are mapped)";
+
 /// Pairs old variables with new ones by name (the same visibility, neither hidden): the
 /// same scalars are kept, data of another type or length is converted scalar by scalar
 /// (`scalar_pairs`: an array's elements past the new length, a record's removed fields
@@ -1008,7 +1012,7 @@ fn pair_vars(
     owner: &str,
     programs: (&Program, &Program),
     d: &mut Delta,
-) -> Option<Pairing> {
+) -> Result<Pairing, String> {
     let (old_chan, new_chan) = (
         |v: &Var| creates_chan(programs.0, v, 0),
         |v: &Var| creates_chan(programs.1, v, 0),
@@ -1027,9 +1031,15 @@ fn pair_vars(
     let what = if owner.is_empty() { "global" } else { "local" };
     let mut taken = vec![false; new.0.len()];
     for (k, v) in old.0.iter().enumerate() {
-        let ol = old.1.get(k)?;
+        let ol = old
+            .1
+            .get(k)
+            .ok_or_else(|| "the old layout lacks a variable".to_string())?;
         if ol.hidden {
-            return None;
+            return Err(format!(
+                "{what} '{owner}{}' is hidden (its value is not in the state)",
+                v.name
+            ));
         }
         // By name; else, renamed: the new variable in its place, of the same shape, whose
         // name the old version does not have (a rename keeps every state's meaning).
@@ -1050,7 +1060,10 @@ fn pair_vars(
             // Removed: its bytes are dropped. (A channel's record goes too: only a global
             // channel's, which `layout_extension` takes out of the channels.)
             if (matches!(v.ty, Type::Chan) || old_chan(v)) && !plain_chan(owner, v) {
-                return None;
+                return Err(format!(
+                    "{what} '{owner}{}' removed, and with it the channels it creates{}",
+                    v.name, CREATION_ORDER
+                ));
             }
             p.index.push(DROPPED);
             p.compare.push(d.fresh());
@@ -1063,9 +1076,26 @@ fn pair_vars(
                 .push(format!("{what} '{owner}{}' removed", v.name));
             continue;
         };
-        let (w, nl) = (&new.0[j], new.1.get(j)?);
-        if v.vis != w.vis || nl.hidden || matches!(v.ty, Type::Chan) != matches!(w.ty, Type::Chan) {
-            return None;
+        let (w, nl) = (
+            &new.0[j],
+            new.1
+                .get(j)
+                .ok_or_else(|| "the new layout lacks a variable".to_string())?,
+        );
+        if nl.hidden {
+            return Err(format!(
+                "{what} '{owner}{}' is hidden now (its value is not in the state)",
+                w.name
+            ));
+        }
+        if v.vis != w.vis {
+            return Err(format!("{what} '{owner}{}' changed its visibility", w.name));
+        }
+        if matches!(v.ty, Type::Chan) != matches!(w.ty, Type::Chan) {
+            return Err(format!(
+                "{what} '{owner}{}' is a channel in one version and data in the other",
+                w.name
+            ));
         }
         taken[j] = true;
         p.index.push(j);
@@ -1079,7 +1109,14 @@ fn pair_vars(
             continue;
         }
         if matches!(v.ty, Type::Chan) || old_chan(v) || new_chan(w) {
-            return None;
+            return Err(format!(
+                "{what} '{owner}{}' declared as {} instead of {}, which changes the channels it \
+                 creates{}",
+                w.name,
+                type_text(w),
+                type_text(v),
+                CREATION_ORDER
+            ));
         }
         p.compare.push(d.fresh());
         for ((off, s), to) in scalar_pairs(v, ol, w, nl) {
@@ -1126,22 +1163,32 @@ fn pair_vars(
         if taken[j] {
             continue;
         }
-        if (matches!(w.ty, Type::Chan) || new_chan(w)) && !plain_chan(owner, w)
-            || new.1.get(j)?.hidden
-        {
-            return None;
+        if (matches!(w.ty, Type::Chan) || new_chan(w)) && !plain_chan(owner, w) {
+            return Err(format!(
+                "{what} '{owner}{}' added, and with it the channels it creates{}",
+                w.name, CREATION_ORDER
+            ));
+        }
+        if new.1.get(j).is_none_or(|l| l.hidden) {
+            return Err(format!(
+                "{what} '{owner}{}' added hidden (its value is not in the state)",
+                w.name
+            ));
         }
         d.added.push(format!("{owner}{}", w.name));
     }
-    Some(p)
+    Ok(p)
 }
 
 /// How `new`'s layout maps onto `old`'s (see `Extension`); None when the layouts are the
 /// same or when something changed that the map does not carry (hidden variables, `_last`
 /// or priorities, a typedef's channels, global channels added or removed, a channel or
 /// record retyped).
-pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
-    let (a, b) = (Layout::new(old).ok()?, Layout::new(new).ok()?);
+pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap> {
+    let refuse = |why: String| Err(NoMap::Refused(why));
+    let (Ok(a), Ok(b)) = (Layout::new(old), Layout::new(new)) else {
+        return refuse("a version's state layout cannot be built".into());
+    };
     // Proctypes pair by name (and kind).
     let old_tags: Vec<Option<u8>> = old
         .procs
@@ -1158,15 +1205,22 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
             .iter()
             .enumerate()
             .any(|(i, t)| *t != u8::try_from(i).ok());
-    if (a.hash == b.hash && !moved)
-        || a.hidden_size != 0
-        || b.hidden_size != 0
-        || a.last_at != b.last_at
-        || a.globals_at != b.globals_at
-        || a.uses_priority != b.uses_priority
-        || typedef_chans(old) != typedef_chans(new)
-    {
-        return None;
+    if a.hash == b.hash && !moved {
+        return Err(NoMap::Same);
+    }
+    if a.hidden_size != 0 || b.hidden_size != 0 {
+        return refuse("the model has hidden variables, whose values are not in the state".into());
+    }
+    if a.last_at != b.last_at || a.globals_at != b.globals_at {
+        return refuse("the model's use of _last changed".into());
+    }
+    if a.uses_priority != b.uses_priority {
+        return refuse("the model's use of priorities changed".into());
+    }
+    if typedef_chans(old) != typedef_chans(new) {
+        return refuse(format!(
+            "a typedef's channel fields changed{CREATION_ORDER}"
+        ));
     }
     let mut d = Delta::default();
     let mut globals = pair_vars(
@@ -1175,7 +1229,8 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         "",
         (old, new),
         &mut d,
-    )?;
+    )
+    .map_err(NoMap::Refused)?;
     let mut procs = Vec::with_capacity(new.procs.len());
     for (t, (np, y)) in new.procs.iter().zip(&b.procs).enumerate() {
         let Some(i) = old_tags.iter().position(|&o| o.map(usize::from) == Some(t)) else {
@@ -1192,7 +1247,10 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         };
         let (op, x) = (&old.procs[i], &a.procs[i]);
         if x.header != y.header {
-            return None;
+            return refuse(format!(
+                "proctype {}: its process header changed (location width or priority)",
+                np.name
+            ));
         }
         let p = pair_vars(
             (&op.locals, &x.locals),
@@ -1200,9 +1258,13 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
             &format!("{}:", np.name),
             (old, new),
             &mut d,
-        )?;
+        )
+        .map_err(NoMap::Refused)?;
+        let Ok(old_tag) = u8::try_from(i) else {
+            return refuse("more than 255 proctypes".into());
+        };
         procs.push(ProcExtension {
-            old_tag: Some(u8::try_from(i).ok()?),
+            old_tag: Some(old_tag),
             locals: p.index,
             compare: p.compare,
             from: p.from,
@@ -1244,14 +1306,21 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         .collect();
     let paired: Vec<usize> = pairs.iter().flatten().copied().collect();
     if paired.windows(2).any(|w| w[0] >= w[1]) {
-        // Their order changed: every handle means another channel.
-        return None;
+        return refuse(
+            "global channels were reordered: a channel's number is its place among them, so \
+             every channel variable would name another channel"
+                .into(),
+        );
     }
     let handles = HandleMap::new(&pairs, olds.len(), news.len()).map(std::sync::Arc::new);
     if handles.is_some() {
         if handles_in_data(old, &a) || handles_in_data(new, &b) {
-            // Handles inside messages or records would need renumbering there too.
-            return None;
+            return refuse(
+                "global channels were added or removed, which renumbers channels, and channel \
+                 numbers may sit in messages or record fields (a field of type chan), which \
+                 the map does not renumber"
+                    .into(),
+            );
         }
         handle_pieces(&mut globals.from, &old.globals, &a.globals);
         for p in &mut procs {
@@ -1266,6 +1335,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         let c = &l.chans[t];
         Some((t as u8 | CHAN_TAG, c.capacity, c.msg_size))
     };
+    let unpaired = || NoMap::Refused("the two versions' global channels do not pair".into());
     let mut prefix = Vec::with_capacity(olds.len().max(news.len()));
     let mut changed_globals: Vec<usize> = Vec::new();
     // In both orders at once: an old channel removed, a new one added, or a pair.
@@ -1277,7 +1347,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
             d.changed
                 .push(format!("channel '{}' removed", old.globals[olds[k].0].name));
             prefix.push(GlobalChan {
-                old: Some(record(&a, &olds[k].1)?),
+                old: Some(record(&a, &olds[k].1).ok_or_else(unpaired)?),
                 new: None,
                 changed: false,
             });
@@ -1287,18 +1357,20 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
                 .push(format!("channel '{}' added", new.globals[news[j].0].name));
             prefix.push(GlobalChan {
                 old: None,
-                new: Some(record(&b, &news[j].1)?),
+                new: Some(record(&b, &news[j].1).ok_or_else(unpaired)?),
                 changed: false,
             });
             j += 1;
         } else {
-            let ((i, oc), (nj, nc)) = (olds.get(k)?, news.get(j)?);
+            let (Some((i, oc)), Some((nj, nc))) = (olds.get(k), news.get(j)) else {
+                return Err(unpaired());
+            };
             if pairs[k] != Some(j) {
-                return None;
+                return Err(unpaired());
             }
             let c = GlobalChan {
-                old: Some(record(&a, oc)?),
-                new: Some(record(&b, nc)?),
+                old: Some(record(&a, oc).ok_or_else(unpaired)?),
+                new: Some(record(&b, nc).ok_or_else(unpaired)?),
                 changed: oc != nc,
             };
             if c.changed && !changed_globals.contains(i) {
@@ -1313,7 +1385,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
             j += 1;
         }
     }
-    Some(Extension {
+    Ok(Extension {
         globals: globals.index,
         compare_globals: globals.compare,
         from: globals.from,
@@ -1332,6 +1404,15 @@ pub fn layout_extension(old: &Program, new: &Program) -> Option<Extension> {
         changed_globals,
         drops: d.drops,
     })
+}
+
+/// Why two versions' states are not mapped onto each other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoMap {
+    /// The layouts are the same: states need no map.
+    Same,
+    /// The layouts differ in a way the map does not carry (said why).
+    Refused(String),
 }
 
 /// Whether channel handles may sit anywhere but in channel variables: a message field or a

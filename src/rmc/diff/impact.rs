@@ -17,7 +17,7 @@ use crate::program::expr::{LExpr, LStmt};
 use crate::program::{LocId, Location, Proc, Program};
 
 use crate::rmc::diff::chan_alias::ChanAlias;
-use crate::rmc::diff::extension::{layout_extension, Extension};
+use crate::rmc::diff::extension::{layout_extension, Extension, NoMap};
 use crate::rmc::diff::ids::StableIds;
 use crate::rmc::diff::label::{Canon, Names, Parts};
 
@@ -255,7 +255,11 @@ impl Names for Side<'_> {
 /// Compares an old version (its locations carrying stable ids, `next_free` the first unused
 /// id) with a new one (numbered by position, as `program::build` leaves it).
 pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
-    let extension = layout_extension(old, new);
+    let (extension, refused) = match layout_extension(old, new) {
+        Ok(e) => (Some(e), None),
+        Err(NoMap::Refused(why)) => (None, Some(why)),
+        Err(NoMap::Same) => (None, None),
+    };
     let old_side = Side::new(old, None).with_globals(extension.as_ref());
     // Shapes leave every stable id out (targets, labels read remotely, where `run` starts),
     // on both sides alike.
@@ -579,7 +583,9 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         deleted,
         layout_change: match &extension {
             Some(e) => Some(e.describe()),
-            None => layout_change(old, new),
+            // What the map could not carry, where it says; else the first declaration
+            // that differs.
+            None => refused.or_else(|| layout_change(old, new)),
         },
         notes: initial_notes(old, new, &map, extension.as_ref()),
         extension,
