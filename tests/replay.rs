@@ -9,8 +9,8 @@ mod common;
 use common::rmc::{
     chains_of_ten, change_declaration, check, check_on, check_tuned, check_with, corpus_files,
     corpus_records, dead_variable_removed, each_recorded_pair, gain_variables, limited, mutate,
-    resize_channel, seed_models, sweep_seed, version, with_dead_variable, without_dead_variable,
-    write_beside, Checked, Rng, DECLARATION_KINDS, DECLARATION_KIND_NAMES,
+    resize_channel, retype_local_channel, seed_models, sweep_seed, version, with_dead_variable,
+    without_dead_variable, write_beside, Checked, Rng, DECLARATION_KINDS, DECLARATION_KIND_NAMES,
 };
 use git_rmc::explore::Options;
 use git_rmc::rmc::check::Algorithm;
@@ -1652,6 +1652,138 @@ fn replays_across_a_changed_channel_capacity_equal_full_checks() {
         replayed_step,
     );
     assert!(chains >= 3, "only {chains} chains of 10 versions");
+}
+
+/// Models whose processes declare channels of their own: a reply channel sent to a server
+/// in a message, a buffer a process fills and drains, an array of channels and one a
+/// process hands to another it runs.
+const LOCAL_CHANNEL_MODELS: [&str; 3] = [
+    "mtype = { req, ack };
+chan server = [2] of { mtype, chan };
+byte served;
+proctype Client(byte id) {
+    chan reply = [1] of { mtype };
+    byte n;
+    do
+    :: n < 2 -> server!req, reply; reply?ack; n++
+    :: n == 2 -> break
+    od
+}
+active proctype Server() {
+    chan r;
+end: do
+    :: server?req, r -> r!ack; served++
+    od
+}
+init { atomic { run Client(1); run Client(2) } }
+",
+    "byte total;
+proctype Stage(byte k) {
+    chan buf = [2] of { byte };
+    byte i, x;
+    do
+    :: i < 3 -> buf!i; i++
+    :: buf?x -> total = total + x
+    :: i == 3 && empty(buf) -> break
+    od;
+    assert(total < 10)
+}
+active proctype Watch() {
+    do
+    :: total > 4 -> total = 0
+    :: total == 2 -> break
+    od
+}
+init { run Stage(1); run Stage(2) }
+",
+    "byte got;
+proctype Echo(chan d) {
+    bit b;
+end: do
+    :: d?b -> got = (got + b + 1) % 5
+    od
+}
+proctype P() {
+    chan c[2] = [0] of { bit };
+    chan d = [1] of { bit };
+    run Echo(d);
+    do
+    :: d!1
+    :: got > 2 -> break
+    :: c[0]!0
+    od
+}
+active proctype Q() { byte y; do :: y < 3 -> y++ :: y >= 3 -> break od }
+init { run P() }
+",
+];
+
+/// A local channel declaration retyped (capacity up or down, a field wider), alone or with
+/// a statement changed: the operations that may reach its channels are dangerous (through
+/// the copies of its id too), a `run` of its proctype is, and its contents travel with each
+/// state as a changed global channel's do. The replay gives a full check's figures,
+/// violations and trails, and the record it writes serves the next version: chains of ten
+/// versions mixing retyped local channels and changed statements.
+#[test]
+fn replays_across_a_retyped_local_channel_equal_full_checks() {
+    let mut rng = Rng(sweep_seed(0x10ca_1c4a));
+    let (mut compared, mut mapped, mut walked) = (0, 0, 0);
+    for (mi, text) in LOCAL_CHANNEL_MODELS.iter().enumerate() {
+        let (base, _) = recorded(text, &limited());
+        for k in 0..16 {
+            let Some(m) = retype_local_channel(text, &mut rng, k) else {
+                continue;
+            };
+            let m = if k % 4 == 3 {
+                mutate(&m, &mut rng).unwrap_or(m)
+            } else {
+                m
+            };
+            let what = format!("local channel model {mi} #{k}");
+            let Some((rep, _)) = replay_and_full(&what, &base, &m) else {
+                continue;
+            };
+            compared += 1;
+            if rep.reason.contains("local channel '") {
+                mapped += 1;
+                walked += usize::from(rep.stats.states_walked > 0);
+            }
+            let v = version(&m).expect("loads");
+            let prune = check(&v, Some(&base), Algorithm::Prune);
+            let full = check(&v, Some(&base), Algorithm::Full);
+            assert_eq!(prune.violations, full.violations, "{what}: prune\n{m}");
+            assert_eq!(prune.verdict, full.verdict, "{what}: prune verdict\n{m}");
+        }
+        // A chain of ten versions, each replayed on the record of the one before.
+        let (mut record, mut current, mut steps) = (base, text.to_string(), 0);
+        for k in 0..60 {
+            if steps == 10 {
+                break;
+            }
+            let next = match k % 2 {
+                0 => retype_local_channel(&current, &mut rng, k / 2),
+                _ => mutate(&current, &mut rng),
+            };
+            let Some(next) = next else { continue };
+            let what = format!("local channel model {mi}, chain step {steps}");
+            if let Some(r) = replayed_step(&what, &record, &next, steps) {
+                record = r;
+                current = next;
+                steps += 1;
+            }
+        }
+        assert_eq!(steps, 10, "model {mi}: a chain of ten versions");
+    }
+    eprintln!(
+        "{compared} retyped local channels compared, {mapped} mapped, {walked} of them walked \
+         something"
+    );
+    assert!(compared >= 30, "only {compared} compared");
+    assert!(mapped * 2 >= compared, "{mapped} of {compared} mapped");
+    assert!(
+        walked * 2 >= mapped,
+        "{walked} of {mapped} walked something"
+    );
 }
 
 /// A channel whose id travels: passed to a process by `run`, copied into a variable, sent

@@ -506,6 +506,35 @@ pub fn resize_channel(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
     Some(ls.join("\n") + "\n")
 }
 
+/// `text` with one local channel declaration (an indented `chan x = [N] of {...}`) retyped:
+/// by `k % 3`, its capacity one more, one less (a rendezvous one becomes buffered), or its
+/// first `byte` or `bit` field one size wider. None when no local channel declaration can be
+/// changed that way.
+pub fn retype_local_channel(text: &str, rng: &mut Rng, k: usize) -> Option<String> {
+    let mut ls: Vec<String> = text.lines().map(str::to_string).collect();
+    let local = |l: &str| l.starts_with(char::is_whitespace) && l.trim_start().starts_with("chan ");
+    let spots: Vec<usize> = (0..ls.len())
+        .filter(|&i| local(&ls[i]) && ls[i].contains("] of {"))
+        .collect();
+    if spots.is_empty() {
+        return None;
+    }
+    let i = spots[rng.below(spots.len())];
+    let l = &ls[i];
+    let open = l.find("= [")? + 3;
+    let close = open + l[open..].find(']')?;
+    let n: u32 = l[open..close].trim().parse().ok()?;
+    ls[i] = match k % 3 {
+        0 => format!("{}{}{}", &l[..open], n + 1, &l[close..]),
+        1 if n > 0 => format!("{}{}{}", &l[..open], n - 1, &l[close..]),
+        1 => format!("{}1{}", &l[..open], &l[close..]),
+        _ if l.contains("of { bit") => l.replacen("of { bit", "of { byte", 1),
+        _ if l.contains("of { byte") => l.replacen("of { byte", "of { short", 1),
+        _ => return None,
+    };
+    Some(ls.join("\n") + "\n")
+}
+
 /// Writes `r` at `path` beside the record it was built on (on it, where it keeps most of
 /// it), as the cache does, and returns the file's size.
 pub fn write_beside(r: &Record, path: &Path) -> u64 {

@@ -272,7 +272,8 @@ fn layout_extension(
         // removed channel holds then matters beyond its own operations.
         .filter(|e| {
             let same = e.prefix.iter().all(|c| c.old.is_some() && c.new.is_some());
-            (e.changed_globals.is_empty() && same) || !opts.empty_channels
+            (e.changed_globals.is_empty() && e.changed_locals.is_empty() && same)
+                || !opts.empty_channels
         })
         .filter(|_| {
             crate::explore::layout::Layout::new(&base.program).is_ok_and(|l| l.hash == old_hash)

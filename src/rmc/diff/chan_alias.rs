@@ -1,4 +1,5 @@
-//! Which channel operations may reach a global channel whose declaration changed.
+//! Which channel operations may reach a channel whose declaration changed (a global one, or
+//! a local one whose type changed).
 //!
 //! A channel is named through variables that hold its id: the global it was declared with,
 //! and whatever that id was copied into (assignments, `run` arguments, message fields). A
@@ -14,35 +15,51 @@ use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar, Slot};
 use crate::program::types::{Var, VarInit};
 use crate::program::{Location, Proc, Program};
 
-/// The changed channels a value may be, as the globals that declare them; `any`: a value
-/// the analysis could not follow.
+/// A changed channel, by the variable that declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    Global(usize),
+    /// (proctype, local)
+    Local(usize, usize),
+}
+
+/// The changed channels a value may be, as the variables that declare them; `any`: a
+/// value the analysis could not follow.
 #[derive(Clone, Default, PartialEq, Eq)]
 struct Targets {
-    globals: BTreeSet<usize>,
+    chans: BTreeSet<Source>,
     any: bool,
 }
 
 impl Targets {
     fn any() -> Targets {
         Targets {
-            globals: BTreeSet::new(),
+            chans: BTreeSet::new(),
             any: true,
+        }
+    }
+
+    fn of(s: Source) -> Targets {
+        Targets {
+            chans: [s].into_iter().collect(),
+            any: false,
         }
     }
 
     /// Adds `other`; true when something was new.
     fn join(&mut self, other: &Targets) -> bool {
-        let before = (self.globals.len(), self.any);
-        self.globals.extend(other.globals.iter().copied());
+        let before = (self.chans.len(), self.any);
+        self.chans.extend(other.chans.iter().copied());
         self.any |= other.any;
-        before != (self.globals.len(), self.any)
+        before != (self.chans.len(), self.any)
     }
 }
 
-/// The analysis of one program, for a set of changed global channels.
+/// The analysis of one program, for a set of changed channels.
 pub struct ChanAlias<'p> {
     prog: &'p Program,
     changed: BTreeSet<usize>,
+    changed_locals: BTreeSet<(usize, usize)>,
     /// Per global, and per proctype per local: what it may hold.
     globals: Vec<Targets>,
     locals: Vec<Vec<Targets>>,
@@ -52,11 +69,13 @@ pub struct ChanAlias<'p> {
 
 impl<'p> ChanAlias<'p> {
     /// Runs the analysis to its fixpoint; `changed` are the globals (indices in `prog`)
-    /// whose channels changed.
-    pub fn new(prog: &'p Program, changed: &[usize]) -> ChanAlias<'p> {
+    /// whose channels changed, `locals` the locals (proctype, local) whose channel type
+    /// changed.
+    pub fn new(prog: &'p Program, changed: &[usize], locals: &[(usize, usize)]) -> ChanAlias<'p> {
         let mut a = ChanAlias {
             prog,
             changed: changed.iter().copied().collect(),
+            changed_locals: locals.iter().copied().collect(),
             globals: vec![Targets::default(); prog.globals.len()],
             locals: prog
                 .procs
@@ -94,11 +113,14 @@ impl<'p> ChanAlias<'p> {
     /// What a declaration starts as.
     fn initial(&self, proc: Option<usize>, i: usize, v: &Var) -> Targets {
         match &v.init {
-            VarInit::Chan(_) if proc.is_none() && self.changed.contains(&i) => Targets {
-                globals: [i].into_iter().collect(),
-                any: false,
+            VarInit::Chan(_) => match proc {
+                None if self.changed.contains(&i) => Targets::of(Source::Global(i)),
+                Some(p) if self.changed_locals.contains(&(p, i)) => {
+                    Targets::of(Source::Local(p, i))
+                }
+                _ => Targets::default(),
             },
-            VarInit::Chan(_) | VarInit::Zero => Targets::default(),
+            VarInit::Zero => Targets::default(),
             VarInit::Expr(e) => self.value(proc, e),
             VarInit::List(items) => {
                 let mut t = Targets::default();
@@ -222,14 +244,19 @@ impl<'p> ChanAlias<'p> {
         for e in &l.edges {
             self.operated(pi, &e.stmt, &mut hit);
         }
-        if !hit.any && hit.globals.is_empty() {
+        if !hit.any && hit.chans.is_empty() {
             return None;
         }
         let names: Vec<String> = hit
-            .globals
+            .chans
             .iter()
-            .filter_map(|&g| self.prog.globals.get(g))
-            .map(|v| format!("'{}'", v.name))
+            .filter_map(|&s| match s {
+                Source::Global(g) => self.prog.globals.get(g).map(|v| format!("'{}'", v.name)),
+                Source::Local(q, l) => {
+                    let p = self.prog.procs.get(q)?;
+                    p.locals.get(l).map(|v| format!("'{}:{}'", p.name, v.name))
+                }
+            })
             .collect();
         Some(if hit.any || names.is_empty() {
             "may operate on a channel whose declaration changed (which channel it names is a \

@@ -68,6 +68,9 @@ pub struct Extension {
     pub changed: Vec<String>,
     /// The old globals that declare global channels whose declaration changed.
     pub changed_globals: Vec<usize>,
+    /// The local channel declarations whose type changed and is mapped (see `ChanMap`), as
+    /// (proctype, local) in the old program and in the new one.
+    pub changed_locals: Vec<((usize, usize), (usize, usize))>,
     /// Some old bytes are dropped: recorded states are met by key (`key_of_old`).
     pub drops: bool,
 }
@@ -124,6 +127,13 @@ fn convert(from: Scalar, to: Scalar, bytes: &[u8], at: usize) -> Option<i32> {
 pub struct ChanMap {
     pub size: u32,
     pub other: Option<u8>,
+    /// Capacity and bytes per message.
+    pub capacity: u32,
+    pub msg: u32,
+    /// The type of one local channel declaration whose type changed, paired with its other
+    /// type (`other`): its records' contents travel with a state as a changed global
+    /// channel's do.
+    pub changed: bool,
 }
 
 /// One global channel's record in the old and in the new layout: its tag, capacity and bytes
@@ -206,6 +216,8 @@ pub struct ProcExtension {
     /// Bytes of the new locals, and of the old ones.
     pub size: u32,
     pub old_size: u32,
+    /// A local channel declaration of it changed its type (`Extension::changed_locals`).
+    pub chans_changed: bool,
 }
 
 /// The type index a channel record's tag carries.
@@ -228,6 +240,21 @@ impl Extension {
         out.push(self.other_tag(*rec.first()?, new)?);
         out.extend_from_slice(&rec[1..]);
         Some(())
+    }
+
+    /// Where `tag` (of the new layout, or the old one) is the type of a local channel
+    /// declaration that changed: its map in this layout and in the other.
+    fn changed_type(&self, tag: u8, new: bool) -> Option<(ChanMap, ChanMap)> {
+        let (this, that) = if new {
+            (&self.chans, &self.old_chans)
+        } else {
+            (&self.old_chans, &self.chans)
+        };
+        let c = *this.get(chan_type(tag))?;
+        if !c.changed {
+            return None;
+        }
+        Some((c, *that.get(c.other? as usize)?))
     }
 
     /// The tag the other layout gives the channel type whose tag is `tag` in this one (the
@@ -286,16 +313,8 @@ impl Extension {
                     out.extend_from_slice(&rec[1..]);
                 }
                 (Some(o), Some(n)) => {
-                    // Contents that fit the old declaration are kept (a buffered channel's
-                    // states are found again), others project to an empty channel: its
-                    // contents are the new state's own, as added variables are.
                     out.push(o.0);
-                    let len = rec[1] as u32;
-                    let keep = o.2 == n.2 && len <= o.1;
-                    let bytes = if keep { (len * n.2) as usize } else { 0 };
-                    out.push(if keep { rec[1] } else { 0 });
-                    out.extend_from_slice(rec.get(2..2 + bytes)?);
-                    out.resize(out.len() + c.old_size() - 2 - bytes, 0);
+                    project_contents(rec, (n.1, n.2), (o.1, o.2, c.old_size() as u32), out)?;
                 }
                 // A removed channel projects empty (its contents dropped); an added one's
                 // record is the new state's own.
@@ -309,7 +328,19 @@ impl Extension {
         }
         for rec in self.records(canon, at, true) {
             match rec? {
-                Rec::Chan(x) => self.retag(&canon[x], true, out)?,
+                Rec::Chan(x) => match self.changed_type(canon[x.start], true) {
+                    Some((n, o)) => {
+                        let rec = &canon[x];
+                        out.push(self.other_tag(rec[0], true)?);
+                        project_contents(
+                            rec,
+                            (n.capacity, n.msg),
+                            (o.capacity, o.msg, o.size),
+                            out,
+                        )?;
+                    }
+                    None => self.retag(&canon[x], true, out)?,
+                },
                 Rec::Proc { tag, head, locals } => {
                     let p = &self.procs[tag as usize];
                     out.push(p.old_tag?);
@@ -435,7 +466,16 @@ impl Extension {
             at = end;
         }
         for rec in self.records(canon, at, true) {
-            if let Rec::Proc { tag, locals, .. } = rec? {
+            let (tag, locals) = match rec? {
+                Rec::Chan(x) => {
+                    if self.changed_type(canon[x.start], true).is_some() {
+                        out.extend_from_slice(&canon[x]);
+                    }
+                    continue;
+                }
+                Rec::Proc { tag, locals, .. } => (tag, locals),
+            };
+            {
                 out.push(tag);
                 let p = &self.procs[tag as usize];
                 if p.grew() {
@@ -556,8 +596,28 @@ impl Extension {
                 Some(Rec::Chan(_)) => None,
                 None => Some(None),
             });
+        // The parent's records of channels whose declaration changed, in creation order: a
+        // step that leaves them alone neither creates one (a `run` or a declaration that
+        // would is dangerous) nor changes one, and a process that ends takes the last ones
+        // with it, so the successor's are the first of them.
+        let mut changed = self
+            .records(parent, from, true)
+            .filter_map(|rec| match rec {
+                Some(Rec::Chan(x)) if self.changed_type(parent[x.start], true).is_some() => {
+                    Some(Some(x))
+                }
+                Some(_) => None,
+                None => Some(None),
+            });
         for rec in self.records(old, at, false) {
             match rec? {
+                Rec::Chan(x) if self.changed_type(old[x.start], false).is_some() => {
+                    let theirs = changed.next()??;
+                    if self.other_tag(old[x.start], false)? != parent[theirs.start] {
+                        return None;
+                    }
+                    out.parent(theirs)?;
+                }
                 Rec::Chan(x) => {
                     out.byte(self.other_tag(old[x.start], false)?);
                     out.old(x.start + 1..x.end)?;
@@ -580,6 +640,26 @@ impl Extension {
         }
         Some(())
     }
+}
+
+/// The contents of a channel record `rec` of a changed declaration (capacity and bytes per
+/// message `new`) as the old declaration holds them (capacity, bytes per message and record
+/// bytes `old`), appended after the tag: contents that fit the old declaration are kept (a
+/// buffered channel's states are found again), others project to an empty channel: its
+/// contents are the new state's own, as added variables are.
+fn project_contents(
+    rec: &[u8],
+    new: (u32, u32),
+    old: (u32, u32, u32),
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    let len = u32::from(*rec.get(1)?);
+    let keep = old.1 == new.1 && len <= old.0;
+    let bytes = if keep { (len * new.1) as usize } else { 0 };
+    out.push(if keep { rec[1] } else { 0 });
+    out.extend_from_slice(rec.get(2..2 + bytes)?);
+    out.resize(out.len() + (old.2 as usize).checked_sub(2 + bytes)?, 0);
+    Some(())
 }
 
 /// The old area of `from`'s pieces (`size` bytes, dropped bytes zero) from the new area
@@ -807,6 +887,7 @@ impl ProcExtension {
     /// process than the old version's, so every `run` of it is dangerous.
     pub fn changed(&self) -> bool {
         self.old_tag.is_none()
+            || self.chans_changed
             || self.grew()
             || self.from.iter().any(|p| !matches!(p, Piece::Copy { .. }))
     }
@@ -882,6 +963,42 @@ impl Iterator for Records<'_> {
             r
         }))
     }
+}
+
+/// A local channel declaration whose type changed: (proctype, local) in the old and the new
+/// program, its two types and its name (`P:c`).
+struct RetypedLocal {
+    old: (usize, usize),
+    new: (usize, usize),
+    types: (ChanType, ChanType),
+    name: String,
+}
+
+/// The type of every channel declaration of a program, once per declaration (a global, a
+/// local, a typedef field, a channel a statement creates), wherever it is.
+fn chan_sites(p: &Program) -> Vec<ChanType> {
+    fn decl(v: &Var, out: &mut Vec<ChanType>) {
+        if let VarInit::Chan(ct) = &v.init {
+            out.push(ct.clone());
+        }
+    }
+    let mut out = Vec::new();
+    p.globals.iter().for_each(|v| decl(v, &mut out));
+    p.typedefs
+        .iter()
+        .flat_map(|t| &t.fields)
+        .for_each(|v| decl(v, &mut out));
+    for q in &p.procs {
+        q.locals.iter().for_each(|v| decl(v, &mut out));
+        for l in &q.automaton.locations {
+            for e in &l.edges {
+                if let crate::program::expr::LStmt::ChanInit(_, ct) = &e.stmt {
+                    out.push(ct.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What pairing the declarations found beyond kept variables.
@@ -1232,6 +1349,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
     )
     .map_err(NoMap::Refused)?;
     let mut procs = Vec::with_capacity(new.procs.len());
+    let mut retyped: Vec<RetypedLocal> = Vec::new();
     for (t, (np, y)) in new.procs.iter().zip(&b.procs).enumerate() {
         let Some(i) = old_tags.iter().position(|&o| o.map(usize::from) == Some(t)) else {
             d.changed.push(format!("proctype {} added", np.name));
@@ -1242,6 +1360,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
                 from: Vec::new(),
                 size: y.locals_size,
                 old_size: 0,
+                chans_changed: false,
             });
             continue;
         };
@@ -1263,6 +1382,21 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         let Ok(old_tag) = u8::try_from(i) else {
             return refuse("more than 255 proctypes".into());
         };
+        for (k, ov) in op.locals.iter().enumerate() {
+            let Some(nv) = p.index.get(k).and_then(|&j| Some((j, np.locals.get(j)?))) else {
+                continue;
+            };
+            if let (VarInit::Chan(co), VarInit::Chan(cn)) = (&ov.init, &nv.1.init) {
+                if co != cn {
+                    retyped.push(RetypedLocal {
+                        old: (i, k),
+                        new: (t, nv.0),
+                        types: (co.clone(), cn.clone()),
+                        name: format!("{}:{}", np.name, nv.1.name),
+                    });
+                }
+            }
+        }
         procs.push(ProcExtension {
             old_tag: Some(old_tag),
             locals: p.index,
@@ -1270,6 +1404,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             from: p.from,
             size: y.locals_size,
             old_size: x.locals_size,
+            chans_changed: false,
         });
     }
     for (op, t) in old.procs.iter().zip(&old_tags) {
@@ -1288,10 +1423,51 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
                     .iter()
                     .position(|d| d.source == c.source)
                     .map(|t| t as u8),
+                capacity: c.capacity,
+                msg: c.msg_size,
+                changed: false,
             })
             .collect()
     };
-    let (chans, old_chans) = (table(&b, &a), table(&a, &b));
+    let (mut chans, mut old_chans) = (table(&b, &a), table(&a, &b));
+    // A local channel declaration whose type changed pairs its two types, where each is
+    // the type of no other channel in either version: its records are then known by their
+    // tag alone.
+    let (old_sites, new_sites) = (chan_sites(old), chan_sites(new));
+    let mut changed_locals = Vec::new();
+    for r in &retyped {
+        let (co, cn) = &r.types;
+        let sole = |sites: &[ChanType], t: &ChanType| sites.iter().filter(|&c| c == t).count() == 1;
+        let absent = |sites: &[ChanType], t: &ChanType| !sites.contains(t);
+        let (Some(to), Some(tn)) = (
+            a.chans.iter().position(|c| &c.source == co),
+            b.chans.iter().position(|c| &c.source == cn),
+        ) else {
+            continue;
+        };
+        if !(sole(&old_sites, co)
+            && sole(&new_sites, cn)
+            && absent(&new_sites, co)
+            && absent(&old_sites, cn))
+        {
+            continue;
+        }
+        let (Ok(to8), Ok(tn8)) = (u8::try_from(to), u8::try_from(tn)) else {
+            continue;
+        };
+        old_chans[to].other = Some(tn8);
+        old_chans[to].changed = true;
+        chans[tn].other = Some(to8);
+        chans[tn].changed = true;
+        if let Some(p) = procs.get_mut(r.new.0) {
+            p.chans_changed = true;
+        }
+        changed_locals.push((r.old, r.new));
+        d.changed.push(format!(
+            "local channel '{}' declared as {cn} instead of {co}",
+            r.name
+        ));
+    }
     let (olds, news) = (global_chans(old), global_chans(new));
     // Global channels pair by the global that declares them (the same one, or a renamed
     // one) and their place in it; the others were removed or added.
@@ -1402,6 +1578,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         added: d.added,
         changed: d.changed,
         changed_globals,
+        changed_locals,
         drops: d.drops,
     })
 }

@@ -461,11 +461,15 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         map: &map,
     };
     // Across a changed channel declaration, every operation that may reach the channel.
-    if let Some(e) = extension.as_ref().filter(|e| !e.changed_globals.is_empty()) {
+    if let Some(e) = extension
+        .as_ref()
+        .filter(|e| !e.changed_globals.is_empty() || !e.changed_locals.is_empty())
+    {
         let renamed: Vec<usize> = e.changed_globals.iter().map(|&g| e.globals[g]).collect();
+        let (old_locals, new_locals): (Vec<_>, Vec<_>) = e.changed_locals.iter().copied().unzip();
         let (ao, an) = (
-            ChanAlias::new(old, &e.changed_globals),
-            ChanAlias::new(new, &renamed),
+            ChanAlias::new(old, &e.changed_globals, &old_locals),
+            ChanAlias::new(new, &renamed, &new_locals),
         );
         pairs.mark(&mut dangerous, |op, ol, paired| {
             ao.touches(op, ol).or_else(|| {
