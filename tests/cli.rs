@@ -233,6 +233,7 @@ fn verify_checks_safety_and_then_each_claim_on_its_own() {
     assert_eq!(doc["stats"]["states_matched"], 1, "{text}");
     assert_eq!(doc["stats"]["depth_reached"], 15, "{text}");
     assert_eq!(doc["claims_not_checked"], serde_json::json!([]), "{text}");
+    assert_eq!(doc["overall_verdict"], "pass", "{text}");
     // Then each claim as pan -a -c0 -N NAME: stored, visited again, matched, transitions,
     // depth; the system's moves read from the graph the safety check recorded.
     let want = [
@@ -253,7 +254,8 @@ fn verify_checks_safety_and_then_each_claim_on_its_own() {
         assert_eq!(c["stats"]["transitions"], transitions, "{c}");
         assert_eq!(c["stats"]["depth_reached"], depth, "{c}");
     }
-    assert_eq!(claims[0]["formula"], "[] ((x) <= (3))", "{text}");
+    // The formula as spin prints it (`ltl bounded: [] ((x<=3))`).
+    assert_eq!(claims[0]["formula"], "[] ((x<=3))", "{text}");
     let (_, text) = verify(&[], "ltl_formulas.pml");
     assert!(
         text.contains("overall (safety and 3 claims): pass\n"),
@@ -368,6 +370,10 @@ fn verify_fair_checks_each_claim_with_weak_fairness() {
     assert_eq!(code, Some(1), "{text}");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
     assert_eq!(doc["claims"][0]["fair"], false, "{text}");
+    // The safety check passes and the claim fails: the model fails, and the JSON says so
+    // beside the safety check's own verdict.
+    assert_eq!(doc["verdict"], "pass", "{text}");
+    assert_eq!(doc["overall_verdict"], "fail", "{text}");
     let (code, text) = verify(&["--fair", "--format", "json"], "claims/research_m7.pml");
     assert_eq!(code, Some(0), "{text}");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");

@@ -1322,11 +1322,11 @@ active proctype P() {
     let text = stdout(&out);
     assert!(text.contains("FAIL"), "{text}");
     assert!(
-        text.contains("claim ltl bounded: [] ((x) <= (3)): pass"),
+        text.contains("claim ltl bounded: [] ((x<=3)): pass"),
         "{text}"
     );
     assert!(
-        text.contains("claim ltl reaches: [] (<> ((x) == (3))): fail"),
+        text.contains("claim ltl reaches: [] (<> ((x==3))): fail"),
         "{text}"
     );
     assert!(
@@ -1535,7 +1535,7 @@ fn passed_claims_carry_over_when_the_state_graph_is_unchanged() {
     let text = stdout(&r.rmc(&["check"]));
     assert!(
         text.contains(
-            "claim ltl reaches: [] (<> ((x) == (3))): pass (reused: the state graph is unchanged)"
+            "claim ltl reaches: [] (<> ((x==3))): pass (reused: the state graph is unchanged)"
         ),
         "{text}"
     );
@@ -1658,6 +1658,35 @@ active proctype P() { int a; x < 3 -> x++ }
             > first[0]["claims"][0]["stats"]["state_vector_bytes"].as_u64(),
         "{c}"
     );
+}
+
+/// A formula changed only inside an index names another proposition: the claim is searched
+/// again, never carried over, and fails as a full check finds.
+#[test]
+fn a_formula_changed_inside_an_index_is_searched_again() {
+    let model = "byte a[2];
+ltl held { [] (a[0] <= 3) }
+active proctype P() {
+  do
+  :: a[0] < 3 -> a[0]++
+  :: a[1] < 5 -> a[1]++
+  :: a[0] == 3 -> break
+  od
+}
+";
+    let (mut r, first) = checked_repo(model);
+    assert_eq!(first[0]["claims"][0]["verdict"], "pass", "{}", first[0]);
+    r.write(
+        "model.pml",
+        &model.replace("[] (a[0] <= 3)", "[] (a[1] <= 3)"),
+    );
+    r.commit("formula");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    let c = &res[0]["claims"][0];
+    assert_eq!(c["formula"], "[] ((a[1]<=3))", "{c}");
+    assert_eq!(c["verdict"], "fail", "{c}");
+    assert_eq!(c.get("reused"), None, "{c}");
 }
 
 /// A changed `ltl` formula changes no state of the system: the safety check keeps the

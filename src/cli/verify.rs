@@ -343,6 +343,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         for d in &mut claim_docs {
             d.claims_not_checked = doc.claims_not_checked.clone();
         }
+        doc.overall_verdict = Some(report::verify::overall_verdict(&doc));
     }
     if let (Some(path), Some(_), Algorithm::Full) =
         (&args.reuse, &checked.base_hash, checked.algorithm)

@@ -2,7 +2,7 @@
 //! negates and translates into the formula's never claim (see `crate::ltl`'s module
 //! documentation for the rules, observed with spin). Reads the AST only.
 
-use crate::promela::ast::{BinOp, ChanProbe, Expr, ExprKind, UnOp, VarRef};
+use crate::promela::ast::{BinOp, ChanProbe, Expr, ExprKind, RecvArg, UnOp, VarRef};
 
 /// The formula's text as spin prints it: temporal and boolean operators with each operand
 /// in parentheses, `->` and `W` rewritten, everything else as a Promela expression.
@@ -143,8 +143,35 @@ fn expr(e: &Expr, out: &mut String) {
             out.push(':');
             var(v, out);
         }
-        // Not expressions a formula can hold (spin rejects them there).
-        ExprKind::Run { .. } | ExprKind::Poll { .. } => out.push('0'),
+        // A poll as spin prints it: `c?[a,b]`, `c??[a,b]`, its fields by commas.
+        ExprKind::Poll { chan, args, random } => {
+            var(chan, out);
+            out.push_str(if *random { "??[" } else { "?[" });
+            for (k, a) in args.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                match a {
+                    RecvArg::Var(v) => var(v, out),
+                    RecvArg::Eval(e) => {
+                        out.push_str("eval(");
+                        expr(e, out);
+                        out.push(')');
+                    }
+                    RecvArg::Const(e) => match &e.kind {
+                        ExprKind::Const(v) => out.push_str(&v.to_string()),
+                        ExprKind::Unary(UnOp::Neg, x) if matches!(x.kind, ExprKind::Const(_)) => {
+                            out.push('-');
+                            expr(x, out);
+                        }
+                        _ => expr(e, out),
+                    },
+                }
+            }
+            out.push(']');
+        }
+        // Not an expression a formula can hold (spin rejects it there).
+        ExprKind::Run { .. } => out.push('0'),
     }
 }
 
@@ -189,7 +216,10 @@ mod tests {
             "byte x; bool up; active proctype P() { x++ }\n\
              ltl bounded { [] (x <= 3) }\n\
              ltl returns { [] (x == 3 -> <> (x == 0)) }\n\
-             ltl mixed   { []<> up && (x == 0 U x == 1) || !(<> (x > 5)) }\n",
+             ltl mixed   { []<> up && (x == 0 U x == 1) || !(<> (x > 5)) }\n\
+             mtype { envio }; chan en = [1] of { mtype, int };\n\
+             ltl polled  { [] (en?[envio(0)] -> <> en??[envio,_] && !en?[envio(eval(x))]) }\n\
+             ltl negative { [] en?[envio(-1)] }\n",
         );
         assert_eq!(
             got,
@@ -197,6 +227,8 @@ mod tests {
                 "[] ((x<=3))",
                 "[] ((! ((x==3))) || (<> ((x==0))))",
                 "(([] (<> (up))) && (((x==0)) U ((x==1)))) || (! (<> ((x>5))))",
+                "[] ((! (en?[envio,0])) || ((<> (en??[envio,_])) && (! (en?[envio,eval(x)]))))",
+                "[] (en?[envio,-1])",
             ]
         );
     }

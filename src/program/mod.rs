@@ -327,7 +327,7 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
                 ltl_count += 1;
                 ltl.push(LtlInfo {
                     name,
-                    text: ltl_text(&l.formula),
+                    text: ltl_text::spin_text(&l.formula),
                     span: l.span,
                 });
             }
@@ -575,16 +575,3 @@ fn check_trace_body(res: &mut resolve::Resolver, seq: &crate::promela::ast::Sequ
 
 const NOT_AN_EVENT: &str =
     "not an event: a trace holds only sends, receives, if, do, goto, break and labels";
-
-fn ltl_text(e: &crate::promela::ast::Expr) -> String {
-    use crate::promela::ast::ExprKind;
-    match &e.kind {
-        ExprKind::Const(v) => v.to_string(),
-        ExprKind::Var(v) => v.name.clone(),
-        ExprKind::Unary(op, a) => format!("{} ({})", op.as_str(), ltl_text(a)),
-        ExprKind::Binary(op, a, b) => {
-            format!("({}) {} ({})", ltl_text(a), op.as_str(), ltl_text(b))
-        }
-        _ => "…".into(),
-    }
-}

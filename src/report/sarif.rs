@@ -348,6 +348,7 @@ mod tests {
             } else {
                 ModelVerdict::Fail
             },
+            overall_verdict: None,
             complete: true,
             limit: None,
             limit_detail: None,

@@ -82,6 +82,10 @@ pub struct CheckDoc {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted: Option<crate::rmc::check::Predicted>,
     pub verdict: ModelVerdict,
+    /// `verify` of a model with claims: the safety check's verdict and every claim's
+    /// together (`verdict` is the safety check's; `claims` holds each claim's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overall_verdict: Option<ModelVerdict>,
     pub complete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
@@ -502,6 +506,7 @@ pub fn document(
         algorithm_reason: checked.reason.clone(),
         predicted: checked.predicted,
         verdict: checked.verdict.into(),
+        overall_verdict: None,
         complete: checked.complete(),
         limit: checked.limit.map(|(l, _)| l.as_str().to_string()),
         limit_detail: checked
@@ -522,6 +527,19 @@ pub fn document(
         unreached,
         record: None,
         claims: Vec::new(),
+    }
+}
+
+/// The verdict of the safety check and every claim of `doc.claims` together: a fail where
+/// any failed, else incomplete where any search was cut, else the safety check's.
+pub fn overall_verdict(doc: &CheckDoc) -> ModelVerdict {
+    let all = || std::iter::once(doc.verdict).chain(doc.claims.iter().map(|c| c.verdict));
+    if all().any(|v| v == ModelVerdict::Fail) {
+        ModelVerdict::Fail
+    } else if all().any(|v| v == ModelVerdict::Incomplete) {
+        ModelVerdict::Incomplete
+    } else {
+        doc.verdict
     }
 }
 
