@@ -423,8 +423,14 @@ impl<'r> Lowerer<'r> {
                     LStmt::Expr(LExpr::Const(1))
                 }
                 (_, VarInit::Expr(e)) => LStmt::Assign(target, e),
-                (_, VarInit::List(list)) => {
-                    LStmt::Assign(target, list.into_iter().next().unwrap_or(LExpr::Const(0)))
+                // spin initialises a late declaration by one assignment, which a list of
+                // values has no place in.
+                (_, VarInit::List(_)) => {
+                    self.res.error(
+                        span,
+                        "cannot use an array list initializer here".to_string(),
+                    );
+                    LStmt::Expr(LExpr::Const(1))
                 }
                 (_, VarInit::Zero) => LStmt::Assign(target, LExpr::Const(0)),
             };

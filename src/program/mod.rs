@@ -320,6 +320,17 @@ pub fn build(model: &crate::promela::ast::Model) -> (Option<Program>, Vec<Diagno
                     span: c.span,
                 };
                 let proc = lower_proc(&mut res, &p, ProcKind::Never, procs.len(), &mut next_loc);
+                // spin: "never_0 defines local i" (a claim has no variables of its own).
+                for v in &proc.locals {
+                    res.error(
+                        v.span,
+                        format!(
+                            "never claim {} defines local {}: a never claim has no variables \
+                             of its own (spin rejects it)",
+                            proc.name, v.name
+                        ),
+                    );
+                }
                 procs.push(proc);
             }
             Unit::Ltl(l) => {
