@@ -26,14 +26,13 @@ impl Claim {
     }
 }
 
-/// The claims of `program` (loaded with its formulas' claims) that `wanted` names and git
-/// rmc can check: every never claim without local variables (the others stay among the
-/// claims a report says were not checked).
+/// The claims of `program` (loaded with its formulas' claims) that `wanted` names: its never
+/// claims (the front end rejects one with variables of its own, as spin does).
 pub fn checkable(program: &Program, wanted: impl Fn(&str) -> bool) -> Vec<Claim> {
     program
         .procs
         .iter()
-        .filter(|p| p.kind == ProcKind::Never && p.locals.is_empty() && wanted(&p.name))
+        .filter(|p| p.kind == ProcKind::Never && wanted(&p.name))
         .map(|p| Claim {
             name: p.name.clone(),
             formula: program

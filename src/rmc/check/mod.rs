@@ -199,7 +199,8 @@ pub enum CheckError {
 }
 
 /// The proctype index of the never claim `choice` picks in `program`, if it can be checked
-/// (a claim with local variables is not a process here).
+/// (a claim with variables of its own, which the front end rejects as spin does, never is:
+/// the claim is not a process here).
 fn claim_index(program: &Program, choice: &ClaimChoice) -> Option<usize> {
     program
         .procs
@@ -271,8 +272,7 @@ pub fn check_claim_over(
 pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Checked, CheckError> {
     let Some(want) = req.algorithm else {
         // A full check runs the product with the first never claim (pan's default); a
-        // regression check does not check claims yet, nor does any check a claim with
-        // local variables (the claim is not a process here).
+        // regression check does not check claims yet.
         let claim = claim_index(&req.program, &req.claim);
         if let (ClaimChoice::Named(n), None) = (&req.claim, claim) {
             return Err(CheckError::Internal(format!(
