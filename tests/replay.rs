@@ -2307,3 +2307,53 @@ init { atomic { run A(); run B() } }
         );
     }
 }
+
+/// A model whose first proctype has `long` assignments before `x = 1` and `tail` after it:
+/// past 255 locations a process's location takes two bytes in the search's vectors.
+fn long_model(long: usize, tail: usize, extra: &str) -> String {
+    let step = "\tt = 1 - t;\n";
+    format!(
+        "byte t, x;\n{extra}\nactive proctype Long()\n{{\n{}\tx = 1;\n{}\tx = 2\n}}\n\n\
+         active proctype Other()\n{{\n\tbyte k;\n\tdo\n\t:: k < 3 -> k++\n\t:: k > 0 -> k--\n\
+         \t:: x == 2 -> break\n\tod;\n\tassert(t == 0)\n}}\n",
+        step.repeat(long),
+        step.repeat(tail)
+    )
+}
+
+#[test]
+fn a_proctype_that_grows_past_255_locations_keeps_its_recorded_states() {
+    // Canonical vectors name locations by stable id in four bytes, whatever the width
+    // of the search's location field: a version whose proctype crosses 255 locations in
+    // either direction, beside a declaration change, is mapped and walked like any other.
+    let cases = [
+        // (old, new): the width grows, shrinks, and grows with a statement changed.
+        (long_model(200, 20, ""), long_model(200, 80, "byte added;")),
+        (long_model(200, 80, "byte gone;"), long_model(200, 20, "")),
+        (
+            long_model(200, 21, "short w;"),
+            long_model(200, 81, "int w;").replace("x = 2\n", "x = 2;\n\tt = 0\n"),
+        ),
+    ];
+    for (i, (old, new)) in cases.iter().enumerate() {
+        let (base, _) = recorded(old, &limited());
+        let what = format!("location width case {i}");
+        let (rep, full) = replay_and_full(&what, &base, new).expect("completes");
+        assert!(
+            rep.reason.contains("through their projection"),
+            "{what}: {}",
+            rep.reason
+        );
+        assert!(rep.stats.states_walked >= 2000, "{what}: {:?}", rep.stats);
+        assert_eq!(rep.violations, full.violations, "{what}");
+        let v = version(new).expect("loads");
+        let prune = check(&v, Some(&base), Algorithm::Prune);
+        assert_eq!(prune.violations, full.violations, "{what}: prune");
+        assert_eq!(prune.verdict, full.verdict, "{what}: prune verdict");
+    }
+    // The failing version: `t` is 1 at the end after an odd number of toggles.
+    let (base, _) = recorded(&cases[0].0, &limited());
+    let (_, full) = replay_and_full("odd toggles", &base, &long_model(200, 81, "byte added;"))
+        .expect("completes");
+    assert_eq!(full.violations.len(), 1, "{:?}", full.violations);
+}

@@ -304,6 +304,12 @@ impl<'p> Machine<'p> {
         let hidden = self.layout.hidden_size as usize;
         let records = self.layout.records_at as usize;
         let lw = self.layout.loc_width as usize;
+        // The records' offsets are noted as they are copied (what `rescan` would find), so
+        // that a recorded state is built in one pass: replays build one per state whose
+        // conditions they read.
+        out.lw = lw as u8;
+        out.procs.clear();
+        out.chans.clear();
         out.v.clear();
         out.v.resize(hidden, 0);
         let Some(head) = canon.get(..records - hidden) else {
@@ -324,6 +330,7 @@ impl<'p> Machine<'p> {
                 let Some(rec) = canon.get(at..at + c.record_size()) else {
                     return false;
                 };
+                out.chans.push(out.v.len() as u32);
                 out.v.extend_from_slice(rec);
                 at += c.record_size();
                 continue;
@@ -345,12 +352,17 @@ impl<'p> Machine<'p> {
             let Some(rest) = canon.get(at + 5..at + 5 + size - 1 - lw) else {
                 return false;
             };
+            out.procs.push(out.v.len() as u32);
             out.v.push(tag);
             out.v.extend_from_slice(&li.to_le_bytes()[..lw]);
             out.v.extend_from_slice(rest);
             at += 5 + size - 1 - lw;
         }
-        out.rescan(&self.layout);
+        debug_assert!({
+            let mut check = out.clone();
+            check.rescan(&self.layout);
+            check.procs == out.procs && check.chans == out.chans
+        });
         true
     }
 

@@ -1365,9 +1365,13 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             continue;
         };
         let (op, x) = (&old.procs[i], &a.procs[i]);
-        if x.header != y.header {
+        // A canonical vector names a process's location by its stable id in four bytes
+        // whatever the layout's location width (`Machine::canonical`), so a proctype that
+        // grew past 255 locations (or shrank below) keeps its records; only a priority
+        // field gained or lost moves them.
+        if x.header - a.loc_width != y.header - b.loc_width {
             return refuse(format!(
-                "proctype {}: its process header changed (location width or priority)",
+                "proctype {}: its process header changed (a priority field)",
                 np.name
             ));
         }

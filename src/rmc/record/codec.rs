@@ -501,6 +501,11 @@ fn plain_step(pid: Pid, edge: EdgeNo, to: To) -> Option<Event> {
 /// Reads one event of slot `own` at `*at`. `edge` maps an edge-table index to an edge
 /// (None: there is none); blocked processes go to `blocked` as (pid, stable location).
 /// None: malformed.
+///
+/// The common events are read inline, so that the event is made where the caller uses
+/// it (returned through memory from a call, its fields were stored piecewise and read back
+/// whole, a stall on every walked transition); the others out of line.
+#[inline(always)]
 pub fn decode_event(
     b: &[u8],
     own: u32,
@@ -544,6 +549,19 @@ pub fn decode_event(
         }
         _ => {}
     }
+    decode_other(b, own, at, blocked, edge)
+}
+
+/// `decode_event` for every event but the common ones (which it may be given too).
+#[inline(never)]
+fn decode_other(
+    b: &[u8],
+    own: u32,
+    at: &mut usize,
+    blocked: &mut Vec<(u32, u32)>,
+    mut edge: impl FnMut(u32) -> Option<EdgeNo>,
+) -> Option<Event> {
+    let tag = *b.get(*at)?;
     *at += 1;
     let mut step = |at: &mut usize, rv: bool| -> Option<TrailStep> {
         let pid = *b.get(*at)?;
