@@ -245,6 +245,20 @@ impl Fingerprint {
     pub fn kept(self) -> Fingerprint {
         Fingerprint(self.0 & !((1u128 << FINGERPRINT_DROPPED_BITS) - 1))
     }
+
+    /// The bits a kept fingerprint has, in twelve bytes (a run holds one per state).
+    #[inline]
+    pub fn kept_words(self) -> [u32; 3] {
+        let x = self.0 >> FINGERPRINT_DROPPED_BITS;
+        [x as u32, (x >> 32) as u32, (x >> 64) as u32]
+    }
+
+    /// The kept fingerprint `kept_words` gave.
+    #[inline]
+    pub fn from_kept_words([a, b, c]: [u32; 3]) -> Fingerprint {
+        let x = a as u128 | (b as u128) << 32 | (c as u128) << 64;
+        Fingerprint(x << FINGERPRINT_DROPPED_BITS)
+    }
 }
 
 /// The fingerprint of a canonical state vector, seeded with the layout hash so that equal
@@ -300,6 +314,14 @@ mod tests {
         assert_eq!(b.used(), s.memory());
         drop(s);
         assert_eq!(b.used(), 0);
+    }
+
+    #[test]
+    fn a_kept_fingerprint_fits_twelve_bytes() {
+        let f = fingerprint(7, b"a state");
+        assert_eq!(Fingerprint::from_kept_words(f.kept_words()), f);
+        let top = Fingerprint(u128::MAX).kept();
+        assert_eq!(Fingerprint::from_kept_words(top.kept_words()), top);
     }
 
     #[test]

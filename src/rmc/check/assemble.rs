@@ -61,7 +61,7 @@ pub fn record(
         .iter()
         .zip(sets_of.iter())
         .enumerate()
-        .map(|(i, (f, s))| (f, s, builder.slot(i as u32)))
+        .map(|(i, (f, s))| (Fingerprint::from_kept_words(f), s, builder.slot(i as u32)))
         .collect();
     sort_by_fingerprint(&mut states);
     let mut table = Table::new(rec.book.elements.list.clone(), rec.book.sets.sets.clone());

@@ -19,6 +19,8 @@ use crate::rmc::record::graph::{
     apply_delta, decode_chain, encode_events, encode_vector, for_each_event, EdgeTable, Graph,
     Origin, StableNames, CHAIN, NONE,
 };
+use crate::rmc::record::spans::Spans;
+use crate::rmc::record::spill::Spill;
 
 /// Keys that are hashes already (xxh3 of what they stand for) need no second hashing.
 #[derive(Default)]
@@ -76,11 +78,13 @@ pub struct GraphBuilder {
     /// Per slot.
     foot: Vec<u32>,
     shape: Vec<u32>,
-    ev: Vec<(u64, u32)>,
-    vec: Vec<(u64, u32)>,
+    ev: Spans,
+    vec: Spans,
     live: Vec<bool>,
-    events: Vec<u8>,
-    vectors: Vec<u8>,
+    /// The bytes of the new events and vectors, compressed until the graph is finished
+    /// (nothing reads them before).
+    events: Spill,
+    vectors: Spill,
     /// Built from an old graph: the lengths of its event and vector bytes, which the
     /// offsets here assume precede `events` and `vectors`. The old bytes are not held
     /// while the search runs (the replay reads them, nothing here does); `join` puts them
@@ -154,8 +158,10 @@ impl GraphBuilder {
             b.edges = EdgeTable::from_list(&g.edges);
             b.foot = g.foot.clone();
             b.shape = g.shape.clone();
-            b.ev = g.ev.clone();
-            b.vec = g.vec.clone();
+            match (Spans::from_slice(&g.ev), Spans::from_slice(&g.vec)) {
+                (Some(ev), Some(vec)) => (b.ev, b.vec) = (ev, vec),
+                _ => b.broken = true,
+            }
             b.old_bytes = Some((g.events.len(), g.vectors.len()));
             b.live = vec![false; g.len()];
             b.origin = g.origin.clone();
@@ -187,9 +193,12 @@ impl GraphBuilder {
             !o.holds(s, mine, of_vectors) || old == Some(&mine)
         };
         self.ev.len() == self.vec.len()
-            && (0..self.ev.len()).all(|s| {
-                kept(s, self.ev[s], g.ev.get(s), false) && kept(s, self.vec[s], g.vec.get(s), true)
-            })
+            && self
+                .ev
+                .iter()
+                .zip(self.vec.iter())
+                .enumerate()
+                .all(|(s, (e, v))| kept(s, e, g.ev.get(s), false) && kept(s, v, g.vec.get(s), true))
     }
 
     /// Where bytes appended to `events` and `vectors` lie in the finished graph.
@@ -274,8 +283,9 @@ impl GraphBuilder {
         let s = self.live.len() as u32;
         self.foot.push(NONE);
         self.shape.push(NONE);
-        self.ev.push((0, 0));
-        self.vec.push((0, 0));
+        if self.ev.push((0, 0)).is_none() || self.vec.push((0, 0)).is_none() {
+            self.broken = true;
+        }
         self.live.push(false);
         s
     }
@@ -299,12 +309,14 @@ impl GraphBuilder {
         } else {
             &self.prev[..]
         };
-        encode_vector(back, base, canon, &mut self.scratch, &mut self.vectors);
+        encode_vector(back, base, canon, &mut self.scratch, &mut self.vectors.tail);
         self.chain = if back == 0 { 0 } else { self.chain + 1 };
         self.prev.clear();
         self.prev.extend_from_slice(canon);
         self.prev_slot = Some(slot as u32);
-        self.vec[slot] = (base_at + at as u64, (self.vectors.len() - at) as u32);
+        self.vec
+            .set(slot, (base_at + at, (self.vectors.len() - at) as u32));
+        self.vectors.settle();
         self.shape[slot] = self.intern_shape(canon.len() as u32, tags);
     }
 
@@ -514,33 +526,35 @@ impl GraphBuilder {
                 named += 1;
                 Some((ev, blocked))
             });
-            encode_events(&mut self.events, o.slot, items);
+            encode_events(&mut self.events.tail, o.slot, items);
             if named != evs.len() {
                 self.broken = true;
             }
-            self.ev[slot] = (
-                self.bases().0 + start as u64,
-                (self.events.len() - start) as u32,
-            );
+            let span = (self.bases().0 + start, (self.events.len() - start) as u32);
+            self.ev.set(slot, span);
+            self.events.settle();
         }
         self.ev_stack.truncate(o.ev_at);
         self.blocked_stack.truncate(o.blocked_at);
         self.foot_stack.truncate(o.foot_at);
     }
 
-    fn vector_record(&self, slot: u32) -> Option<&[u8]> {
-        let (a, l) = *self.vec.get(slot as usize)?;
-        joined(self.old.as_ref().map(|o| &o.1), &self.vectors, a, l)
+    /// Slot `slot`'s vector record, the new vectors being `vectors` (`Spill::into_vec`).
+    fn vector_record<'a>(&'a self, vectors: &'a [u8], slot: u32) -> Option<&'a [u8]> {
+        let (a, l) = self.vec.get(slot as usize)?;
+        joined(self.old.as_ref().map(|o| &o.1), vectors, a, l)
     }
 
-    fn event_record(&self, a: u64, l: u32) -> Option<&[u8]> {
-        joined(self.old.as_ref().map(|o| &o.0), &self.events, a, l)
+    /// The events at (`a`, `l`), the new events being `events` (`Spill::into_vec`).
+    fn event_record<'a>(&'a self, events: &'a [u8], a: u64, l: u32) -> Option<&'a [u8]> {
+        joined(self.old.as_ref().map(|o| &o.0), events, a, l)
     }
 
     /// The vectors of the live slots, in the dense numbering `map` gives them, each based on
     /// the one before (decoded in slot order, most with one delta).
     fn renumber_vectors(
         &self,
+        new_vectors: &[u8],
         map: &[u32],
         vec: &mut Vec<(u64, u32)>,
         vectors: &mut Vec<u8>,
@@ -556,7 +570,7 @@ impl GraphBuilder {
             if !needed[s] {
                 continue;
             }
-            let rec = self.vector_record(s as u32)?;
+            let rec = self.vector_record(new_vectors, s as u32)?;
             if rec.is_empty() {
                 continue;
             }
@@ -575,7 +589,7 @@ impl GraphBuilder {
                 continue;
             }
             let s = s as u32;
-            let rec = self.vector_record(s)?;
+            let rec = self.vector_record(new_vectors, s)?;
             if rec.is_empty() {
                 continue;
             }
@@ -589,7 +603,7 @@ impl GraphBuilder {
                 decode_chain(
                     &reference,
                     s,
-                    |x| self.vector_record(x),
+                    |x| self.vector_record(new_vectors, x),
                     &mut chain_buf,
                     &mut cur,
                 )
@@ -620,7 +634,7 @@ impl GraphBuilder {
     /// only). Dead slots keep only their vector (a base of others); when they are most of the
     /// slots, the graph is renumbered densely (and `slot_of` with it). None when the graph is
     /// incomplete.
-    pub fn finish(self, mut slot_of: Vec<u32>) -> Option<Graph> {
+    pub fn finish(mut self, mut slot_of: Vec<u32>) -> Option<Graph> {
         // (Not joined to its old graph: its offsets do not fit its bytes.)
         if self.broken || !self.open.is_empty() || self.old_bytes.is_some() {
             return None;
@@ -642,9 +656,11 @@ impl GraphBuilder {
         {
             return None;
         }
+        let new_events = std::mem::take(&mut self.events).into_vec()?;
+        let new_vectors = std::mem::take(&mut self.vectors).into_vec()?;
         // Dense numbering when the dead are the majority; else stable slots.
         if live * 2 >= n {
-            return self.finish_in_place(slot_of);
+            return self.finish_in_place(slot_of, new_events, new_vectors);
         }
         let map: Vec<u32> = {
             let mut next = 0;
@@ -674,7 +690,7 @@ impl GraphBuilder {
         g.shape.reserve_exact(live);
         g.ev.reserve_exact(live);
         g.vec.reserve_exact(live);
-        let mut events = Vec::with_capacity(self.events.len());
+        let mut events = Vec::with_capacity(new_events.len());
         for s in 0..n {
             if !self.live[s] {
                 continue;
@@ -685,8 +701,8 @@ impl GraphBuilder {
             }
             g.foot.push(f);
             g.shape.push(sh);
-            let (a, l) = self.ev[s];
-            let b = self.event_record(a, l)?;
+            let (a, l) = self.ev.get(s)?;
+            let b = self.event_record(&new_events, a, l)?;
             let at = events.len() as u64;
             // Targets: slot → dense slot.
             let to = |k: u32| map.get(k as usize).copied().filter(|&x| x != NONE);
@@ -710,7 +726,7 @@ impl GraphBuilder {
             g.ev.push((at, (events.len() as u64 - at) as u32));
         }
         let mut vectors = Vec::new();
-        self.renumber_vectors(&map, &mut g.vec, &mut vectors, live)?;
+        self.renumber_vectors(&new_vectors, &map, &mut g.vec, &mut vectors, live)?;
         g.events = Blob::from_vec(events);
         g.vectors = Blob::from_vec(vectors);
         for s in slot_of.iter_mut() {
@@ -725,14 +741,19 @@ impl GraphBuilder {
 
     /// The graph in its slots as they are: the buffers move into it as they lie (a dead
     /// slot keeps only its vector, a base of others; the file is written in slot order).
-    fn finish_in_place(self, slot_of: Vec<u32>) -> Option<Graph> {
+    fn finish_in_place(
+        self,
+        slot_of: Vec<u32>,
+        new_events: Vec<u8>,
+        new_vectors: Vec<u8>,
+    ) -> Option<Graph> {
         let (nf, ns) = (self.foots.len(), self.shapes.len());
         let (mut events, mut vectors) = self.old.unwrap_or_default();
-        events.append(Blob::from_vec(self.events));
-        vectors.append(Blob::from_vec(self.vectors));
+        events.append(Blob::from_vec(new_events));
+        vectors.append(Blob::from_vec(new_vectors));
         let mut foot = self.foot;
         let mut shape = self.shape;
-        let mut ev = self.ev;
+        let mut ev = self.ev.to_vec();
         for (s, &keep) in self.live.iter().enumerate() {
             if !keep {
                 (foot[s], shape[s], ev[s]) = (0, 0, (0, 0));
@@ -743,7 +764,7 @@ impl GraphBuilder {
                 return None;
             }
         }
-        let vectors_fit = self.vec.iter().all(|&(a, l)| vectors.get(a, l).is_some());
+        let vectors_fit = self.vec.iter().all(|(a, l)| vectors.get(a, l).is_some());
         if !vectors_fit || (nf == 0 && !foot.is_empty()) {
             return None;
         }
@@ -756,7 +777,7 @@ impl GraphBuilder {
             shape,
             ev,
             events,
-            vec: self.vec,
+            vec: self.vec.to_vec(),
             vectors,
             slot_of,
             origin: self.origin,

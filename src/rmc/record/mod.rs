@@ -2,7 +2,8 @@
 //! sections (`file`), the coverage elements its sets are made of (`elements`), the recorded
 //! state graph and its codecs (`graph`), the graph a run builds (`graph_build`) and the
 //! graph's sections in a file, whole or on a base (`graph_file`), the bytes they live in
-//! (`blob`), and the index that finds a fingerprint among a record's (`fpindex`).
+//! (`blob`) and, while a run builds the graph, compressed (`spill`) with their places
+//! (`spans`), and the index that finds a fingerprint among a record's (`fpindex`).
 //!
 //! **Invariant:** a record's bytes depend on the model and the checks only, never on the
 //! machine or the time; every file is versioned and checksummed, and one that does not
@@ -17,5 +18,7 @@ pub mod graph;
 pub(crate) mod graph_build;
 pub(crate) mod graph_file;
 pub(crate) mod names;
+pub(crate) mod spans;
+pub(crate) mod spill;
 
 pub use file::*;

@@ -116,8 +116,9 @@ impl Acc {
 pub struct Book {
     pub elements: ElementTable,
     pub sets: SetTable,
-    /// Per store id: the fingerprint of the state.
-    pub fingerprints: Option<ChunkedVec<Fingerprint>>,
+    /// Per store id: the fingerprint of the state, in twelve bytes (`Fingerprint::kept_words`:
+    /// fingerprints keep 96 bits).
+    pub fingerprints: Option<ChunkedVec<[u32; 3]>>,
     /// Per store id: its set (u32::MAX until its component completes).
     pub set_of: Option<ChunkedVec<u32>>,
     /// The state graph being written.
@@ -364,10 +365,11 @@ impl Keep for Book {
     }
 
     fn enter(&mut self, id: u32, fp: Fingerprint) {
+        debug_assert_eq!(fp, fp.kept(), "a fingerprint keeps 96 bits");
         let r = self
             .fingerprints
             .as_mut()
-            .map_or(Ok(()), |f| f.push(fp))
+            .map_or(Ok(()), |f| f.push(fp.kept_words()))
             .and(self.set_of.as_mut().map_or(Ok(()), |s| s.push(u32::MAX)));
         self.fail(r);
         if self.oom {
