@@ -629,7 +629,7 @@ pub const DECLARATION_KIND_NAMES: [&str; DECLARATION_KINDS] = [
     "retyped narrower",
     "array resized",
     "proctype added",
-    "globals reordered",
+    "globals reordered (variables or channels)",
     "channel field retyped",
     "mtype name added",
     "variable removed",
@@ -711,12 +711,18 @@ pub fn change_declaration(text: &str, rng: &mut Rng, k: usize) -> Option<String>
             ls.insert(rng.below(at + 1).max(first_global_end(&ls)), body.into());
         }
         4 => {
+            // Two variables, or (every other round of kinds, where there are two) two
+            // channels: a channel's number is its place among the global channels.
             let globals_end = first_proc(&ls)?;
-            let i = pick(&ls[..globals_end], rng, &|l: &str| {
-                declared_type(l).is_some_and(|(at, _)| at == 0)
-            })?;
-            let j = (i + 1..globals_end)
-                .find(|&j| declared_type(&ls[j]).is_some_and(|(at, _)| at == 0))?;
+            let chan = |l: &str| l.starts_with("chan ") && !l.contains(',');
+            let chans = ls[..globals_end].iter().filter(|l| chan(l)).count();
+            let which: &dyn Fn(&str) -> bool = if chans >= 2 && (k / DECLARATION_KINDS) % 2 == 1 {
+                &chan
+            } else {
+                &|l: &str| declared_type(l).is_some_and(|(at, _)| at == 0)
+            };
+            let i = pick(&ls[..globals_end], rng, which)?;
+            let j = (i + 1..globals_end).find(|&j| which(&ls[j]))?;
             ls.swap(i, j);
         }
         5 => {

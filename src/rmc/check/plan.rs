@@ -267,7 +267,9 @@ fn layout_extension(
     impact
         .extension
         .clone()
-        .filter(|_| layout != Some(old_hash))
+        // (With the same layout, only a map that renumbers channels has work to do: global
+        // channels of one type declared in another order.)
+        .filter(|e| layout != Some(old_hash) || e.handles.is_some())
         // With -q a valid end state needs every channel empty: what a changed, added or
         // removed channel holds then matters beyond its own operations.
         .filter(|e| {

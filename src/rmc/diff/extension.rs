@@ -1,7 +1,8 @@
 //! How a new state layout maps onto an old one: variables kept, retyped (their values
 //! carried over where the new type holds them), removed or added, arrays resized, proctypes
 //! added or removed (the others keep their processes, whatever their place in the table),
-//! global channels whose declaration changed, added or removed (channel numbers renumbered),
+//! global channels whose declaration changed, added, removed or declared in another order
+//! (channel numbers renumbered),
 //! typedefs' fields; and the maps between the two layouts'
 //! canonical vectors that let a run meet recorded states through their projection.
 
@@ -51,12 +52,19 @@ pub struct Extension {
     /// and the other layout's tag for the same type.
     pub chans: Vec<ChanMap>,
     pub old_chans: Vec<ChanMap>,
-    /// The global channels' records, in order: they open the records area of every state
-    /// (created with the globals, before any process, and never removed). A channel added
-    /// has no old record, one removed no new one.
+    /// The global channels' records: they open the records area of every state (created
+    /// with the globals, before any process, and never removed). In the new order, then
+    /// the removed ones; each knows where its record lies in both versions, so that
+    /// channels declared in another order map too. A channel added has no old record, one
+    /// removed no new one.
     pub prefix: Vec<GlobalChan>,
+    /// The entries of `prefix` that have an old record, in the old order.
+    pub old_order: Vec<usize>,
+    /// Bytes of the global channels' records in the old vector, and in the new one.
+    pub old_prefix_size: u32,
+    pub new_prefix_size: u32,
     /// How channel handles (the values of channel variables: creation numbers) map when
-    /// global channels were added or removed (None: they keep their numbers).
+    /// global channels were added, removed or reordered (None: they keep their numbers).
     pub handles: Option<std::sync::Arc<HandleMap>>,
     /// Bytes of a process record before its locals (tag, stable location, priority), in the
     /// canonical vector.
@@ -145,6 +153,10 @@ pub struct GlobalChan {
     /// Its declaration changed: its operations are dangerous, and its contents travel with a
     /// state as added variables do.
     pub changed: bool,
+    /// Where its record starts among the global channels' records, in the old vector and in
+    /// the new one (0 where it has none).
+    pub old_at: u32,
+    pub new_at: u32,
 }
 
 impl GlobalChan {
@@ -157,8 +169,8 @@ impl GlobalChan {
     }
 }
 
-/// Channel handles across added or removed global channels: a global channel's handle is
-/// its place among them, and every channel a process creates comes after them.
+/// Channel handles across global channels added, removed or reordered: a global channel's
+/// handle is its place among them, and every channel a process creates comes after them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HandleMap {
     /// Per old handle, the new one (None: a removed channel's), and the inverse.
@@ -299,33 +311,36 @@ impl Extension {
         out.extend_from_slice(canon.get(..g)?);
         let handles = self.handles.as_deref();
         project_area(canon, g, &self.from, self.old_globals_size, handles, out)?;
-        let mut at = r;
-        for c in &self.prefix {
+        let new_record = |c: &GlobalChan| {
+            let at = r + c.new_at as usize;
             let rec = canon.get(at..at + c.new_size())?;
-            if let Some(n) = c.new {
-                if rec[0] != n.0 {
-                    return None;
-                }
-            }
-            match (c.old, c.new) {
-                (Some(o), Some(_)) if !c.changed => {
+            (rec.first() == c.new.map(|n| n.0).as_ref()).then_some(rec)
+        };
+        // (An added channel's record is the new state's own, but it must be one.)
+        for c in self.prefix.iter().filter(|c| c.new.is_some()) {
+            new_record(c)?;
+        }
+        for &i in &self.old_order {
+            let c = &self.prefix[i];
+            let o = c.old?;
+            match c.new {
+                Some(_) if !c.changed => {
                     out.push(o.0);
-                    out.extend_from_slice(&rec[1..]);
+                    out.extend_from_slice(new_record(c)?.get(1..)?);
                 }
-                (Some(o), Some(n)) => {
+                Some(n) => {
                     out.push(o.0);
+                    let rec = new_record(c)?;
                     project_contents(rec, (n.1, n.2), (o.1, o.2, c.old_size() as u32), out)?;
                 }
-                // A removed channel projects empty (its contents dropped); an added one's
-                // record is the new state's own.
-                (Some(o), None) => {
+                // A removed channel projects empty (its contents dropped).
+                None => {
                     out.push(o.0);
                     out.resize(out.len() + c.old_size() - 1, 0);
                 }
-                (None, _) => {}
             }
-            at += c.new_size();
         }
+        let at = r + self.new_prefix_size as usize;
         for rec in self.records(canon, at, true) {
             match rec? {
                 Rec::Chan(x) => match self.changed_type(canon[x.start], true) {
@@ -390,14 +405,15 @@ impl Extension {
             Some(())
         };
         blank(old, out, g, &self.from)?;
-        let mut at = g + self.old_globals_size as usize;
+        let base = g + self.old_globals_size as usize;
         for c in &self.prefix {
             if c.old.is_some() && c.new.is_none() {
                 // A removed channel: its contents are dropped.
+                let at = base + c.old_at as usize;
                 out.get_mut(at + 1..at + c.old_size())?.fill(0);
             }
-            at += c.old_size();
         }
+        let at = base + self.old_prefix_size as usize;
         for rec in self.records(old, at, false) {
             match rec? {
                 Rec::Chan(x) => {
@@ -457,14 +473,13 @@ impl Extension {
         };
         out.extend_from_slice(canon.get(g..r)?);
         zero(out, 0, &self.from)?;
-        let mut at = r;
-        for c in &self.prefix {
-            let end = at + c.new_size();
+        for c in self.prefix.iter().filter(|c| c.new.is_some()) {
+            let at = r + c.new_at as usize;
             if c.changed || c.old.is_none() {
-                out.extend_from_slice(canon.get(at..end)?);
+                out.extend_from_slice(canon.get(at..at + c.new_size())?);
             }
-            at = end;
         }
+        let at = r + self.new_prefix_size as usize;
         for rec in self.records(canon, at, true) {
             let (tag, locals) = match rec? {
                 Rec::Chan(x) => {
@@ -566,10 +581,11 @@ impl Extension {
         }
         out.parent(g..r)?;
         overlay(out, g, &self.from, g)?;
-        let mut at = g + self.old_globals_size as usize;
-        // The global channels: a changed one is the parent's, the others the successor's.
-        let mut from = r;
+        let base = g + self.old_globals_size as usize;
+        // The global channels, in the new order: a changed one is the parent's, the others
+        // the successor's.
         for c in &self.prefix {
+            let (at, from) = (base + c.old_at as usize, r + c.new_at as usize);
             let mine = old.get(at..at + c.old_size())?;
             let theirs = parent.get(from..from + c.new_size())?;
             if c.old.is_some_and(|o| mine[0] != o.0) || c.new.is_some_and(|n| theirs[0] != n.0) {
@@ -584,9 +600,9 @@ impl Extension {
                 }
                 None => {}
             }
-            at += c.old_size();
-            from += c.new_size();
         }
+        let at = base + self.old_prefix_size as usize;
+        let from = r + self.new_prefix_size as usize;
         // The parent's process records, met in pid order as the successor's are (None: the
         // parent's vector does not fit).
         let mut parents = self
@@ -1297,10 +1313,9 @@ fn pair_vars(
     Ok(p)
 }
 
-/// How `new`'s layout maps onto `old`'s (see `Extension`); None when the layouts are the
-/// same or when something changed that the map does not carry (hidden variables, `_last`
-/// or priorities, a typedef's channels, global channels added or removed, a channel or
-/// record retyped).
+/// How `new`'s layout maps onto `old`'s (see `Extension`); `NoMap::Same` when the layouts
+/// are the same and no channel changed its number, `NoMap::Refused` (with the reason) when
+/// something changed that the map does not carry.
 pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap> {
     let refuse = |why: String| Err(NoMap::Refused(why));
     let (Ok(a), Ok(b)) = (Layout::new(old), Layout::new(new)) else {
@@ -1322,7 +1337,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             .iter()
             .enumerate()
             .any(|(i, t)| *t != u8::try_from(i).ok());
-    if a.hash == b.hash && !moved {
+    if a.hash == b.hash && !moved && !chans_reordered(old, new) {
         return Err(NoMap::Same);
     }
     if a.hidden_size != 0 || b.hidden_size != 0 {
@@ -1486,17 +1501,16 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         .collect();
     let paired: Vec<usize> = pairs.iter().flatten().copied().collect();
     if paired.windows(2).any(|w| w[0] >= w[1]) {
-        return refuse(
-            "global channels were reordered: a channel's number is its place among them, so \
-             every channel variable would name another channel"
-                .into(),
-        );
+        // Each keeps its record and its contents; its number (its place among them) is
+        // another, which the handle map renumbers as for channels added or removed.
+        d.changed
+            .push("global channels declared in another order".into());
     }
     let handles = HandleMap::new(&pairs, olds.len(), news.len()).map(std::sync::Arc::new);
     if handles.is_some() {
         if handles_in_data(old, &a) || handles_in_data(new, &b) {
             return refuse(
-                "global channels were added or removed, which renumbers channels, and channel \
+                "global channels were added, removed or reordered, which renumbers channels, and channel \
                  numbers may sit in messages or record fields (a field of type chan), which \
                  the map does not renumber"
                     .into(),
@@ -1516,55 +1530,72 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         Some((t as u8 | CHAN_TAG, c.capacity, c.msg_size))
     };
     let unpaired = || NoMap::Refused("the two versions' global channels do not pair".into());
+    // Where each old channel's record starts among the old vector's global channel records.
+    let mut old_at = Vec::with_capacity(olds.len());
+    let mut old_prefix_size = 0u32;
+    for (_, oc) in &olds {
+        old_at.push(old_prefix_size);
+        let (_, cap, msg) = record(&a, oc).ok_or_else(unpaired)?;
+        old_prefix_size += 2 + cap * msg;
+    }
+    // In the new order: a new channel paired with an old one, or added; then the removed.
     let mut prefix = Vec::with_capacity(olds.len().max(news.len()));
     let mut changed_globals: Vec<usize> = Vec::new();
-    // In both orders at once: an old channel removed, a new one added, or a pair.
-    let (mut k, mut j) = (0, 0);
-    while k < olds.len() || j < news.len() {
-        let taken = |j: usize| pairs.contains(&Some(j));
-        if k < olds.len() && pairs[k].is_none() {
+    let mut new_prefix_size = 0u32;
+    for (j, (nj, nc)) in news.iter().enumerate() {
+        let new_rec = record(&b, nc).ok_or_else(unpaired)?;
+        let c = match pairs.iter().position(|&p| p == Some(j)) {
+            None => {
+                d.changed
+                    .push(format!("channel '{}' added", new.globals[*nj].name));
+                GlobalChan {
+                    old: None,
+                    new: Some(new_rec),
+                    changed: false,
+                    old_at: 0,
+                    new_at: new_prefix_size,
+                }
+            }
+            Some(k) => {
+                let (i, oc) = &olds[k];
+                let c = GlobalChan {
+                    old: Some(record(&a, oc).ok_or_else(unpaired)?),
+                    new: Some(new_rec),
+                    changed: oc != nc,
+                    old_at: old_at[k],
+                    new_at: new_prefix_size,
+                };
+                if c.changed && !changed_globals.contains(i) {
+                    changed_globals.push(*i);
+                    d.changed.push(format!(
+                        "channel '{}' declared as {nc} instead of {oc}",
+                        new.globals[*nj].name
+                    ));
+                }
+                c
+            }
+        };
+        new_prefix_size += c.new_size() as u32;
+        prefix.push(c);
+    }
+    for (k, (i, oc)) in olds.iter().enumerate() {
+        if pairs[k].is_none() {
             d.drops = true;
             d.changed
-                .push(format!("channel '{}' removed", old.globals[olds[k].0].name));
+                .push(format!("channel '{}' removed", old.globals[*i].name));
             prefix.push(GlobalChan {
-                old: Some(record(&a, &olds[k].1).ok_or_else(unpaired)?),
+                old: Some(record(&a, oc).ok_or_else(unpaired)?),
                 new: None,
                 changed: false,
+                old_at: old_at[k],
+                new_at: new_prefix_size,
             });
-            k += 1;
-        } else if j < news.len() && !taken(j) {
-            d.changed
-                .push(format!("channel '{}' added", new.globals[news[j].0].name));
-            prefix.push(GlobalChan {
-                old: None,
-                new: Some(record(&b, &news[j].1).ok_or_else(unpaired)?),
-                changed: false,
-            });
-            j += 1;
-        } else {
-            let (Some((i, oc)), Some((nj, nc))) = (olds.get(k), news.get(j)) else {
-                return Err(unpaired());
-            };
-            if pairs[k] != Some(j) {
-                return Err(unpaired());
-            }
-            let c = GlobalChan {
-                old: Some(record(&a, oc).ok_or_else(unpaired)?),
-                new: Some(record(&b, nc).ok_or_else(unpaired)?),
-                changed: oc != nc,
-            };
-            if c.changed && !changed_globals.contains(i) {
-                changed_globals.push(*i);
-                d.changed.push(format!(
-                    "channel '{}' declared as {nc} instead of {oc}",
-                    new.globals[*nj].name
-                ));
-            }
-            prefix.push(c);
-            k += 1;
-            j += 1;
         }
     }
+    let mut old_order: Vec<usize> = (0..prefix.len())
+        .filter(|&e| prefix[e].old.is_some())
+        .collect();
+    old_order.sort_by_key(|&e| prefix[e].old_at);
     Ok(Extension {
         globals: globals.index,
         compare_globals: globals.compare,
@@ -1577,6 +1608,9 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         chans,
         old_chans,
         prefix,
+        old_order,
+        old_prefix_size,
+        new_prefix_size,
         handles,
         proc_head: b.procs.first().map_or(0, |p| p.header + 4 - b.loc_width),
         added: d.added,
@@ -1594,6 +1628,25 @@ pub enum NoMap {
     Same,
     /// The layouts differ in a way the map does not carry (said why).
     Refused(String),
+}
+
+/// Whether the same global channels are declared in another order: the layout may be the
+/// same (channels of one type swapped), but every channel variable's number names another
+/// channel, which the map renumbers.
+fn chans_reordered(old: &Program, new: &Program) -> bool {
+    let owners = |p: &Program| -> Vec<String> {
+        global_chans(p)
+            .iter()
+            .map(|(o, _)| p.globals[*o].name.clone())
+            .collect()
+    };
+    let (a, b) = (owners(old), owners(new));
+    let sorted = |v: &[String]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    a != b && sorted(&a) == sorted(&b)
 }
 
 /// Whether channel handles may sit anywhere but in channel variables: a message field or a

@@ -531,7 +531,9 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
                 l.edges.iter().any(|e| uses_handle(p, pr, &e.stmt))
             };
             (uses(old, op, ol) || paired.is_some_and(|(np, nl)| uses(new, np, nl))).then(|| {
-                "uses a channel's number, which global channels added or removed change".into()
+                "uses a channel's number, which global channels added, removed or reordered \
+                 change"
+                    .into()
             })
         });
     }
