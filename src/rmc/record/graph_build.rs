@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::explore::budget::Held;
-use crate::explore::event::Event;
+use crate::explore::event::{End, Event, To};
+use crate::explore::{Pid, TrailStep};
 
 use crate::rmc::record::blob::Blob;
 use crate::rmc::record::graph::{
@@ -21,6 +22,24 @@ use crate::rmc::record::graph::{
 };
 use crate::rmc::record::spans::Spans;
 use crate::rmc::record::spill::Spill;
+
+/// An event of an open state in twelve bytes: a plain step to a state or into an atomic
+/// sequence as (`PLAIN` or `ATOMIC` | pid << 8, edge-table index, target id), a group
+/// marker (`GROUP`) or the end of the enumeration (`LEAVE`), any other as (`SIDE`, its
+/// index in `GraphBuilder::ev_side`). A deep search holds the events of every state on its
+/// path, nearly all of them of the first kinds.
+#[derive(Clone, Copy)]
+struct Packed([u32; 3]);
+
+const SIDE: u32 = 0;
+const PLAIN: u32 = 1;
+const ATOMIC: u32 = 2;
+/// A group marker: (`GROUP` | pid << 8 | `HAS_PID` | `RV`, footprint, where its touches
+/// start in `foot_stack`).
+const GROUP: u32 = 3;
+const LEAVE: u32 = 4;
+const HAS_PID: u32 = 1 << 16;
+const RV: u32 = 1 << 17;
 
 /// Keys that are hashes already (xxh3 of what they stand for) need no second hashing.
 #[derive(Default)]
@@ -58,6 +77,7 @@ struct Open {
     id: u32,
     slot: u32,
     ev_at: usize,
+    side_at: usize,
     blocked_at: usize,
     foot_at: usize,
     /// Its recorded events and footprint stay (a replayed or pruned state).
@@ -101,7 +121,10 @@ pub struct GraphBuilder {
     /// The events of the open states, edges already as table indices, targets as search
     /// ids, and where each one's blocked processes start in `blocked_stack` and how many
     /// (for a `Group` event: where its touches start in `foot_stack`).
-    ev_stack: Vec<(Event, u32, u32)>,
+    ev_stack: Vec<Packed>,
+    /// The events `Packed` does not hold, with their blocked processes' (or touches')
+    /// place and count.
+    ev_side: Vec<(Event, u32, u32)>,
     /// Footprints of one location, by that location (NONE: not interned yet).
     single: Vec<u32>,
     blocked_stack: Vec<(u32, u32)>,
@@ -221,6 +244,7 @@ impl GraphBuilder {
             + self.verbatim.held()
             + self.open.held()
             + self.ev_stack.held()
+            + self.ev_side.held()
             + self.blocked_stack.held()
             + self.foot_stack.held()
             + self.stamps.held()
@@ -261,6 +285,7 @@ impl GraphBuilder {
             id,
             slot,
             ev_at: self.ev_stack.len(),
+            side_at: self.ev_side.len(),
             blocked_at: self.blocked_stack.len(),
             foot_at: self.foot_stack.len(),
             verbatim: verbatim && old.is_some(),
@@ -451,7 +476,7 @@ impl GraphBuilder {
             if let Some(o) = self.open.last_mut() {
                 o.stamp = stamp;
             }
-            self.ev_stack.push((*ev, at, 0));
+            self.push_event(*ev, at, 0);
             if foot == NONE && loc != NONE {
                 self.touch(loc);
             }
@@ -464,7 +489,73 @@ impl GraphBuilder {
         }
         let edges = &mut self.edges;
         let ev = ev.map_edges(|no| edges.of(m, no));
-        self.ev_stack.push((ev, at, blocked.len() as u32));
+        self.push_event(ev, at, blocked.len() as u32);
+    }
+
+    /// An event of the open state on top, packed when it is a plain step (most are).
+    fn push_event(&mut self, ev: Event, at: u32, n: u32) {
+        let packed = match ev {
+            Event::Step {
+                step:
+                    TrailStep {
+                        pid,
+                        edge,
+                        rv: None,
+                    },
+                flag: None,
+                to,
+            } if n == 0 => match to {
+                To::State(k) => Some(Packed([PLAIN | u32::from(pid) << 8, edge, k])),
+                To::Atomic => Some(Packed([ATOMIC | u32::from(pid) << 8, edge, 0])),
+                To::Repeat => None,
+            },
+            Event::Group { pid, foot, rv, .. } => {
+                let head = GROUP
+                    | pid.map_or(0, |p| HAS_PID | u32::from(p) << 8)
+                    | if rv { RV } else { 0 };
+                Some(Packed([head, foot, at]))
+            }
+            Event::End(End::Leave) if n == 0 => Some(Packed([LEAVE, 0, 0])),
+            _ => None,
+        };
+        match packed {
+            Some(p) => self.ev_stack.push(p),
+            None => {
+                self.ev_stack
+                    .push(Packed([SIDE, self.ev_side.len() as u32, 0]));
+                self.ev_side.push((ev, at, n));
+            }
+        }
+    }
+
+    /// An event of an open state, as `push_event` was given it (`side`: the builder's
+    /// `ev_side`).
+    fn unpack(side: &[(Event, u32, u32)], p: Packed) -> Option<(Event, u32, u32)> {
+        let [head, a, b] = p.0;
+        let step = |to| Event::Step {
+            step: TrailStep {
+                pid: (head >> 8) as Pid,
+                edge: a,
+                rv: None,
+            },
+            flag: None,
+            to,
+        };
+        match head & 0xff {
+            PLAIN => Some((step(To::State(b)), 0, 0)),
+            ATOMIC => Some((step(To::Atomic), 0, 0)),
+            GROUP => {
+                let group = Event::Group {
+                    pid: (head & HAS_PID != 0).then_some((head >> 8) as Pid),
+                    foot: a,
+                    rv: head & RV != 0,
+                    at: NONE,
+                };
+                Some((group, b, 0))
+            }
+            LEAVE => Some((Event::End(End::Leave), 0, 0)),
+            _ => side.get(a as usize).copied(),
+        }
     }
 
     /// The state `id` is finished: an executed one's events and footprint are complete, and
@@ -481,39 +572,32 @@ impl GraphBuilder {
             let slot = o.slot as usize;
             // Each group's footprint (the touches from its marker to the next), before the
             // state's (which sorts them all).
+            // (Groups are always packed, their touches' start last.)
             let n = self.ev_stack.len();
+            let group = |p: &Packed| p.0[0] & 0xff == GROUP;
             for i in o.ev_at..n {
-                let (
-                    Event::Group {
-                        pid: Some(_), foot, ..
-                    },
-                    at,
-                    _,
-                ) = self.ev_stack[i]
-                else {
-                    continue;
-                };
-                if foot != NONE {
+                let [head, foot, at] = self.ev_stack[i].0;
+                if head & 0xff != GROUP || head & HAS_PID == 0 || foot != NONE {
                     continue;
                 }
                 let end = self.ev_stack[i + 1..]
                     .iter()
-                    .find(|e| matches!(e.0, Event::Group { .. }))
-                    .map_or(self.foot_stack.len(), |e| e.1 as usize);
+                    .find(|p| group(p))
+                    .map_or(self.foot_stack.len(), |p| p.0[2] as usize);
                 let id = self.intern_range(at as usize, end);
-                if let Event::Group { foot, .. } = &mut self.ev_stack[i].0 {
-                    *foot = id;
-                }
+                self.ev_stack[i].0[1] = id;
             }
             self.foot[slot] = self.intern_foot(o.foot_at);
             let start = self.events.len();
             let slots = &self.slots;
             let by_slot = |k: u32| slots.get(k as usize).copied();
             let (ids_are_slots, blocked_stack) = (self.ids_are_slots, &self.blocked_stack);
+            let side = &self.ev_side;
             let evs = self.ev_stack.get(o.ev_at..).unwrap_or_default();
             // Renamed to slots as they are encoded; the first that cannot be breaks the graph.
             let mut named = 0;
-            let items = evs.iter().map_while(|&(ev, at, n)| {
+            let items = evs.iter().map_while(|&p| {
+                let (ev, at, n) = Self::unpack(side, p)?;
                 let ev = if ids_are_slots {
                     Some(ev)
                 } else {
@@ -535,6 +619,7 @@ impl GraphBuilder {
             self.events.settle();
         }
         self.ev_stack.truncate(o.ev_at);
+        self.ev_side.truncate(o.side_at);
         self.blocked_stack.truncate(o.blocked_at);
         self.foot_stack.truncate(o.foot_at);
     }

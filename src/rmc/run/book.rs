@@ -123,9 +123,14 @@ pub struct Book {
     pub set_of: Option<ChunkedVec<u32>>,
     /// The state graph being written.
     pub graph: GraphBuilder,
-    /// One accumulator per stored state on the DFS stack, `words` u64 each, and spares.
-    accs: Vec<Acc>,
-    pool: Vec<Acc>,
+    /// The accumulator of the stored state on top of the DFS stack, `words` u64 wide; those
+    /// of the `open` - 1 states below it are kept as the words they had in use (`spilled`),
+    /// from `spilled_at` each. A deep search holds every state on its path open, and one
+    /// dense accumulator each came to more than the visited set on such models.
+    acc: Acc,
+    open: usize,
+    spilled_at: Vec<u32>,
+    spilled: Vec<(u32, u64)>,
     words: usize,
     /// The set of the component completed last, for its members.
     root_set: u32,
@@ -196,7 +201,12 @@ impl Book {
     /// opens states for long before it finishes any.
     #[inline]
     fn charge(&mut self) {
-        let now = self.graph.memory() + self.accs.held() + self.pool.held() + self.last_set.held();
+        let now = self.graph.memory()
+            + self.acc.w.held()
+            + self.acc.dirty.held()
+            + self.spilled_at.held()
+            + self.spilled.held()
+            + self.last_set.held();
         if now > self.graph_taken + (1 << 20) {
             if self.budget.take(now - self.graph_taken).is_err() {
                 self.oom = true;
@@ -211,28 +221,29 @@ impl Book {
         }
     }
 
-    /// Makes room for element id `e` in every accumulator.
+    /// Makes room for element id `e` in the accumulator on top (those below keep only the
+    /// words they use).
     fn widen(&mut self, e: u32) {
         let need = e as usize / 64 + 1;
         if need <= self.words {
             return;
         }
         let words = need.next_power_of_two();
-        // (Words and, at most one per word, the indices of those in use.)
-        let extra = (words - self.words) as u64 * 12 * (self.accs.len() + self.pool.len()) as u64;
-        if self.budget.take(extra).is_err() {
-            self.oom = true;
-        }
-        for a in self.accs.iter_mut().chain(self.pool.iter_mut()) {
-            a.w.resize(words, 0);
-        }
+        self.acc.w.resize(words, 0);
         self.words = words;
+        self.charge();
+    }
+
+    /// The accumulator on top, if a state is open.
+    #[inline]
+    fn top(&mut self) -> Option<&mut Acc> {
+        (self.open > 0).then_some(&mut self.acc)
     }
 
     #[inline]
     fn add(&mut self, e: u32) {
         self.widen(e);
-        if let Some(a) = self.accs.last_mut() {
+        if let Some(a) = self.top() {
             a.insert(e);
         }
     }
@@ -252,9 +263,9 @@ impl Book {
             if n > self.words {
                 self.widen((n * 64 - 1) as u32);
             }
-            if let (Some(a), Some(bits)) = (self.accs.last_mut(), self.set_bits.get(set as usize)) {
+            if let (true, Some(bits)) = (self.open > 0, self.set_bits.get(set as usize)) {
                 for (i, &b) in bits.iter().enumerate() {
-                    a.set(i, b);
+                    self.acc.set(i, b);
                 }
             }
             return;
@@ -263,9 +274,9 @@ impl Book {
         if let Some(&max) = self.sets.get(set).last() {
             self.widen(max);
         }
-        if let Some(a) = self.accs.last_mut() {
+        if self.open > 0 {
             for &e in self.sets.get(set) {
-                a.insert(e);
+                self.acc.insert(e);
             }
         }
     }
@@ -379,20 +390,18 @@ impl Keep for Book {
         }
         debug_assert_eq!(self.set_of.as_ref().map(|s| s.len()), Some(id as usize + 1));
         self.gen += 1;
-        let a = match self.pool.pop() {
-            Some(a) => a,
-            None => {
-                let bytes = self.words as u64 * 12 + 48;
-                if self.budget.take(bytes).is_err() {
-                    self.oom = true;
-                }
-                Acc {
-                    w: vec![0; self.words],
-                    dirty: Vec::new(),
-                }
+        if self.acc.w.len() < self.words {
+            self.acc.w.resize(self.words, 0);
+        }
+        if self.open > 0 {
+            // The state below keeps the words it uses until the new one finishes.
+            self.spilled_at.push(self.spilled.len() as u32);
+            for &i in &self.acc.dirty {
+                self.spilled.push((i, self.acc.w[i as usize]));
             }
-        };
-        self.accs.push(a);
+            self.acc.clear();
+        }
+        self.open += 1;
         self.last_set.push(u32::MAX);
         self.charge();
     }
@@ -459,7 +468,7 @@ impl Keep for Book {
         if let Some(&max) = elems.iter().max() {
             self.widen(max);
         }
-        if let Some(a) = self.accs.last_mut() {
+        if let Some(a) = self.top() {
             for &e in &elems {
                 a.insert(e);
             }
@@ -552,22 +561,26 @@ impl Keep for Book {
         self.charge();
         self.gen += 1;
         self.last_set.pop();
-        let Some(a) = self.accs.pop() else {
+        if self.open == 0 {
             return;
-        };
-        let mut a = a;
+        }
+        self.open -= 1;
         if root {
+            let mut a = std::mem::take(&mut self.acc);
             self.intern(&mut a);
+            self.acc = a;
         }
         // The parent reaches everything this state reaches, whether or not it was the root
-        // of its component.
-        if let Some(top) = self.accs.last_mut() {
-            for &i in &a.dirty {
-                top.set(i as usize, a.w[i as usize]);
+        // of its component: its own words are added to the finished state's.
+        match self.spilled_at.pop() {
+            Some(at) if self.open > 0 => {
+                for &(i, bits) in &self.spilled[at as usize..] {
+                    self.acc.set(i as usize, bits);
+                }
+                self.spilled.truncate(at as usize);
             }
+            _ => self.acc.clear(),
         }
-        a.clear();
-        self.pool.push(a);
     }
 
     fn member(&mut self, id: u32) {
