@@ -1348,6 +1348,28 @@ fn auto_runs_a_full_check_when_random_walks_meet_mostly_new_states() {
         auto.stats.states_executed,
         auto.stats.states_stored
     );
+
+    // Across a layout change (a global added beside), states are looked for by their
+    // projection: new values still make a full check, the same values a replay.
+    for (text, full_check) in [(&new, true), (&same, false)] {
+        let text = text.replace("byte gen;", "byte gen;\nbyte beside;");
+        let v = version(&text).expect("parses");
+        let auto = check_with(&v, Some(&record), Algorithm::Auto, &opts);
+        let full = check_with(&v, Some(&record), Algorithm::Full, &opts);
+        if full_check {
+            auto_ran_full_check(
+                "gen ring beside a layout change, auto",
+                &text,
+                &auto,
+                &full,
+                "auto: a full check, predicted cheaper: random walks through the new",
+            );
+        } else {
+            assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
+            assert!(auto.reason.contains("'beside' added"), "{}", auto.reason);
+            assert_same("gen ring beside a layout change", &text, &auto, &full);
+        }
+    }
 }
 
 /// Mutants of every seed model that gain a global, a local or both (the global toggled by a

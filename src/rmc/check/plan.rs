@@ -547,15 +547,28 @@ fn unchanged_may_hold(cx: &Context) -> bool {
 
 /// Auto's random walks through the new version (`probe`): prune and replay store the states
 /// the record lacks at more than a full check's cost, and the record cannot tell how many
-/// there will be. A full check when nearly every state they meet is new. Not across a
-/// layout change (states would be met through their projection).
+/// there will be. A full check when nearly every state they meet is new. Across a layout
+/// change a state is looked for by its projection, as the run would meet it; not where
+/// the map drops bytes (the record is then met by keys, which the walks do not make).
 fn probe_says_new(base: &Base, cx: &Context, predicted: &mut Predicted) -> Option<String> {
-    if cx.want != Algorithm::Auto || cx.extension.is_some() || cx.states < PROBE_MIN_RECORDED {
+    let drops = cx.extension.as_ref().is_some_and(|e| e.drops);
+    if cx.want != Algorithm::Auto || drops || cx.states < PROBE_MIN_RECORDED {
         return None;
     }
     let fps = &base.record.fingerprints;
+    let projected = std::cell::RefCell::new(Vec::new());
     let w = Machine::new(&cx.program).ok().and_then(|m| {
-        crate::rmc::run::probe::sample(&m, PROBE_WALKS, PROBE_STEPS, |fp| {
+        crate::rmc::run::probe::sample(&m, PROBE_WALKS, PROBE_STEPS, |canon| {
+            let fp = match &cx.extension {
+                None => crate::explore::store::fingerprint(m.layout.hash, canon),
+                Some(ext) => {
+                    let mut old = projected.borrow_mut();
+                    if !ext.project(canon, &mut old) {
+                        return false;
+                    }
+                    crate::explore::store::fingerprint(cx.old_hash, &old)
+                }
+            };
             fps.binary_search(&fp).is_ok()
         })
     })?;

@@ -14,9 +14,7 @@
 
 use crate::explore::machine::Machine;
 use crate::explore::state::State;
-use crate::explore::store::fingerprint;
 use crate::explore::succ::{Cursor, Next};
-use crate::explore::Fingerprint;
 
 /// What the walks met: states a search would store, and those of them the record lacks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,13 +41,13 @@ const MAX_BUILT: u64 = 1 << 16;
 /// Walks of `steps` moves each from the initial state of `m`'s program, `walks` of them,
 /// each move chosen at random (a fixed seed: the same model gives the same estimate); a
 /// walk that reaches a state without successors ends there, and all end once `MAX_BUILT`
-/// successors were built. `recorded` tells whether the record holds a state, by the
-/// fingerprint of its canonical vector. None when the initial state cannot be made.
+/// successors were built. `recorded` tells whether the record holds a state, by its
+/// canonical vector. None when the initial state cannot be made.
 pub fn sample(
     m: &Machine,
     walks: u32,
     steps: u32,
-    recorded: impl Fn(Fingerprint) -> bool,
+    recorded: impl Fn(&[u8]) -> bool,
 ) -> Option<Sample> {
     let initial = m.initial().ok()?;
     let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
@@ -116,12 +114,12 @@ fn count(
     m: &Machine,
     st: &State,
     canon: &mut Vec<u8>,
-    recorded: &impl Fn(Fingerprint) -> bool,
+    recorded: &impl Fn(&[u8]) -> bool,
     s: &mut Sample,
 ) {
     m.canonical(st, canon);
     s.met += 1;
-    if !recorded(fingerprint(m.layout.hash, canon)) {
+    if !recorded(canon) {
         s.new += 1;
     }
 }
