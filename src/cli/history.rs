@@ -33,7 +33,8 @@ pub enum HistoryFormat {
 ///   git rmc history --format html > report.html
 ///
 /// The speed-up of an incremental check is the time of a full check of the same commit (as
-/// `git rmc check --audit` measures it) over the time it took; without one, the time of the
+/// `git rmc check --audit` measures it, reading the base record included, as a full check
+/// reads it) over the time it took; without one, the time of the
 /// model's nearest full check in the history, scaled by the work of the two versions
 /// (transitions and atomic steps where the check's figures give them, as a replay's do; else
 /// the states stored).
