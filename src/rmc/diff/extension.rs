@@ -316,8 +316,9 @@ impl Extension {
             let rec = canon.get(at..at + c.new_size())?;
             (rec.first() == c.new.map(|n| n.0).as_ref()).then_some(rec)
         };
-        // (An added channel's record is the new state's own, but it must be one.)
-        for c in self.prefix.iter().filter(|c| c.new.is_some()) {
+        // (An added channel's record is the new state's own, but it must be one; a paired
+        // one's is checked where it is read, below.)
+        for c in self.prefix.iter().filter(|c| c.old.is_none()) {
             new_record(c)?;
         }
         for &i in &self.old_order {
