@@ -84,6 +84,7 @@ pub fn cmd_diff(args: &DiffArgs) -> anyhow::Result<Outcome> {
             record: placeholder_record(ids),
             program,
             files: loaded.files,
+            unread: None,
         }
     };
     let Some((_, mut program)) = super::load_model(&new_args)? else {

@@ -365,7 +365,9 @@ impl Session {
     /// says why, when it cannot be used (a bad record costs time, never a verdict).
     fn load_base(&self, key: &str, hash: &str) -> Option<Base> {
         let file = self.cache.open_record(key, hash).ok()??;
-        match Base::load(&self.cache.record_path(key, hash), Some(&file)) {
+        // (Its states are read when the plan needs them: a full check, or auto finding the
+        // new version small, never does.)
+        match Base::lazy(&self.cache.record_path(key, hash), &file) {
             Ok(b) => Some(b),
             Err(why) => {
                 eprintln!(

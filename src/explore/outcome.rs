@@ -90,7 +90,8 @@ pub struct Stats {
     #[serde(default)]
     pub frontier_states: u64,
     /// Recorded states the next record keeps unchanged (walked, pruned, or below a pruned
-    /// state), and those it drops (no longer reachable, or invalidated by the change).
+    /// state), and those it drops (no longer reachable, or invalidated by the change), by an
+    /// incremental check; a full check reuses none and counts none.
     #[serde(default)]
     pub states_reused: u64,
     #[serde(default)]

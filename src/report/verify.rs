@@ -800,11 +800,14 @@ pub fn text(doc: &CheckDoc, elapsed_s: f64) -> String {
                 s.groups_replayed, s.groups_executed
             );
         }
-        let _ = writeln!(
-            o,
-            "{:>9} states executed; record: {} states reused, {} dropped",
-            s.states_executed, s.states_reused, s.states_dropped
-        );
+        let _ = match doc.mode.as_str() {
+            "full" => writeln!(o, "{:>9} states executed", s.states_executed),
+            _ => writeln!(
+                o,
+                "{:>9} states executed; record: {} states reused, {} dropped",
+                s.states_executed, s.states_reused, s.states_dropped
+            ),
+        };
     }
     let rate = if elapsed_s > 0.0 {
         s.states_stored as f64 / elapsed_s

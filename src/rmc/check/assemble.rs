@@ -173,7 +173,9 @@ pub fn record(
     }
     states.dedup_by_key(|s| s.0);
     let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
-    if let Some(base) = base {
+    // (A full check reuses nothing, and may not have read the recorded states at all.)
+    let reused = rec.prune().is_some() || rec.replay.is_some();
+    if let Some(base) = base.filter(|_| reused) {
         // Across a layout change, the old states met through their projection; else both
         // lists are sorted: one merge.
         let (mut j, mut still) = (0, 0u64);

@@ -16,6 +16,16 @@ pub struct Base {
     pub record: Record,
     pub program: Program,
     pub files: SourceFiles,
+    /// A base read without its states (`Base::lazy`): where they are, until a plan needs
+    /// them (`Base::read_states`). A full check never does.
+    pub(crate) unread: Option<Unread>,
+}
+
+/// The states of a base's record, not read yet.
+pub(crate) struct Unread {
+    file: std::fs::File,
+    path: PathBuf,
+    states: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +47,59 @@ impl Base {
             None => Record::read(path)?,
         };
         Base::from_record(record)
+    }
+
+    /// `load`, the record's states (fingerprints, sets of states, graph) left in the file
+    /// until `read_states`: the model, its ids and its violations are read, and the number
+    /// of its states.
+    pub fn lazy(path: &Path, file: &std::fs::File) -> Result<Base, BaseError> {
+        let (head, states) = Record::head_from_file(file, path)?;
+        let mut base = Base::from_record(head)?;
+        let file = file.try_clone().map_err(|err| {
+            BaseError::Record(crate::rmc::record::RecordError::Io {
+                path: path.display().to_string(),
+                err,
+            })
+        })?;
+        base.unread = Some(Unread {
+            file,
+            path: path.to_path_buf(),
+            states,
+        });
+        Ok(base)
+    }
+
+    /// The number of states the record holds, read or not.
+    pub fn states(&self) -> u64 {
+        match &self.unread {
+            Some(u) => u.states,
+            None => self.record.fingerprints.len() as u64,
+        }
+    }
+
+    /// Whether the record's states are in memory.
+    pub fn has_states(&self) -> bool {
+        self.unread.is_none()
+    }
+
+    /// Reads the record's states, where `lazy` left them. The record read must be the one
+    /// whose head was read: same model, same ids.
+    pub fn read_states(&mut self) -> Result<(), BaseError> {
+        let Some(u) = self.unread.take() else {
+            return Ok(());
+        };
+        let whole = Record::from_file_at(&u.file, &u.path)?;
+        let same = whole.meta == self.record.meta
+            && whole.sources == self.record.sources
+            && whole.ids == self.record.ids
+            && whole.fingerprints.len() as u64 == u.states;
+        if !same {
+            return Err(BaseError::Reload(
+                "the record changed while it was read".into(),
+            ));
+        }
+        self.record = whole;
+        Ok(())
     }
 
     /// Rebuilds the recorded version's program from the sources the record holds.
@@ -81,6 +144,7 @@ impl Base {
             record,
             program,
             files: loaded.files,
+            unread: None,
         })
     }
 }

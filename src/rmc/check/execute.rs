@@ -47,7 +47,7 @@ impl Reuse {
     /// counted by the check that takes it: `unchanged`).
     pub fn memory(&self) -> u64 {
         match self {
-            Reuse::Nothing | Reuse::Unchanged(_) => 0,
+            Reuse::Nothing | Reuse::Unchanged(_) | Reuse::Ran(_) => 0,
             Reuse::Prune(p) => p.memory(),
             Reuse::Replay(r) => r.memory(),
         }
@@ -80,6 +80,7 @@ pub fn run_on(
     let held = base.map_or(0, |b| b.record.memory()) + reuse.memory();
     let (prune, replay) = match reuse {
         Reuse::Unchanged(u) => return Run::unchanged(*u),
+        Reuse::Ran(run) => return *run,
         Reuse::Nothing => (None, None),
         Reuse::Prune(p) => (Some(*p), None),
         Reuse::Replay(r) => (None, Some(*r)),

@@ -25,6 +25,9 @@ pub enum Reuse {
     Replay(Box<Replay>),
     /// The change leaves the recorded graph as it was: the check is the record's.
     Unchanged(Box<crate::rmc::run::unchanged::Unchanged>),
+    /// Auto's first look at the new version completed: it was a full check, and this is
+    /// its run (`first_look`).
+    Ran(Box<super::execute::Run>),
 }
 
 /// What a check will do, decided before it runs.
@@ -44,7 +47,7 @@ pub struct Plan {
 
 impl Plan {
     pub fn incremental(&self) -> bool {
-        !matches!(self.reuse, Reuse::Nothing)
+        !matches!(self.reuse, Reuse::Nothing | Reuse::Ran(_))
     }
 }
 
@@ -74,15 +77,27 @@ pub fn plan(
         want,
         extension,
         old_hash: base.record.meta.layout_hash,
-        states: base.record.fingerprints.len() as u64,
+        states: base.states(),
         dangerous: String::new(),
         keys: None,
     };
     if let Some(reason) = why_not_incremental(base, &cx, opts) {
         return cx.full(reason, None);
     }
-    if let Some((reason, predicted)) = small_version(&cx, opts) {
-        return cx.full(reason, Some(predicted));
+    if let Some((run, reason, predicted)) = first_look(&cx, base, opts) {
+        return cx.plan(
+            Reuse::Ran(Box::new(run)),
+            Algorithm::Full,
+            reason,
+            predicted,
+        );
+    }
+    // (Only now: what the record says of its states is what the rest decides by.)
+    if let Err(e) = base.read_states() {
+        return cx.full(
+            format!("the record's states do not read ({e}): a full check"),
+            None,
+        );
     }
     cx.dangerous = format!(
         "{} dangerous location{} of {}",
@@ -288,36 +303,43 @@ fn keys(g: &Graph, cx: &Context) -> Option<crate::rmc::run::keys::Keys> {
     crate::rmc::run::keys::Keys::build(g, ext, cx.old_hash)
 }
 
-/// Auto's first look at the new version (`SMALL_FROM`): a full check when a plain search
-/// stopped at a share of the recorded states completes.
-fn small_version(cx: &Context, opts: &Options) -> Option<(String, Predicted)> {
-    if cx.want != Algorithm::Auto || cx.states < SMALL_FROM {
+/// Auto's first look at the new version (`SMALL_FROM`), before the record's states are
+/// read: a full check (recording) stopped at a share of the recorded states. When it
+/// completes, it is the check: reading the record would have cost more than all of it
+/// (reading a recorded state costs about a tenth of executing one, `SMALL_SHARE`). Not
+/// where nothing the search executes changed (a change of names, comments, layout of the
+/// text): the recorded graph is the new one, which the check reads and executes nothing.
+fn first_look(
+    cx: &Context,
+    base: &Base,
+    opts: &Options,
+) -> Option<(super::execute::Run, String, Predicted)> {
+    let nothing_executed_changed = cx.impact.dangerous.is_empty() && unchanged_may_hold(cx);
+    if cx.want != Algorithm::Auto || cx.states < SMALL_FROM || nothing_executed_changed {
         return None;
     }
     // (Within a limit on states the check has: a version that completes under both is
     // checked whole.)
-    let budget = (cx.states / SMALL_SHARE)
-        .min(SMALL_MAX)
-        .min(opts.max_states.unwrap_or(u64::MAX));
+    let budget = (cx.states / SMALL_SHARE).min(opts.max_states.unwrap_or(u64::MAX));
     let m = Machine::new(&cx.program).ok()?;
     let look = Options {
         max_states: Some(budget),
         ..opts.clone()
     };
-    let out = crate::explore::explore(&m, &look, &mut |_| {});
-    let n = out.stats.states_stored;
-    out.complete().then(|| {
+    let run = super::execute::run(&m, Reuse::Nothing, Some(base), &look, &mut |_| {});
+    let n = run.outcome.stats.states_stored;
+    run.outcome.complete().then(|| {
         let reason = format!(
             "auto: a full check, the new version being small: its {n} states are under \
-             1/{SMALL_SHARE} of the {} recorded, and checking them costs less than reading the \
-             record to plan",
+             1/{SMALL_SHARE} of the {} recorded, and checking them cost less than reading \
+             the record would have",
             cx.states
         );
         let predicted = Predicted {
             new_states: Some(n),
             ..Predicted::default()
         };
-        (reason, predicted)
+        (run, reason, predicted)
     })
 }
 

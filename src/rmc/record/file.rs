@@ -939,6 +939,36 @@ impl Record {
         Record::parse(&b, Some(path), true)
     }
 
+    /// The record in `file` without its states (`read_without_states`), and how many states
+    /// it holds: what a check decides before it reads them (at 10^7 states, reading them
+    /// costs seconds and gigabytes). Only the count's bytes of the states are decompressed;
+    /// the base records it stands on (`from_file_at`) must be there and whole.
+    pub fn head_from_file(file: &std::fs::File, path: &Path) -> Result<(Record, u64), RecordError> {
+        let b = mapped(file)?;
+        let (toc, checksum) = checked(&b)?;
+        let head = Record::from_toc(&toc, checksum, None, false, MAX_BASES)?;
+        let (mut on, mut at, mut left) = (section(&toc, b"BASE")?, path.to_path_buf(), MAX_BASES);
+        while let Some(s) = on {
+            let (_, btoc, _, bpath) = graph_file::base_toc(&s, Some(&at), left)?;
+            (on, at, left) = (section(&btoc, b"BASE")?, bpath, left - 1);
+        }
+        let count = match toc.iter().find(|(t, _)| t == b"STAT") {
+            None => return Err(RecordError::Corrupt("no STAT section".into())),
+            Some((_, s)) if s.raw == 0 => s.bytes.get(..4).map(<[u8]>::to_vec),
+            Some((_, s)) => {
+                let mut first = [0u8; 4];
+                zstd::stream::read::Decoder::new(&s.bytes[..])
+                    .and_then(|mut d| std::io::Read::read_exact(&mut d, &mut first))
+                    .ok()
+                    .map(|()| first.to_vec())
+            }
+        };
+        let count = count
+            .and_then(|c| c.try_into().ok().map(u32::from_le_bytes))
+            .ok_or_else(|| RecordError::Corrupt("STAT: no count of states".into()))?;
+        Ok((head, u64::from(count)))
+    }
+
     // Writing is the cache's (`Cache::put_record` with `to_bytes`): the only writer under
     // .rmc/, and atomically.
 }
@@ -972,6 +1002,8 @@ pub(super) fn mapped(file: &std::fs::File) -> Result<Bytes, RecordError> {
         }
     }
     let mut b = Vec::new();
+    // (From the start: a file read once already, its head, is read again for its states.)
+    std::io::Seek::seek(&mut &*file, std::io::SeekFrom::Start(0)).map_err(io)?;
     std::io::Read::read_to_end(&mut &*file, &mut b).map_err(io)?;
     Ok(Bytes::from(b))
 }
