@@ -596,12 +596,16 @@ fn probe_says_new(base: &Base, cx: &Context, predicted: &mut Predicted) -> Optio
     })?;
     predicted.walk_states = Some(w.met);
     predicted.walk_new = Some(w.new);
-    (w.met >= PROBE_MIN_MET && w.new_share() >= PROBE_NEW_SHARE).then(|| {
+    let bar = probe_new_share(cx.extension.is_some());
+    (w.met >= PROBE_MIN_MET && w.new_share() >= bar).then(|| {
         format!(
             "auto: a full check, predicted cheaper: random walks through the new version met \
-             {} states, {} of them not in the record (pruning or a replay would store nearly \
-             every state anew); {}",
-            w.met, w.new, cx.dangerous
+             {} states, {} of them not in the record (past {:.0} % new, pruning or a replay \
+             would store more states anew than walking the others saves); {}",
+            w.met,
+            w.new,
+            bar * 100.0,
+            cx.dangerous
         )
     })
 }
