@@ -598,7 +598,8 @@ impl<R: Rider> Search<'_, '_, R> {
             // formula without temporal operators) stays inside its atomic across the loop's
             // back edge (spin -o3), and pan descends until its depth limit; here the run is
             // seen to repeat a state and reported, as a process's is.
-            if self.repeats_in_atomic_run(only.unwrap_or(CLAIM_PID)) {
+            let hash = super::quick_hash(&self.next.v);
+            if self.repeats_in_atomic_run(only.unwrap_or(CLAIM_PID), hash) {
                 return self.non_terminating(step, only.unwrap_or(CLAIM_PID));
             }
         }
