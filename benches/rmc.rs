@@ -103,8 +103,11 @@ fn run(
     }
     let t = Instant::now();
     let opts = bench_options();
-    let mut base =
-        base.map(|p| Base::from_record(Record::read(p).expect("record reads")).expect("base"));
+    // (As a check reads its base: the states when the plan needs them.)
+    let mut base = base.map(|p| {
+        let file = std::fs::File::open(p).expect("record opens");
+        Base::lazy(p, &file).expect("base")
+    });
     let (program, _, sources) = load(m, text)?;
     if !record && base.is_none() {
         let mach = Machine::new(&program).ok()?;
