@@ -20,6 +20,7 @@ use crate::rmc::record::graph::{
     apply_delta, decode_chain, encode_events, encode_vector, for_each_event, EdgeTable, Graph,
     Origin, StableNames, CHAIN, NONE,
 };
+use crate::rmc::record::slot_table::SlotTable;
 use crate::rmc::record::spans::Spans;
 use crate::rmc::record::spill::Spill;
 
@@ -96,11 +97,9 @@ pub struct GraphBuilder {
     scratch: Vec<u8>,
     edges: EdgeTable,
     /// Per slot.
-    foot: Vec<u32>,
-    shape: Vec<u32>,
+    table: SlotTable,
     ev: Spans,
     vec: Spans,
-    live: Vec<bool>,
     /// The bytes of the new events and vectors, compressed until the graph is finished
     /// (nothing reads them before).
     events: Spill,
@@ -115,8 +114,10 @@ pub struct GraphBuilder {
     /// The record file the old graph's bytes came from, while every span this graph keeps
     /// inside them is the old slot's own (`join` checks).
     origin: Option<Origin>,
-    /// The slot of each search id.
+    /// The slot of each search id (none kept where slots are search ids).
     slots: Vec<u32>,
+    /// States opened: the next search id.
+    opened: u32,
     open: Vec<Open>,
     /// The events of the open states, edges already as table indices, targets as search
     /// ids, and where each one's blocked processes start in `blocked_stack` and how many
@@ -179,14 +180,12 @@ impl GraphBuilder {
                 b.tables += s.1.len() as u64 + INDEX_ENTRY;
             }
             b.edges = EdgeTable::from_list(&g.edges);
-            b.foot = g.foot.clone();
-            b.shape = g.shape.clone();
-            match (Spans::from_slice(&g.ev), Spans::from_slice(&g.vec)) {
-                (Some(ev), Some(vec)) => (b.ev, b.vec) = (ev, vec),
+            let table = SlotTable::from_slices(&g.foot, &g.shape);
+            match (table, Spans::from_slice(&g.ev), Spans::from_slice(&g.vec)) {
+                (Some(t), Some(ev), Some(vec)) => (b.table, b.ev, b.vec) = (t, ev, vec),
                 _ => b.broken = true,
             }
             b.old_bytes = Some((g.events.len(), g.vectors.len()));
-            b.live = vec![false; g.len()];
             b.origin = g.origin.clone();
         }
         b
@@ -235,11 +234,9 @@ impl GraphBuilder {
         self.events.held()
             + self.vectors.held()
             + self.old.as_ref().map_or(0, |(e, v)| e.held() + v.held())
-            + self.foot.held()
-            + self.shape.held()
+            + self.table.held()
             + self.ev.held()
             + self.vec.held()
-            + self.live.held()
             + self.slots.held()
             + self.verbatim.held()
             + self.open.held()
@@ -256,18 +253,23 @@ impl GraphBuilder {
 
     /// The slot of search id `id`.
     pub fn slot(&self, id: u32) -> u32 {
-        self.slots.get(id as usize).copied().unwrap_or(NONE)
+        match self.ids_are_slots {
+            true if id < self.opened => id,
+            true => NONE,
+            false => self.slots.get(id as usize).copied().unwrap_or(NONE),
+        }
     }
 
     /// A state is stored as search id `id` (ids come in order): in `old`'s slot when the
     /// old graph has it (`verbatim`: its recorded expansion holds), else in a new slot
     /// whose vector follows (`vector`).
     pub fn open(&mut self, id: u32, old: Option<u32>, verbatim: bool) {
-        if self.slots.len() != id as usize {
+        if self.opened != id {
             self.broken = true;
         }
+        self.opened = self.opened.wrapping_add(1);
         let slot = match old {
-            Some(s) if (s as usize) < self.live.len() && !self.live[s as usize] => s,
+            Some(s) if (s as usize) < self.table.len() && !self.table.live(s as usize) => s,
             Some(_) => {
                 // Two states in one slot: the graph cannot be trusted.
                 self.broken = true;
@@ -275,8 +277,12 @@ impl GraphBuilder {
             }
             None => self.push_slot(),
         };
-        self.live[slot as usize] = true;
-        self.slots.push(slot);
+        self.table.set_live(slot as usize, true);
+        if !self.ids_are_slots {
+            self.slots.push(slot);
+        } else if slot != id {
+            self.broken = true;
+        }
         if verbatim && old.is_some() {
             self.verbatim.push(slot);
         }
@@ -305,13 +311,13 @@ impl GraphBuilder {
     }
 
     fn push_slot(&mut self) -> u32 {
-        let s = self.live.len() as u32;
-        self.foot.push(NONE);
-        self.shape.push(NONE);
-        if self.ev.push((0, 0)).is_none() || self.vec.push((0, 0)).is_none() {
+        let s = self.table.len() as u32;
+        let pushed = self.table.push().is_some()
+            && self.ev.push((0, 0)).is_some()
+            && self.vec.push((0, 0)).is_some();
+        if !pushed {
             self.broken = true;
         }
-        self.live.push(false);
         s
     }
 
@@ -342,7 +348,8 @@ impl GraphBuilder {
         self.vec
             .set(slot, (base_at + at, (self.vectors.len() - at) as u32));
         self.vectors.settle();
-        self.shape[slot] = self.intern_shape(canon.len() as u32, tags);
+        let shape = self.intern_shape(canon.len() as u32, tags);
+        self.table.set_shape(slot, shape);
     }
 
     /// The slots opened with their recorded expansion.
@@ -352,14 +359,12 @@ impl GraphBuilder {
 
     /// Marks an old state the run did not reach as still reachable (below a pruned one).
     pub fn carry(&mut self, old: u32) {
-        if let Some(l) = self.live.get_mut(old as usize) {
-            *l = true;
-        }
+        self.table.set_live(old as usize, true);
     }
 
     /// Whether a slot holds a state of the new graph.
     pub fn is_live(&self, slot: u32) -> bool {
-        self.live.get(slot as usize).copied().unwrap_or(false)
+        self.table.live(slot as usize)
     }
 
     fn intern_shape(&mut self, len: u32, tags: &[u8]) -> u32 {
@@ -587,7 +592,8 @@ impl GraphBuilder {
                 let id = self.intern_range(at as usize, end);
                 self.ev_stack[i].0[1] = id;
             }
-            self.foot[slot] = self.intern_foot(o.foot_at);
+            let foot = self.intern_foot(o.foot_at);
+            self.table.set_foot(slot, foot);
             let start = self.events.len();
             let slots = &self.slots;
             let by_slot = |k: u32| slots.get(k as usize).copied();
@@ -724,21 +730,12 @@ impl GraphBuilder {
         if self.broken || !self.open.is_empty() || self.old_bytes.is_some() {
             return None;
         }
-        let n = self.live.len();
-        let live = self.live.iter().filter(|&&l| l).count();
-        if slot_of
-            .iter()
-            .any(|&s| s as usize >= n || !self.live[s as usize])
-            || slot_of.len() != live
-        {
+        let n = self.table.len();
+        let live = self.table.lives().filter(|&l| l).count();
+        if slot_of.iter().any(|&s| !self.table.live(s as usize)) || slot_of.len() != live {
             return None;
         }
-        if self
-            .foot
-            .iter()
-            .zip(&self.live)
-            .any(|(&f, &l)| l && f == NONE)
-        {
+        if (0..n).any(|s| self.table.live(s) && self.table.foot(s) == NONE) {
             return None;
         }
         let new_events = std::mem::take(&mut self.events).into_vec()?;
@@ -749,9 +746,9 @@ impl GraphBuilder {
         }
         let map: Vec<u32> = {
             let mut next = 0;
-            self.live
-                .iter()
-                .map(|&l| {
+            self.table
+                .lives()
+                .map(|l| {
                     if l {
                         next += 1;
                         next - 1
@@ -777,10 +774,10 @@ impl GraphBuilder {
         g.vec.reserve_exact(live);
         let mut events = Vec::with_capacity(new_events.len());
         for s in 0..n {
-            if !self.live[s] {
+            if !self.table.live(s) {
                 continue;
             }
-            let (f, sh) = (self.foot[s], self.shape[s]);
+            let (f, sh) = (self.table.foot(s), self.table.shape(s));
             if f as usize >= g.foots.len() || sh as usize >= g.shapes.len() {
                 return None;
             }
@@ -836,10 +833,9 @@ impl GraphBuilder {
         let (mut events, mut vectors) = self.old.unwrap_or_default();
         events.append(Blob::from_vec(new_events));
         vectors.append(Blob::from_vec(new_vectors));
-        let mut foot = self.foot;
-        let mut shape = self.shape;
+        let (mut foot, mut shape) = self.table.to_vecs();
         let mut ev = self.ev.to_vec();
-        for (s, &keep) in self.live.iter().enumerate() {
+        for (s, keep) in self.table.lives().enumerate() {
             if !keep {
                 (foot[s], shape[s], ev[s]) = (0, 0, (0, 0));
                 continue;
@@ -893,7 +889,7 @@ mod tests {
         for id in 0..n {
             b.open(id, None, false);
         }
-        let per_slot = 4 + 4 + 16 + 16 + 1 + 4; // foot, shape, ev, vec, live, slots
+        let per_slot = 4 + 4 + 12 + 12 + 1; // foot, shape, ev, vec, live
         let open = std::mem::size_of::<Open>() as u64;
         assert!(
             b.memory() >= n as u64 * (per_slot + open),

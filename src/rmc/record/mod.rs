@@ -3,7 +3,7 @@
 //! state graph and its codecs (`graph`), the graph a run builds (`graph_build`) and the
 //! graph's sections in a file, whole or on a base (`graph_file`), the bytes they live in
 //! (`blob`) and, while a run builds the graph, compressed (`spill`) with their places
-//! (`spans`), and the index that finds a fingerprint among a record's (`fpindex`).
+//! (`spans`) and each slot's footprint, shape and liveness (`slot_table`), and the index that finds a fingerprint among a record's (`fpindex`).
 //!
 //! **Invariant:** a record's bytes depend on the model and the checks only, never on the
 //! machine or the time; every file is versioned and checksummed, and one that does not
@@ -18,6 +18,7 @@ pub mod graph;
 pub(crate) mod graph_build;
 pub(crate) mod graph_file;
 pub(crate) mod names;
+pub(crate) mod slot_table;
 pub(crate) mod spans;
 pub(crate) mod spill;
 
