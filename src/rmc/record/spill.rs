@@ -6,8 +6,9 @@
 //! fast levels: the record's own compression runs later, on the whole), and `into_vec` gives the
 //! stream back in one piece.
 
-/// Bytes appended before they are compressed into a block.
-const BLOCK: usize = 1 << 20;
+/// Bytes appended before they are compressed into a block: the tail a stream holds
+/// uncompressed, twice per run (events and vectors).
+const BLOCK: usize = 1 << 18;
 
 /// zstd's level for the blocks: speed first (they are decompressed once, when the record
 /// is assembled), on the book's thread beside the search.
