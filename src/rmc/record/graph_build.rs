@@ -77,10 +77,12 @@ fn hash_u32s(v: &[u32], bytes: &mut Vec<u8>) -> u64 {
 struct Open {
     id: u32,
     slot: u32,
-    ev_at: usize,
-    side_at: usize,
-    blocked_at: usize,
-    foot_at: usize,
+    /// Where its parts of the stacks start (a search as deep as its states holds every
+    /// state open: 32 bytes each, not 48).
+    ev_at: u32,
+    side_at: u32,
+    blocked_at: u32,
+    foot_at: u32,
     /// Its recorded events and footprint stay (a replayed or pruned state).
     verbatim: bool,
     /// Tells its touches from those of other states.
@@ -287,13 +289,25 @@ impl GraphBuilder {
             self.verbatim.push(slot);
         }
         let stamp = self.next_stamp();
+        let at = |n: usize| u32::try_from(n).ok();
+        let starts = (
+            at(self.ev_stack.len()),
+            at(self.ev_side.len()),
+            at(self.blocked_stack.len()),
+            at(self.foot_stack.len()),
+        );
+        let (Some(ev_at), Some(side_at), Some(blocked_at), Some(foot_at)) = starts else {
+            // Stacks of open states past 2^32 entries: no graph.
+            self.broken = true;
+            return;
+        };
         self.open.push(Open {
             id,
             slot,
-            ev_at: self.ev_stack.len(),
-            side_at: self.ev_side.len(),
-            blocked_at: self.blocked_stack.len(),
-            foot_at: self.foot_stack.len(),
+            ev_at,
+            side_at,
+            blocked_at,
+            foot_at,
             verbatim: verbatim && old.is_some(),
             stamp,
         });
@@ -580,7 +594,7 @@ impl GraphBuilder {
             // (Groups are always packed, their touches' start last.)
             let n = self.ev_stack.len();
             let group = |p: &Packed| p.0[0] & 0xff == GROUP;
-            for i in o.ev_at..n {
+            for i in o.ev_at as usize..n {
                 let [head, foot, at] = self.ev_stack[i].0;
                 if head & 0xff != GROUP || head & HAS_PID == 0 || foot != NONE {
                     continue;
@@ -592,14 +606,14 @@ impl GraphBuilder {
                 let id = self.intern_range(at as usize, end);
                 self.ev_stack[i].0[1] = id;
             }
-            let foot = self.intern_foot(o.foot_at);
+            let foot = self.intern_foot(o.foot_at as usize);
             self.table.set_foot(slot, foot);
             let start = self.events.len();
             let slots = &self.slots;
             let by_slot = |k: u32| slots.get(k as usize).copied();
             let (ids_are_slots, blocked_stack) = (self.ids_are_slots, &self.blocked_stack);
             let side = &self.ev_side;
-            let evs = self.ev_stack.get(o.ev_at..).unwrap_or_default();
+            let evs = self.ev_stack.get(o.ev_at as usize..).unwrap_or_default();
             // Renamed to slots as they are encoded; the first that cannot be breaks the graph.
             let mut named = 0;
             let items = evs.iter().map_while(|&p| {
@@ -624,10 +638,10 @@ impl GraphBuilder {
             self.ev.set(slot, span);
             self.events.settle();
         }
-        self.ev_stack.truncate(o.ev_at);
-        self.ev_side.truncate(o.side_at);
-        self.blocked_stack.truncate(o.blocked_at);
-        self.foot_stack.truncate(o.foot_at);
+        self.ev_stack.truncate(o.ev_at as usize);
+        self.ev_side.truncate(o.side_at as usize);
+        self.blocked_stack.truncate(o.blocked_at as usize);
+        self.foot_stack.truncate(o.foot_at as usize);
     }
 
     /// Slot `slot`'s vector record, the new vectors being `vectors` (`Spill::into_vec`).
