@@ -220,6 +220,8 @@ pub struct ModelResult {
     /// `--audit`: what a full check of the same commit said, and how long it took.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<String>,
+    /// The full check's time: its base record read, its search and its record made, and
+    /// the model's claims as this check searched them (whole, under --audit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub full_ms: Option<u64>,
 }
