@@ -2502,6 +2502,12 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
         assert_eq!(base.states(), stored);
         base
     };
+    // The plan of `v` on a base read without its states, and the base after it.
+    let plan_on_lazy = |v: &common::rmc::Version, alg| {
+        let mut base = lazy();
+        let plan = check::plan(v.program.clone(), Some(&mut base), &opts, alg);
+        (plan, base)
+    };
 
     let small = version(&common::three_counters(10)).expect("loads");
     let full = check_with(&small, None, Algorithm::Full, &opts);
@@ -2510,13 +2516,7 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
         "{} of {stored}",
         full.stats.states_stored
     );
-    let mut base = lazy();
-    let plan = check::plan(
-        small.program.clone(),
-        Some(&mut base),
-        &opts,
-        Algorithm::Auto,
-    );
+    let (plan, base) = plan_on_lazy(&small, Algorithm::Auto);
     assert!(!base.has_states(), "{}", plan.reason);
     assert!(
         plan.reason.contains("the new version being small"),
@@ -2543,26 +2543,14 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     assert_eq!(rec.meta.figures, want.meta.figures);
 
     // A full check asked for reads no recorded state.
-    let mut base = lazy();
-    let plan = check::plan(
-        small.program.clone(),
-        Some(&mut base),
-        &opts,
-        Algorithm::Full,
-    );
+    let (plan, base) = plan_on_lazy(&small, Algorithm::Full);
     assert!(!base.has_states() && matches!(plan.reuse, Reuse::Nothing));
 
     // A statement changed in the large version: the look stops, the states are read, and
     // auto replays, as it does from a record read whole.
     let text = common::three_counters(40).replace("c < 40 -> c++", "c < 40 -> c = c + 1");
     let changed = version(&text).expect("loads");
-    let mut base = lazy();
-    let plan = check::plan(
-        changed.program.clone(),
-        Some(&mut base),
-        &opts,
-        Algorithm::Auto,
-    );
+    let (plan, base) = plan_on_lazy(&changed, Algorithm::Auto);
     assert!(base.has_states(), "{}", plan.reason);
     assert_eq!(base.states(), stored);
     let whole = check_with(&changed, Some(&record), Algorithm::Auto, &opts);
