@@ -130,7 +130,8 @@ pub struct Book {
     acc: Acc,
     open: usize,
     spilled_at: Vec<u32>,
-    spilled: Vec<(u32, u64)>,
+    /// (A word's index and its two halves: 12 bytes, where a `(u32, u64)` takes 16.)
+    spilled: Vec<[u32; 3]>,
     words: usize,
     /// The set of the component completed last, for its members.
     root_set: u32,
@@ -397,7 +398,8 @@ impl Keep for Book {
             // The state below keeps the words it uses until the new one finishes.
             self.spilled_at.push(self.spilled.len() as u32);
             for &i in &self.acc.dirty {
-                self.spilled.push((i, self.acc.w[i as usize]));
+                let w = self.acc.w[i as usize];
+                self.spilled.push([i, w as u32, (w >> 32) as u32]);
             }
             self.acc.clear();
         }
@@ -574,8 +576,9 @@ impl Keep for Book {
         // of its component: its own words are added to the finished state's.
         match self.spilled_at.pop() {
             Some(at) if self.open > 0 => {
-                for &(i, bits) in &self.spilled[at as usize..] {
-                    self.acc.set(i as usize, bits);
+                for &[i, lo, hi] in &self.spilled[at as usize..] {
+                    self.acc
+                        .set(i as usize, u64::from(lo) | u64::from(hi) << 32);
                 }
                 self.spilled.truncate(at as usize);
             }
