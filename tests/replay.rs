@@ -67,6 +67,13 @@ fn replay_and_full(name: &str, base: &Record, text: &str) -> Option<(Checked, Ch
     Some((rep, full))
 }
 
+/// `replay_and_full` of a version that completes, the replay's reason naming `because`.
+fn replayed_because(what: &str, base: &Record, text: &str, because: &str) -> (Checked, Checked) {
+    let (rep, full) = replay_and_full(what, base, text).expect("completes");
+    assert!(rep.reason.contains(because), "{what}: {}", rep.reason);
+    (rep, full)
+}
+
 /// `text` gaining variables (`gain_variables`), the gained global toggled somewhere when
 /// `k` is even (and the version says so), and another change when `k % 3 == 1`.
 fn gained_version(text: &str, rng: &mut Rng, k: usize) -> Option<(String, bool)> {
@@ -2360,12 +2367,7 @@ fn a_proctype_that_grows_past_255_locations_keeps_its_recorded_states() {
     for (i, (old, new)) in cases.iter().enumerate() {
         let (base, _) = recorded(old, &limited());
         let what = format!("location width case {i}");
-        let (rep, full) = replay_and_full(&what, &base, new).expect("completes");
-        assert!(
-            rep.reason.contains("through their projection"),
-            "{what}: {}",
-            rep.reason
-        );
+        let (rep, full) = replayed_because(&what, &base, new, "through their projection");
         assert!(rep.stats.states_walked >= 2000, "{what}: {:?}", rep.stats);
         assert_eq!(rep.violations, full.violations, "{what}");
         let v = version(new).expect("loads");
@@ -2447,12 +2449,7 @@ fn global_channels_declared_in_another_order_keep_their_recorded_states() {
     for (i, new) in versions.iter().enumerate() {
         assert_ne!(new, GLOBAL_CHANNELS);
         let what = format!("global channels version {i}");
-        let (rep, full) = replay_and_full(&what, &base, new).expect("completes");
-        assert!(
-            rep.reason.contains("declared in another order"),
-            "{what}: {}",
-            rep.reason
-        );
+        let (rep, full) = replayed_because(&what, &base, new, "declared in another order");
         assert!(rep.stats.states_walked > 0, "{what}: {:?}", rep.stats);
         let v = version(new).expect("loads");
         let prune = check(&v, Some(&base), Algorithm::Prune);
