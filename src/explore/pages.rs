@@ -21,14 +21,14 @@ impl Pages {
     }
 
     #[inline]
-    pub fn u32_at(&self, i: usize) -> u32 {
-        let b = &self.map[i * 4..i * 4 + 4];
-        u32::from_ne_bytes([b[0], b[1], b[2], b[3]])
+    pub fn u64_at(&self, i: usize) -> u64 {
+        let b = &self.map[i * 8..i * 8 + 8];
+        u64::from_ne_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
     }
 
     #[inline]
-    pub fn set_u32(&mut self, i: usize, v: u32) {
-        self.map[i * 4..i * 4 + 4].copy_from_slice(&v.to_ne_bytes());
+    pub fn set_u64(&mut self, i: usize, v: u64) {
+        self.map[i * 8..i * 8 + 8].copy_from_slice(&v.to_ne_bytes());
     }
 
     /// Asks the cache for the line holding byte `at`, without waiting for it.
@@ -37,16 +37,6 @@ impl Pages {
         if let Some(b) = self.map.get(at) {
             prefetch(b);
         }
-    }
-
-    #[inline]
-    pub fn u8_at(&self, i: usize) -> u8 {
-        self.map[i]
-    }
-
-    #[inline]
-    pub fn set_u8(&mut self, i: usize, v: u8) {
-        self.map[i] = v;
     }
 }
 
