@@ -2557,3 +2557,91 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     );
     assert!(plan.incremental());
 }
+
+/// A large record's head (what a check decides by before it reads any state) is read alone,
+/// checked by the sum written after it (`HSUM`): a byte of its states changed leaves the
+/// head readable and is told when the states are read, a byte of the head changed is told
+/// at once. A record written on a base record checks its base's head the same way, and the
+/// base by its trailer.
+#[test]
+fn a_large_record_s_head_is_read_alone_and_checked_by_its_own_sum() {
+    use git_rmc::rmc::check::Base;
+    let opts = Options::default();
+    let big = version(&common::three_counters(40)).expect("loads");
+    let recorded = check_with(&big, None, Algorithm::Full, &opts);
+    let (record, stored) = (
+        recorded.record.expect("complete"),
+        recorded.stats.states_stored,
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("big.rec");
+    let len = write_beside(&record, &path);
+    assert!(
+        len >= git_rmc::rmc::record::HEAD_ALONE_FROM,
+        "{len} bytes: read whole, not by its head"
+    );
+    let lazy = |p: &std::path::Path| {
+        let file = std::fs::File::open(p).expect("opens");
+        Base::lazy(p, &file)
+    };
+    let base = lazy(&path).expect("the head reads");
+    assert_eq!(base.states(), stored);
+    let whole = Record::read(&path).expect("reads whole");
+    assert!(
+        base.record.meta == whole.meta
+            && base.record.sources == whole.sources
+            && base.record.ids == whole.ids
+            && base.record.violations == whole.violations
+            && base.record.sets == whole.sets,
+        "the head read alone differs from the whole file's"
+    );
+
+    let bytes = std::fs::read(&path).expect("reads");
+    let flipped = |at: usize| {
+        let mut b = bytes.clone();
+        b[at] ^= 0x5a;
+        let p = dir.path().join(format!("flipped-{at}.rec"));
+        std::fs::write(&p, &b).expect("written");
+        p
+    };
+    // A byte of the state graph (the file's last section).
+    let p = flipped(bytes.len() - 100);
+    let mut base = lazy(&p).expect("the head still reads");
+    assert_eq!(base.states(), stored);
+    let err = base.read_states().expect_err("the states do not read");
+    assert!(err.to_string().contains("checksum"), "{err}");
+    // A byte of META, the first section.
+    let sections = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
+    let err = lazy(&flipped(16 + sections * 28 + 3))
+        .err()
+        .expect("the head does not read");
+    assert!(err.to_string().contains("checksum"), "{err}");
+
+    // Written on the base: the changed statements' states have other events.
+    let text = common::three_counters(40)
+        .replace("c < 40 -> c++", "c < 40 -> c = c + 1")
+        .replace("b < 40 -> b++", "b < 40 -> b = b + 1");
+    let changed = version(&text).expect("loads");
+    let next = check_with(&changed, Some(&whole), Algorithm::Replay, &opts)
+        .record
+        .expect("complete");
+    let next_path = dir.path().join("next.rec");
+    let len = write_beside(&next, &next_path);
+    assert_eq!(
+        Record::base_of(&next_path).expect("reads"),
+        Some("big.rec".to_string())
+    );
+    assert!(
+        len >= git_rmc::rmc::record::HEAD_ALONE_FROM,
+        "{len} bytes: read whole, not by its head"
+    );
+    let mut base = lazy(&next_path).expect("the head reads through its base");
+    assert_eq!(base.states(), stored);
+    base.read_states()
+        .expect("the states read through the base");
+    assert!(base.record == next, "the record read back differs");
+    // The base rewritten: the record no longer stands on it, and says so from its head.
+    std::fs::write(&path, &bytes[..bytes.len() - 1]).expect("written");
+    let err = lazy(&next_path).err().expect("the base changed");
+    assert!(err.to_string().contains("big.rec"), "{err}");
+}

@@ -25,6 +25,13 @@
 //! graph (DESIGN.md 5.4: records without it are used by pruning only), whole in `GRPH` or
 //! written on a base record in `BASE` and `GOVL` (`graph_file`). Integers are
 //! little-endian.
+//!
+//! The sections a check reads before it decides anything (all but `STAT` and the graph)
+//! come first, then `HSUM`: the count of states (u32) and the xxh3-64 of every byte before
+//! `HSUM`. A check reads that much of the file alone, checked by that sum
+//! (`Record::head_from_file`), and the rest, checked whole, only when it needs the states:
+//! at 10^7 states the file is hundreds of megabytes the check may never need. (A record
+//! written before `HSUM` is checked whole either way.)
 
 use crate::explore::budget::Held;
 use crate::explore::Fingerprint;
@@ -49,6 +56,8 @@ pub const FORMAT: u32 = 3;
 const OLDEST_FORMAT: u32 = 2;
 /// Bytes of one table-of-contents entry: tag, offset, length, length decompressed.
 pub(super) const ENTRY: usize = 28;
+/// Bytes of the `HSUM` section: the count of states, and the sum of the bytes before it.
+const HSUM_LEN: usize = 12;
 /// Sections shorter than this are stored as they are: compressing them saves little.
 const COMPRESS_FROM: u64 = 1 << 16;
 /// zstd's level for sections. Level 3 (its default) writes records 4 % smaller, but its
@@ -599,6 +608,17 @@ impl Record {
             }
         }
         sections.push((*b"SETS", vec![Part::Own(w.0)]));
+        let viol = serde_json::to_vec(&self.violations).unwrap_or_default();
+        sections.push((*b"VIOL", vec![Part::Own(viol)]));
+        if !self.trails.is_empty() {
+            let trails = serde_json::to_vec(&self.trails).unwrap_or_default();
+            sections.push((*b"TRLS", vec![Part::Own(trails)]));
+        }
+        if let (Some(_), Some(o)) = (&self.graph, on) {
+            sections.push((*b"BASE", vec![Part::Own(graph_file::base_section(o))]));
+        }
+        // (Its bytes are written below, when the sum of those before it is known.)
+        sections.push((*b"HSUM", vec![Part::Own(vec![0; HSUM_LEN])]));
         let mut w = W(Vec::with_capacity(5 + self.fingerprints.len() * 20));
         w.u32(self.fingerprints.len() as u32);
         match on {
@@ -615,18 +635,9 @@ impl Record {
             w.u32(*s);
         }
         sections.push((*b"STAT", vec![Part::Own(w.0)]));
-        let viol = serde_json::to_vec(&self.violations).unwrap_or_default();
-        sections.push((*b"VIOL", vec![Part::Own(viol)]));
-        if !self.trails.is_empty() {
-            let trails = serde_json::to_vec(&self.trails).unwrap_or_default();
-            sections.push((*b"TRLS", vec![Part::Own(trails)]));
-        }
         if let Some(g) = &self.graph {
             match on {
-                Some(o) => {
-                    sections.push((*b"BASE", vec![Part::Own(graph_file::base_section(o))]));
-                    sections.push((*b"GOVL", graph_file::parts(g, Some(o))));
-                }
+                Some(o) => sections.push((*b"GOVL", graph_file::parts(g, Some(o)))),
                 None => sections.push((*b"GRPH", graph_file::parts(g, None))),
             }
         }
@@ -637,7 +648,7 @@ impl Record {
         for (tag, parts) in &sections {
             let len: u64 = parts.iter().map(|p| p.len()).sum();
             // BASE is read from the file alone (`graph_file::base_of`), never compressed.
-            let z = match len >= COMPRESS_FROM && tag != b"BASE" {
+            let z = match len >= COMPRESS_FROM && tag != b"BASE" && tag != b"HSUM" {
                 true => compress(parts)?.filter(|z| (z.len() as u64) < len - len / 10),
                 false => None,
             };
@@ -661,12 +672,30 @@ impl Record {
             offset += len;
         }
         let mut sum = xxhash_rust::xxh3::Xxh3::new();
-        let mut put = |b: &[u8]| -> std::io::Result<()> {
-            sum.update(b);
-            out.write_all(b)
-        };
-        put(&head)?;
-        for ((_, parts), z) in sections.iter().zip(&packed) {
+        // The sum of the bytes before `HSUM`, while they are written.
+        let mut before = Some(xxhash_rust::xxh3::Xxh3::new());
+        sum.update(&head);
+        if let Some(b) = before.as_mut() {
+            b.update(&head);
+        }
+        out.write_all(&head)?;
+        for ((tag, parts), z) in sections.iter().zip(&packed) {
+            if tag == b"HSUM" {
+                let mut h = Vec::with_capacity(HSUM_LEN);
+                h.extend_from_slice(&(self.fingerprints.len() as u32).to_le_bytes());
+                let b = before.take().map_or(0, |b| b.digest());
+                h.extend_from_slice(&b.to_le_bytes());
+                sum.update(&h);
+                out.write_all(&h)?;
+                continue;
+            }
+            let mut put = |b: &[u8]| -> std::io::Result<()> {
+                sum.update(b);
+                if let Some(s) = before.as_mut() {
+                    s.update(b);
+                }
+                out.write_all(b)
+            };
             match z {
                 Some((z, _)) => put(z)?,
                 None => {
@@ -944,6 +973,17 @@ impl Record {
     /// costs seconds and gigabytes). Only the count's bytes of the states are decompressed;
     /// the base records it stands on (`from_file_at`) must be there and whole.
     pub fn head_from_file(file: &std::fs::File, path: &Path) -> Result<(Record, u64), RecordError> {
+        if let Some((toc, count)) = head_part(file)? {
+            // (The file's checksum names it to records written on it: not needed here.)
+            let head = Record::from_toc(&toc, 0, None, false, MAX_BASES)?;
+            let (mut on, mut at, mut left) =
+                (section(&toc, b"BASE")?, path.to_path_buf(), MAX_BASES);
+            while let Some(s) = on {
+                let (btoc, bpath) = graph_file::base_head(&s, &at, left)?;
+                (on, at, left) = (section(&btoc, b"BASE")?, bpath, left - 1);
+            }
+            return Ok((head, count));
+        }
         let b = mapped(file)?;
         let (toc, checksum) = checked(&b)?;
         let head = Record::from_toc(&toc, checksum, None, false, MAX_BASES)?;
@@ -1006,6 +1046,90 @@ pub(super) fn mapped(file: &std::fs::File) -> Result<Bytes, RecordError> {
     std::io::Seek::seek(&mut &*file, std::io::SeekFrom::Start(0)).map_err(io)?;
     std::io::Read::read_to_end(&mut &*file, &mut b).map_err(io)?;
     Ok(Bytes::from(b))
+}
+
+/// Files shorter than this are read and checked whole even for their head: reading them
+/// costs little, and a fault anywhere in them is told at once.
+pub const HEAD_ALONE_FROM: u64 = 1 << 18;
+
+/// The sections of a record file before its `HSUM` and the count of states, read alone and
+/// checked by the sum `HSUM` holds. None where the whole file is read instead: a small file
+/// (it costs nothing), one written before `HSUM`, and one whose beginning does not check
+/// (the whole file's diagnosis is the one to give).
+pub(super) fn head_part(file: &std::fs::File) -> Result<Option<(Toc, u64)>, RecordError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |err| RecordError::Io {
+        path: "the record".into(),
+        err,
+    };
+    let len = file.metadata().map_err(io)?.len();
+    if len < HEAD_ALONE_FROM {
+        return Ok(None);
+    }
+    let mut f = file;
+    f.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut h = [0u8; 16];
+    if f.read_exact(&mut h).is_err() || &h[..8] != MAGIC {
+        return Ok(None);
+    }
+    let format = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
+    let sections = u32::from_le_bytes([h[12], h[13], h[14], h[15]]) as u64;
+    let toc_len = sections.saturating_mul(ENTRY as u64);
+    if !(OLDEST_FORMAT..=FORMAT).contains(&format) || toc_len.saturating_add(24) > len {
+        return Ok(None);
+    }
+    let mut toc = vec![0u8; toc_len as usize];
+    if f.read_exact(&mut toc).is_err() {
+        return Ok(None);
+    }
+    let entries: Vec<([u8; 4], u64, u64, u64)> = toc
+        .chunks_exact(ENTRY)
+        .map(|e| {
+            let u = |i: usize| {
+                let mut x = [0u8; 8];
+                x.copy_from_slice(&e[i..i + 8]);
+                u64::from_le_bytes(x)
+            };
+            ([e[0], e[1], e[2], e[3]], u(4), u(12), u(20))
+        })
+        .collect();
+    let Some(&(_, at, n, raw)) = entries.iter().find(|e| &e.0 == b"HSUM") else {
+        return Ok(None);
+    };
+    let end = at.saturating_add(n);
+    if n != HSUM_LEN as u64 || raw != 0 || end.saturating_add(8) > len {
+        return Ok(None);
+    }
+    let mut b: Vec<u8> = Vec::new();
+    if b.try_reserve_exact(end as usize).is_err() {
+        return Ok(None);
+    }
+    b.resize(end as usize, 0);
+    f.seek(SeekFrom::Start(0)).map_err(io)?;
+    if f.read_exact(&mut b).is_err() {
+        return Ok(None);
+    }
+    let at = at as usize;
+    let word = |i: usize, k: usize| {
+        b[i..i + k]
+            .iter()
+            .rev()
+            .fold(0u64, |x, &y| x << 8 | y as u64)
+    };
+    if xxhash_rust::xxh3::xxh3_64(&b[..at]) != word(at + 4, 8) {
+        return Ok(None);
+    }
+    let count = word(at, 4);
+    let b = Bytes::from(b);
+    let toc = entries
+        .iter()
+        .filter(|e| e.1.saturating_add(e.2) <= at as u64)
+        .map(|&(tag, o, l, raw)| {
+            let bytes = b.slice(o as usize..(o + l) as usize);
+            (tag, Stored { bytes, raw })
+        })
+        .collect();
+    Ok(Some((toc, count)))
 }
 
 /// The record of a file's bytes, checked (magic, format, length, checksum): its sections

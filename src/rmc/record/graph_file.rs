@@ -248,6 +248,35 @@ pub(super) fn base_toc(
     Ok((b, toc, checksum, path))
 }
 
+/// `base_toc` for a check that reads only the head of the record written on the base: the
+/// base's head (`head_part`), its file the one the record was written on by its trailer;
+/// the sections, and the path. The whole base is checked when the record's states are read.
+pub(super) fn base_head(
+    base: &[u8],
+    path: &Path,
+    bases_left: u32,
+) -> Result<(Toc, std::path::PathBuf), RecordError> {
+    let b = read_base_ref(base)?;
+    let at = path.parent().map(|d| d.join(&b.name));
+    let head = at
+        .as_ref()
+        .and_then(|p| std::fs::File::open(p).ok())
+        .and_then(|f| super::file::head_part(&f).ok().flatten());
+    match (head, at) {
+        (Some((toc, _)), Some(p)) if bases_left > 0 => {
+            if read_trailer(&p).ok() != Some(b.checksum) {
+                return Err(RecordError::Base(format!(
+                    "its base record {} has changed since the record was written on it",
+                    b.name
+                )));
+            }
+            Ok((toc, p))
+        }
+        // (Anything else is told as a whole read of the base tells it.)
+        _ => base_toc(base, Some(path), bases_left).map(|(_, toc, _, p)| (toc, p)),
+    }
+}
+
 /// A base record's error, said of the record written on it.
 pub(super) fn base_error(b: &BaseRef, e: RecordError) -> RecordError {
     match e {
