@@ -11,14 +11,20 @@ use super::layout::{Scalar, Shape};
 use super::machine::{Flat, Machine};
 use super::state::State;
 
+/// An array index out of range: the array's name, the index and the array's length.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexFault {
+    pub var: String,
+    pub index: i32,
+    pub len: u32,
+}
+
 /// Why a step cannot complete; each becomes a violation of its own kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
-    Index {
-        var: String,
-        index: i32,
-        len: u32,
-    },
+    /// (Boxed, as every payload here is at most a word: a `Result<i32, Fault>`, which every
+    /// evaluation returns, then travels in two registers instead of through memory.)
+    Index(Box<IndexFault>),
     DivZero,
     TooManyProcs,
     /// A 256th channel.
@@ -53,7 +59,7 @@ pub enum Fault {
     /// Two transitions of the trace match one event (pan's fatal "non-determinism in
     /// event-trace").
     TraceNondeterminism,
-    Unsupported(&'static str),
+    Unsupported(&'static &'static str),
     /// An error a `d_step` reported as it ran (an assertion that failed), then the fault
     /// that ended it (a statement that blocked): pan reports both, in that order.
     Flagged {
@@ -163,11 +169,11 @@ impl Machine<'_> {
                 Some(ix),
             ) => Some(self.eval(st, cx, ix).and_then(|i| {
                 if i < 0 || i as u32 >= len {
-                    return Err(Fault::Index {
+                    return Err(Fault::Index(Box::new(IndexFault {
                         var: v.name.clone(),
                         index: i,
                         len,
-                    });
+                    })));
                 }
                 Ok((base + at as usize + (i as u32 * stride) as usize, elem))
             })),
@@ -185,9 +191,9 @@ impl Machine<'_> {
             // A whole array named without an index is its first element, as in pan.
             Located::Mem(at, Shape::Array { elem, .. }) => match elem.as_ref() {
                 Shape::Scalar(s) => Ok(Place::Mem(at, *s)),
-                _ => Err(Fault::Unsupported("whole-record reference")),
+                _ => Err(Fault::Unsupported(&"whole-record reference")),
             },
-            Located::Mem(..) => Err(Fault::Unsupported("whole-record reference")),
+            Located::Mem(..) => Err(Fault::Unsupported(&"whole-record reference")),
         }
     }
 
@@ -201,7 +207,7 @@ impl Machine<'_> {
             Slot::Local(i) => {
                 let t = st.ptype(cx.pid);
                 let Some(l) = self.layout.procs[t].locals.get(i) else {
-                    return Err(Fault::Unsupported("local of another proctype"));
+                    return Err(Fault::Unsupported(&"local of another proctype"));
                 };
                 (
                     st.locals_at(&self.layout, cx.pid) + l.offset as usize,
@@ -229,10 +235,10 @@ impl Machine<'_> {
         let mut shape = self.index_into(st, cx, &mut at, shape, v.index.as_deref(), &v.name)?;
         for (fi, fname, idx) in &v.fields {
             let Shape::Record { fields, .. } = shape else {
-                return Err(Fault::Unsupported("field of a non-record"));
+                return Err(Fault::Unsupported(&"field of a non-record"));
             };
             let Some((off, s)) = fields.get(*fi) else {
-                return Err(Fault::Unsupported("unknown field"));
+                return Err(Fault::Unsupported(&"unknown field"));
             };
             at += *off as usize;
             shape = self.index_into(st, cx, &mut at, s, idx.as_deref(), fname)?;
@@ -253,11 +259,11 @@ impl Machine<'_> {
             (Shape::Array { elem, len, stride }, Some(ix)) => {
                 let i = self.eval(st, cx, ix)?;
                 if i < 0 || i as u32 >= *len {
-                    return Err(Fault::Index {
+                    return Err(Fault::Index(Box::new(IndexFault {
                         var: name.to_string(),
                         index: i,
                         len: *len,
-                    });
+                    })));
                 }
                 *at += (i as u32 * stride) as usize;
                 Ok(elem)
@@ -317,7 +323,7 @@ impl Machine<'_> {
                     UnOp::Neg => a.wrapping_neg(),
                     UnOp::Not => i32::from(a == 0),
                     UnOp::BitNot => !a,
-                    _ => return Err(Fault::Unsupported("temporal operator")),
+                    _ => return Err(Fault::Unsupported(&"temporal operator")),
                 }
             }
             LExpr::Binary(op, a, b) => match op {
@@ -336,7 +342,7 @@ impl Machine<'_> {
                     self.eval(st, cx, b)?
                 }
             }
-            LExpr::Run { .. } => return Err(Fault::Unsupported("run inside an expression")),
+            LExpr::Run { .. } => return Err(Fault::Unsupported(&"run inside an expression")),
             LExpr::Len(v) => {
                 let at = self.chan_of(st, cx, v)?;
                 st.chan_len(at) as i32
@@ -370,7 +376,7 @@ impl Machine<'_> {
                     return Err(Fault::EnabledSelf);
                 }
                 if cx.nest >= MAX_ENABLED_NEST {
-                    return Err(Fault::Unsupported("enabled() nested more than 16 deep"));
+                    return Err(Fault::Unsupported(&"enabled() nested more than 16 deep"));
                 }
                 i32::from(
                     pid >= 0
@@ -387,7 +393,7 @@ impl Machine<'_> {
                     0
                 }
             }
-            LExpr::PcValue(_) => return Err(Fault::Unsupported("pc_value")),
+            LExpr::PcValue(_) => return Err(Fault::Unsupported(&"pc_value")),
             LExpr::Timeout => i32::from(cx.timeout),
             LExpr::Np => {
                 let any_progress = st
@@ -416,11 +422,11 @@ impl Machine<'_> {
                 ..
             } => {
                 let Some(pid) = self.remote_pid(st, cx, *proc, index.as_deref())? else {
-                    return Err(Fault::Index {
+                    return Err(Fault::Index(Box::new(IndexFault {
                         var: var.clone(),
                         index: -1,
                         len: 0,
-                    });
+                    })));
                 };
                 let Some(l) = self.layout.procs[*proc].locals.get(*local) else {
                     return Ok(0);
@@ -554,6 +560,6 @@ pub fn binary(op: BinOp, x: i32, y: i32) -> Result<i32, Fault> {
         BinOp::Ne => i32::from(x != y),
         BinOp::And => i32::from(x != 0 && y != 0),
         BinOp::Or => i32::from(x != 0 || y != 0),
-        _ => return Err(Fault::Unsupported("temporal operator")),
+        _ => return Err(Fault::Unsupported(&"temporal operator")),
     })
 }

@@ -303,7 +303,7 @@ impl Machine<'_> {
         let mut n = 0;
         let mut push = |v: i32| {
             if n >= MAX_FIELDS {
-                return Err(Fault::Unsupported("more than 64 message fields"));
+                return Err(Fault::Unsupported(&"more than 64 message fields"));
             }
             out[n] = v;
             n += 1;

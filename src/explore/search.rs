@@ -1967,7 +1967,7 @@ fn fault_step(f: &FaultAt) -> TrailStep {
 /// The kind of violation a failed step is.
 pub fn fault_kind(f: &Fault) -> ViolationKind {
     match f {
-        Fault::Index { .. } => ViolationKind::IndexOutOfRange,
+        Fault::Index(_) => ViolationKind::IndexOutOfRange,
         Fault::DivZero => ViolationKind::DivisionByZero,
         Fault::TooManyProcs => ViolationKind::TooManyProcesses,
         Fault::TooManyChans => ViolationKind::TooManyChannels,
@@ -2090,8 +2090,11 @@ pub fn flag_at(flag: Flag, step: &TrailStep) -> (u8, EdgeNo) {
 
 pub fn fault_message(f: &Fault) -> String {
     match f {
-        Fault::Index { var, index, len } => {
-            format!("array index out of range: {var}[{index}] (size {len})")
+        Fault::Index(i) => {
+            format!(
+                "array index out of range: {}[{}] (size {})",
+                i.var, i.index, i.len
+            )
         }
         Fault::DivZero => "division by zero".into(),
         Fault::TooManyProcs => "too many processes (255 is the most)".into(),
