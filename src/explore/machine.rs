@@ -54,6 +54,10 @@ pub struct Machine<'p> {
     /// without a field is read there without walking its shape.
     pub(crate) global_flat: Vec<Flat>,
     pub(crate) local_flat: Vec<Vec<Flat>>,
+    /// Per edge number: its condition compiled (`code`), for an edge whose statement is an
+    /// expression that compiles. (An assignment's value and target compiled the same way
+    /// measured no faster.)
+    conds: Vec<Option<super::code::Code<'p>>>,
 }
 
 /// A variable as the evaluator's short path sees it: where it starts and its shape, when
@@ -166,12 +170,12 @@ impl<'p> Machine<'p> {
                     .collect()
             })
             .collect();
-        let global_flat = layout
+        let global_flat: Vec<Flat> = layout
             .globals
             .iter()
             .map(|g| Flat::of(&g.shape, layout.global_base(g)))
             .collect();
-        let local_flat = layout
+        let local_flat: Vec<Vec<Flat>> = layout
             .procs
             .iter()
             .map(|p| {
@@ -179,6 +183,21 @@ impl<'p> Machine<'p> {
                     .iter()
                     .map(|l| Flat::of(&l.shape, p.header + l.offset))
                     .collect()
+            })
+            .collect();
+        let conds = edges
+            .iter()
+            .map(|&(p, l, k)| {
+                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
+                let locals = local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
+                match &e.stmt {
+                    crate::program::expr::LStmt::Expr(x)
+                        if !matches!(x, crate::program::expr::LExpr::Run { .. }) =>
+                    {
+                        super::code::compile(&global_flat, locals, x)
+                    }
+                    _ => None,
+                }
             })
             .collect();
         let system_accepts = prog.procs.iter().any(|p| {
@@ -193,6 +212,7 @@ impl<'p> Machine<'p> {
             receives,
             global_flat,
             local_flat,
+            conds,
             stable,
             pan,
             soft: std::cell::Cell::new(None),
@@ -212,6 +232,12 @@ impl<'p> Machine<'p> {
             .get(st.loc(pid) as usize)
             .copied()
             .unwrap_or(false)
+    }
+
+    /// The condition of edge `no` compiled, if it is one that compiles.
+    #[inline]
+    pub(crate) fn cond(&self, no: EdgeNo) -> Option<&super::code::Code<'p>> {
+        self.conds.get(no as usize).and_then(Option::as_ref)
     }
 
     /// The location process `pid` is at.

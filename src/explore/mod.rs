@@ -13,6 +13,7 @@
 pub(crate) mod budget;
 pub(crate) mod chunked;
 pub mod claim;
+pub(crate) mod code;
 pub(crate) mod eval;
 pub mod event;
 pub(crate) mod exec;

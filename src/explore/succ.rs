@@ -481,7 +481,10 @@ impl Machine<'_> {
             // A condition is evaluated once: its value decides, and executing it changes
             // nothing.
             let cond = match &e.stmt {
-                LStmt::Expr(x) if !matches!(x, LExpr::Run { .. }) => Some(self.eval(st, cx, x)),
+                LStmt::Expr(x) if !matches!(x, LExpr::Run { .. }) => Some(match self.cond(no) {
+                    Some(code) => code.eval(self, st, cx),
+                    None => self.eval(st, cx, x),
+                }),
                 _ => None,
             };
             let blocked = match &cond {
