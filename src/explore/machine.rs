@@ -58,6 +58,8 @@ pub struct Machine<'p> {
     /// expression that compiles. (An assignment's value and target compiled the same way
     /// measured no faster.)
     conds: Vec<Option<super::code::Code<'p>>>,
+    /// Some proctype has a `provided` clause (else `provided` need not find the process's).
+    any_provided: bool,
 }
 
 /// A variable as the evaluator's short path sees it: where it starts and its shape, when
@@ -213,6 +215,7 @@ impl<'p> Machine<'p> {
             global_flat,
             local_flat,
             conds,
+            any_provided: prog.procs.iter().any(|p| p.provided.is_some()),
             stable,
             pan,
             soft: std::cell::Cell::new(None),
@@ -519,6 +522,9 @@ impl<'p> Machine<'p> {
     /// Whether the process's `provided` clause allows it to move.
     #[inline]
     pub fn provided(&self, st: &State, pid: Pid) -> bool {
+        if !self.any_provided {
+            return true;
+        }
         let t = st.ptype(pid);
         match &self.prog.procs[t].provided {
             None => true,
