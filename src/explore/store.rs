@@ -17,10 +17,10 @@ pub struct Store {
     /// State vectors back to back in chunks (a state never straddles two), so growing never
     /// copies and never doubles the memory held.
     chunks: Vec<Vec<u8>>,
-    /// Where state i is (`Place`, without the tag).
+    /// Where state i is (`place`, without a tag).
     places: ChunkedVec<u64>,
-    /// A `Place` per slot (u64), eight bits of its hash on top, so that probing rarely
-    /// compares vectors that differ; 0 is empty.
+    /// A `place` per slot (u64), eight bits of its hash on top (`tag_of`), so that probing
+    /// rarely compares vectors that differ; 0 is empty.
     table: Pages,
     slots: usize,
     mask: usize,
