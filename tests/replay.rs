@@ -2473,6 +2473,17 @@ fn global_channels_declared_in_another_order_keep_their_recorded_states() {
     }
 }
 
+/// The record of `three_counters(40)` (270k states), written as `big.rec` in a new
+/// folder: the record, its states, the folder and the file's length.
+fn big_record(opts: &Options) -> (Record, u64, tempfile::TempDir, u64) {
+    let big = version(&common::three_counters(40)).expect("loads");
+    let recorded = check_with(&big, None, Algorithm::Full, opts);
+    let record = recorded.record.expect("complete");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let len = write_beside(&record, &dir.path().join("big.rec"));
+    (record, recorded.stats.states_stored, dir, len)
+}
+
 /// Auto's first look at a new version runs before the record's states are read, and when
 /// it completes it is the check: a full check's figures and record, and the recorded
 /// states never read (on the public MESI history, a 597k-state version of a 27.4M-state
@@ -2483,15 +2494,8 @@ fn global_channels_declared_in_another_order_keep_their_recorded_states() {
 fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     use git_rmc::rmc::check::{self, Base, Reuse};
     let opts = Options::default();
-    let big = version(&common::three_counters(40)).expect("loads");
-    let recorded = check_with(&big, None, Algorithm::Full, &opts);
-    let (record, stored) = (
-        recorded.record.expect("complete"),
-        recorded.stats.states_stored,
-    );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let (record, stored, dir, _) = big_record(&opts);
     let path = dir.path().join("big.rec");
-    write_beside(&record, &path);
     let lazy = || {
         let file = std::fs::File::open(&path).expect("opens");
         let base = Base::lazy(&path, &file).expect("the head reads");
@@ -2567,15 +2571,8 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
 fn a_large_record_s_head_is_read_alone_and_checked_by_its_own_sum() {
     use git_rmc::rmc::check::Base;
     let opts = Options::default();
-    let big = version(&common::three_counters(40)).expect("loads");
-    let recorded = check_with(&big, None, Algorithm::Full, &opts);
-    let (record, stored) = (
-        recorded.record.expect("complete"),
-        recorded.stats.states_stored,
-    );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, stored, dir, len) = big_record(&opts);
     let path = dir.path().join("big.rec");
-    let len = write_beside(&record, &path);
     assert!(
         len >= git_rmc::rmc::record::HEAD_ALONE_FROM,
         "{len} bytes: read whole, not by its head"

@@ -273,17 +273,8 @@ mod tests {
     use crate::explore::machine::EdgeNo;
     use crate::explore::succ::Gen;
     use crate::program::expr::LStmt;
-    use crate::program::Program;
 
-    fn program(model: &str) -> Program {
-        let parsed = crate::promela::parse_file(
-            std::path::Path::new("m.pml"),
-            &crate::promela::source::MemoryProvider::new().with("m.pml", model),
-            &Default::default(),
-        );
-        let (p, diags) = crate::program::build(&parsed.model.expect("parses"));
-        p.unwrap_or_else(|| panic!("builds: {diags:?}"))
-    }
+    use crate::explore::test_program as program;
 
     /// Conditions of every shape the compiler handles and some it leaves to the tree
     /// walker, over values that wrap, go negative, index out of range and divide by zero.

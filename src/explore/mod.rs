@@ -31,6 +31,18 @@ pub(crate) mod succ;
 pub mod trace;
 pub mod trail;
 
+/// The program of a model given as text, for the explorer's unit tests.
+#[cfg(test)]
+pub(crate) fn test_program(model: &str) -> crate::program::Program {
+    let parsed = crate::promela::parse_file(
+        std::path::Path::new("m.pml"),
+        &crate::promela::source::MemoryProvider::new().with("m.pml", model),
+        &Default::default(),
+    );
+    let (p, diags) = crate::program::build(&parsed.model.expect("parses"));
+    p.unwrap_or_else(|| panic!("builds: {diags:?}"))
+}
+
 pub use machine::{LocIndex, Machine};
 pub use outcome::{
     Blocked, Limit, Options, Outcome, Pid, Stats, Verdict, Violation, ViolationKind,

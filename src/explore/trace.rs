@@ -335,15 +335,7 @@ impl Machine<'_> {
 mod tests {
     use super::*;
 
-    fn program(model: &str) -> Program {
-        let parsed = crate::promela::parse_file(
-            std::path::Path::new("m.pml"),
-            &crate::promela::source::MemoryProvider::new().with("m.pml", model),
-            &Default::default(),
-        );
-        let (p, diags) = crate::program::build(&parsed.model.expect("parses"));
-        p.unwrap_or_else(|| panic!("builds: {diags:?}"))
-    }
+    use crate::explore::test_program as program;
 
     const SYSTEM: &str = "chan c = [2] of { byte }; active proctype P() { c!1; c!2 }\n";
 
