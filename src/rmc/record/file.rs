@@ -56,6 +56,19 @@ pub const FORMAT: u32 = 3;
 const OLDEST_FORMAT: u32 = 2;
 /// Bytes of one table-of-contents entry: tag, offset, length, length decompressed.
 pub(super) const ENTRY: usize = 28;
+/// The entries of a table of contents (`ENTRY` bytes each): tag, offset, length, length
+/// decompressed.
+pub(super) fn toc_entries(toc: &[u8]) -> impl Iterator<Item = ([u8; 4], u64, u64, u64)> + '_ {
+    toc.chunks_exact(ENTRY).map(|e| {
+        let u = |i: usize| {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(&e[i..i + 8]);
+            u64::from_le_bytes(x)
+        };
+        ([e[0], e[1], e[2], e[3]], u(4), u(12), u(20))
+    })
+}
+
 /// Bytes of the `HSUM` section: the count of states, and the sum of the bytes before it.
 const HSUM_LEN: usize = 12;
 /// Sections shorter than this are stored as they are: compressing them saves little.
@@ -1082,17 +1095,7 @@ pub(super) fn head_part(file: &std::fs::File) -> Result<Option<(Toc, u64)>, Reco
     if f.read_exact(&mut toc).is_err() {
         return Ok(None);
     }
-    let entries: Vec<([u8; 4], u64, u64, u64)> = toc
-        .chunks_exact(ENTRY)
-        .map(|e| {
-            let u = |i: usize| {
-                let mut x = [0u8; 8];
-                x.copy_from_slice(&e[i..i + 8]);
-                u64::from_le_bytes(x)
-            };
-            ([e[0], e[1], e[2], e[3]], u(4), u(12), u(20))
-        })
-        .collect();
+    let entries: Vec<_> = toc_entries(&toc).collect();
     let Some(&(_, at, n, raw)) = entries.iter().find(|e| &e.0 == b"HSUM") else {
         return Ok(None);
     };
@@ -1156,15 +1159,8 @@ pub(super) fn checked(b: &Bytes) -> Result<(Toc, u64), RecordError> {
     if toc_end > b.len() {
         return Err(RecordError::Truncated);
     }
-    let end = (0..sections)
-        .map(|i| {
-            let e = &b[16 + i * ENTRY + 4..16 + i * ENTRY + 20];
-            let mut o = [0u8; 8];
-            let mut l = [0u8; 8];
-            o.copy_from_slice(&e[..8]);
-            l.copy_from_slice(&e[8..]);
-            u64::from_le_bytes(o).saturating_add(u64::from_le_bytes(l))
-        })
+    let end = toc_entries(&b[16..toc_end])
+        .map(|(_, off, len, _)| off.saturating_add(len))
         .max()
         .unwrap_or(0);
     if end.saturating_add(8) > b.len() as u64 {
@@ -1176,23 +1172,19 @@ pub(super) fn checked(b: &Bytes) -> Result<(Toc, u64), RecordError> {
     if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(s) {
         return Err(RecordError::Checksum);
     }
-    let mut r = R { b: body, at: 12 };
-    let n = r.count(ENTRY)?;
-    let mut toc = Vec::with_capacity(n);
-    for _ in 0..n {
-        let mut tag = [0u8; 4];
-        tag.copy_from_slice(r.bytes(4)?);
-        let off = r.u64()? as usize;
-        let len = r.u64()? as usize;
-        let raw = r.u64()?;
+    if toc_end > body.len() {
+        return Err(RecordError::Truncated);
+    }
+    let mut toc = Vec::with_capacity(sections);
+    for (tag, off, len, raw) in toc_entries(&body[16..toc_end]) {
         let end = off.checked_add(len).ok_or(RecordError::Truncated)?;
-        if end > body.len() {
+        if end > body.len() as u64 {
             return Err(RecordError::Truncated);
         }
         toc.push((
             tag,
             Stored {
-                bytes: b.slice(off..end),
+                bytes: b.slice(off as usize..end as usize),
                 raw,
             },
         ));

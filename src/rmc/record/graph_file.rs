@@ -421,12 +421,10 @@ pub(super) fn base_of(path: &Path) -> Result<Option<String>, RecordError> {
     let n = u32::from_le_bytes([head[12], head[13], head[14], head[15]]) as usize;
     let mut toc = vec![0u8; n.min(1 << 10) * ENTRY];
     f.read_exact(&mut toc).map_err(io)?;
-    for e in toc.chunks_exact(ENTRY) {
-        if &e[..4] != b"BASE" {
+    for (tag, off, len, _) in super::file::toc_entries(&toc) {
+        if &tag != b"BASE" {
             continue;
         }
-        let mut r = R { b: &e[4..], at: 0 };
-        let (off, len) = (r.u64()?, r.u64()?);
         if len > 1 << 16 {
             return Err(RecordError::Corrupt("BASE: length".into()));
         }
