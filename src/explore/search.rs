@@ -218,6 +218,9 @@ const KEPT: usize = 64;
 const NO_GROUP: u16 = 0x100;
 const TAIL: u16 = 0x101;
 
+/// One state of the search's path. A search can be millions of frames deep, so a frame is
+/// kept small (100 bytes: its cursor 40, the step that reached it packed in 12, its depth
+/// in 4).
 #[derive(Clone, Copy)]
 struct Frame {
     /// Search id; NONE inside an atomic sequence.
@@ -230,7 +233,9 @@ struct Frame {
     /// whole vector (nothing for a replayed frame).
     at: Pos,
     len: u32,
-    depth: u64,
+    /// Its depth: a path deep enough not to fit would need 2^31 frames, far past any
+    /// memory budget, so it saturates there rather than fail.
+    depth: u32,
     /// Where the enumeration of this state's successors stands (executed frames).
     cursor: Cursor,
     /// Its events come from the rider (`Visit::Replay`, and the atomic states under one).
@@ -241,7 +246,7 @@ struct Frame {
     /// The group of moves the frame's events belong to (`NO_GROUP`, `TAIL`, or a pid),
     /// when its cursor does not announce them.
     group: u16,
-    step: Option<TrailStep>,
+    step: StepIn,
     /// In a product with a never claim (`product`): whose turn it is and pan's other bits
     /// (`product::CLAIM`, ...); always 0 without a claim. (A claim's turn keeps where its
     /// options stand in `cursor`.)
@@ -257,6 +262,58 @@ struct Frame {
     /// (`quick_hash`), which tells most states of the run apart without comparing their
     /// bytes; 0 where none was taken.
     hash: u32,
+}
+
+impl Frame {
+    fn depth(&self) -> u64 {
+        u64::from(self.depth)
+    }
+
+    fn step(&self) -> Option<TrailStep> {
+        self.step.get()
+    }
+}
+
+fn narrow_depth(depth: u64) -> u32 {
+    u32::try_from(depth).unwrap_or(u32::MAX)
+}
+
+/// The step that reached a frame (`Option<TrailStep>`, which takes 20 bytes), in 12.
+#[derive(Clone, Copy)]
+struct StepIn {
+    edge: EdgeNo,
+    rv_edge: EdgeNo,
+    pid: Pid,
+    rv_pid: u8,
+    /// 0: none (the initial state); 1: a step; 2: a rendezvous (`rv_pid`, `rv_edge`).
+    kind: u8,
+}
+
+impl StepIn {
+    fn new(step: Option<TrailStep>) -> StepIn {
+        let (kind, pid, edge, (rv_pid, rv_edge)) = match step {
+            None => (0, 0, 0, (0, 0)),
+            Some(s) => match s.rv {
+                None => (1, s.pid, s.edge, (0, 0)),
+                Some(rv) => (2, s.pid, s.edge, rv),
+            },
+        };
+        StepIn {
+            edge,
+            rv_edge,
+            pid,
+            rv_pid,
+            kind,
+        }
+    }
+
+    fn get(self) -> Option<TrailStep> {
+        (self.kind != 0).then_some(TrailStep {
+            pid: self.pid,
+            edge: self.edge,
+            rv: (self.kind == 2).then_some((self.rv_pid, self.rv_edge)),
+        })
+    }
 }
 
 /// A short hash of a state's vector, never 0: two states whose hashes differ differ.
@@ -558,7 +615,7 @@ pub fn search<R: Rider>(
         }
         let fi = s.frames.len() - 1;
         let f = s.frames.get_ref(fi);
-        let (replay, depth) = (f.replay, f.depth);
+        let (replay, depth) = (f.replay, f.depth());
         if replay {
             let ev = s.rider.replay(s.m, &mut s.blocked);
             s.replayed(fi, depth, ev);
@@ -932,7 +989,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// The steps from the initial state to the frame on top, then `last`.
     fn trail(&self, last: Option<TrailStep>) -> Vec<TrailStep> {
         let mut t = Vec::with_capacity(self.frames.len() + 1);
-        t.extend(self.frames.iter().filter_map(|f| f.step));
+        t.extend(self.frames.iter().filter_map(|f| f.step()));
         t.extend(last);
         t
     }
@@ -1371,13 +1428,13 @@ impl<R: Rider> Search<'_, '_, R> {
             sid,
             at,
             len,
-            depth,
+            depth: narrow_depth(depth),
             cursor,
             replay: false,
             lowlink: id,
             anchor,
             group: NO_GROUP,
-            step,
+            step: StepIn::new(step),
             tau,
             blocked_atomic: false,
             slot: self.next_slot,
@@ -1462,13 +1519,13 @@ impl<R: Rider> Search<'_, '_, R> {
             sid: NONE,
             at,
             len: 0,
-            depth,
+            depth: narrow_depth(depth),
             cursor: Cursor::idle(),
             replay: false,
             lowlink: NONE,
             anchor,
             group: NO_GROUP,
-            step,
+            step: StepIn::new(step),
             tau: self.next_tau,
             blocked_atomic: false,
             slot: NONE,
@@ -1492,13 +1549,13 @@ impl<R: Rider> Search<'_, '_, R> {
             sid: NONE,
             at,
             len: 0,
-            depth,
+            depth: narrow_depth(depth),
             cursor: Cursor::idle(),
             replay: true,
             lowlink: id,
             anchor,
             group: NO_GROUP,
-            step,
+            step: StepIn::new(step),
             tau: 0,
             blocked_atomic: false,
             slot: NONE,
@@ -1572,7 +1629,7 @@ impl<R: Rider> Search<'_, '_, R> {
             (false, Some(k)) => self.rider.shape(self.m, k),
             (false, None) => (0, 0),
         };
-        self.stored(id, f.depth, len, pan);
+        self.stored(id, f.depth(), len, pan);
         let visit = self
             .rider
             .stored(self.m, id, built.then_some(&self.cur), key);
@@ -1723,7 +1780,7 @@ impl<R: Rider> Search<'_, '_, R> {
                         && &me[own.len()..] == stored
                 }
             };
-            let holder = f.step.map(|s| s.rv.map_or(s.pid, |(q, _)| q));
+            let holder = f.step().map(|s| s.rv.map_or(s.pid, |(q, _)| q));
             if same && !(f.blocked_atomic && holder == Some(p)) && !self.blocks_at(p) {
                 return true;
             }
@@ -2130,5 +2187,16 @@ pub fn fault_message(f: &Fault) -> String {
         }
         Fault::Unsupported(what) => format!("not supported: {what}"),
         Fault::Flagged { then, .. } => fault_message(then),
+    }
+}
+#[cfg(test)]
+mod tests {
+    /// A deep search holds a frame per level (2.3 million on philosophers N=6): what it costs
+    /// is most of such a search's memory, and should not grow unnoticed.
+    #[test]
+    fn a_frame_stays_within_100_bytes() {
+        assert_eq!(std::mem::size_of::<super::Cursor>(), 40);
+        assert_eq!(std::mem::size_of::<super::StepIn>(), 12);
+        assert_eq!(std::mem::size_of::<super::Frame>(), 100);
     }
 }

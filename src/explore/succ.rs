@@ -81,6 +81,11 @@ enum Groups {
 }
 
 /// Where one state's successor enumeration stands (pan's per-level loop variables).
+///
+/// Every frame of a search holds one, and a search can be millions of frames deep (a
+/// philosophers model with 2.2 million states reaches depth 2.3 million), so it is kept
+/// small: its counters saturate at 255, as only whether they are 0 (or above 1) decides
+/// anything.
 #[derive(Clone, Copy, Debug)]
 pub struct Cursor {
     /// The process holding atomic control, the only one tried.
@@ -92,25 +97,26 @@ pub struct Cursor {
     /// How many `enabled()` probes enclose this enumeration.
     nest: u8,
     /// The process being tried, counting down; negative when the pass is over.
-    pid: i32,
+    pid: i16,
     /// The next edge of its location.
     edge: u32,
     /// Whether `pid` was checked for `provided` and priority.
     entered: bool,
     /// Steps `pid` executed at this location (for `else`).
-    proc_moved: u32,
+    proc_moved: u8,
     /// The `unless` escape group `pid` took (0: none).
     escaped: u32,
     /// Steps executed in this pass (for `timeout`).
-    pass_moved: u32,
+    pass_moved: u8,
     /// Steps executed in all (none: a deadlock, or a blocked atomic sequence).
-    pub moved: u32,
+    pub moved: u8,
     /// Highest priority of an enabled process in this pass.
     top: i32,
     /// A rendezvous send being paired: its edge index, and the next receiver to try.
     rv_edge: u32,
-    rv_next: Option<(u8, u32)>,
-    rv_matched: u32,
+    rv_next: Option<u8>,
+    rv_next_edge: u32,
+    rv_matched: u8,
     /// A rendezvous offer found no receiver (pan still explored the offer's state), and
     /// the process that offered.
     pub failed_offer: bool,
@@ -129,7 +135,7 @@ impl Cursor {
             timeout: false,
             no_priority: false,
             nest: 0,
-            pid: st.nr_pr() as i32 - 1,
+            pid: st.nr_pr() as i16 - 1,
             edge: 0,
             entered: false,
             proc_moved: 0,
@@ -139,6 +145,7 @@ impl Cursor {
             top: i32::MIN,
             rv_edge: 0,
             rv_next: None,
+            rv_next_edge: 0,
             rv_matched: 0,
             failed_offer: false,
             offer_group: None,
@@ -181,7 +188,7 @@ impl Cursor {
     /// Weak fairness tries the processes again from process `from` down (pan's
     /// `II = INI_P`), the moves counted so far kept.
     pub fn restart(&mut self, st: &State, from: i32) {
-        self.pid = from.min(st.nr_pr() as i32 - 1);
+        self.pid = from.clamp(-1, st.nr_pr() as i32 - 1) as i16;
         self.edge = 0;
         self.entered = false;
         self.announced = false;
@@ -199,12 +206,12 @@ impl Cursor {
     /// A claim's turn keeps where its own enumeration stands in its frame's cursor, which
     /// it does not otherwise use: its next option and how many moved in this pass.
     pub fn claim_option(&self) -> (u32, u32) {
-        (self.edge, self.proc_moved)
+        (self.edge, u32::from(self.proc_moved))
     }
 
     pub fn set_claim_option(&mut self, next: u32, moved: u32) {
         self.edge = next;
-        self.proc_moved = moved;
+        self.proc_moved = moved.min(255) as u8;
     }
 
     /// A fresh enumeration of a stored state's successors that announces each process of
@@ -248,8 +255,14 @@ impl Cursor {
     /// and the state as the interpreter's own would (whether the timeout pass runs, whether
     /// the state is an end state).
     pub fn count_move(&mut self) {
-        self.pass_moved += 1;
-        self.moved += 1;
+        self.pass_moved = self.pass_moved.saturating_add(1);
+        self.moved = self.moved.saturating_add(1);
+    }
+
+    /// A step of a product's system turn taken outside the cursor (a recorded move, the
+    /// claim's stutter): it counts as the cursor's own would.
+    pub fn count_step(&mut self) {
+        self.moved = self.moved.saturating_add(1);
     }
 
     /// A cursor that enumerates nothing: a replayed frame's, whose events come from a
@@ -295,7 +308,8 @@ impl Gen {
 
 impl Machine<'_> {
     /// Collects every successor of `st` into `g` (only process `only`'s when it holds atomic
-    /// control) and faults into `g.faults`. Returns how many steps were executable.
+    /// control) and faults into `g.faults`. Returns how many steps were executable, up to
+    /// 255 (callers ask whether there were any).
     pub fn successors(&self, st: &State, only: Option<usize>, g: &mut Gen) -> usize {
         let mut c = Cursor::new(st, only.map(|p| p as u8));
         let Gen {
@@ -450,7 +464,8 @@ impl Machine<'_> {
                         }
                         Ok(true) if matches!(e.stmt, LStmt::Send { .. }) => {
                             c.rv_edge = k as u32;
-                            c.rv_next = Some((st.nr_pr() as u8, 0));
+                            c.rv_next = Some(st.nr_pr() as u8);
+                            c.rv_next_edge = 0;
                             c.rv_matched = 0;
                             if self.trace.is_some() {
                                 // pan's trace sees the send once per offer, taken or not.
@@ -575,7 +590,7 @@ impl Machine<'_> {
         out: &mut State,
         tmp: &mut State,
     ) -> Option<Next> {
-        let (mut q, mut k) = c.rv_next?;
+        let (mut q, mut k) = (c.rv_next?, c.rv_next_edge);
         c.rv_next = None;
         let pid = c.pid as Pid;
         let loc = self.location(st, pid)?;
@@ -665,7 +680,10 @@ impl Machine<'_> {
                 nest: c.nest,
             };
             let rv = Some((q, rno));
-            let resume = |c: &mut Cursor| c.rv_next = Some((q, k));
+            let resume = |c: &mut Cursor| {
+                c.rv_next = Some(q);
+                c.rv_next_edge = k;
+            };
             if copy {
                 if self.read_var(tmp, cq, rc).is_ok_and(|x| x == id) {
                     resume(c);
@@ -682,13 +700,13 @@ impl Machine<'_> {
                 Err(f) => {
                     resume(c);
                     moved(c, e);
-                    c.rv_matched += 1;
+                    c.rv_matched = c.rv_matched.saturating_add(1);
                     return Some(fault(pid, no, rv, f));
                 }
             }
             resume(c);
             moved(c, e);
-            c.rv_matched += 1;
+            c.rv_matched = c.rv_matched.saturating_add(1);
             let mut flag = match self.recv_fields(tmp, cq, ra, fields.len()) {
                 Ok(Step::Flagged(f)) => Some(f),
                 Ok(_) if n < fields.len() => Some(Flag::SendFields),
@@ -783,9 +801,9 @@ impl Machine<'_> {
 
 /// Counts an executed step of the current process.
 fn moved(c: &mut Cursor, e: &Edge) {
-    c.proc_moved += 1;
-    c.pass_moved += 1;
-    c.moved += 1;
+    c.proc_moved = c.proc_moved.saturating_add(1);
+    c.pass_moved = c.pass_moved.saturating_add(1);
+    c.moved = c.moved.saturating_add(1);
     if e.escape {
         c.escaped = e.escape_group;
     }

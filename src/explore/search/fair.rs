@@ -434,7 +434,7 @@ impl<R: Rider> Search<'_, '_, R> {
         let a = f.a;
         s.next = Fair::reached(a, 1);
         s.from = procs - 1;
-        let depth = self.frames.get_ref(fi).depth;
+        let depth = self.frames.get_ref(fi).depth();
         self.next.copy_from(&self.cur);
         // With a claim, the claim's turn; without one, a program turn again.
         let to = if self.solo { 0 } else { CLAIM };

@@ -195,7 +195,7 @@ impl<R: Rider> Search<'_, '_, R> {
             }
             Event::Group { .. } | Event::End(End::Group) => {}
             Event::Step { step, flag, to } => {
-                self.frames.get_mut(fi).cursor.moved += 1;
+                self.frames.get_mut(fi).cursor.count_step();
                 self.mark(step);
                 if let Some(flag) = flag {
                     self.report_flag(flag, step);
@@ -222,7 +222,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 flag,
             } => {
                 if executed {
-                    self.frames.get_mut(fi).cursor.moved += 1;
+                    self.frames.get_mut(fi).cursor.count_step();
                 }
                 self.recorded_fault(depth, step, kind, executed, flag);
             }
@@ -453,7 +453,7 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// Nothing of the system moved from frame `fi`.
     fn system_blocked(&mut self, fi: usize, tau: u8) {
-        let depth = self.frames.get_ref(fi).depth;
+        let depth = self.frames.get_ref(fi).depth();
         if self.opts.max_depth.is_some_and(|m| depth + 1 >= m) {
             // pan: "ok if ... we're at maxdepth": no timeout or stutter on the last level
             // the depth limit leaves (their moves would be cut). An accept stutter there is
@@ -544,7 +544,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// is accepted (its cycle starts and ends there).
     fn accept_stutter(&mut self, fi: usize) {
         let kind = ViolationKind::AcceptanceCycle;
-        let step = self.frames.get_ref(fi).step;
+        let step = self.frames.get_ref(fi).step();
         // (The initial state itself: no step, and no edge to name.)
         let edge = step.map_or(NONE, |s| s.edge);
         self.rider
@@ -553,11 +553,11 @@ impl<R: Rider> Search<'_, '_, R> {
             return;
         }
         let cycle = (0..=fi)
-            .filter(|&i| self.frames.get_ref(i).step.is_some())
+            .filter(|&i| self.frames.get_ref(i).step().is_some())
             .count();
         // pan names the depth before it (its `depth--` ahead of `uerror`; -1 for the
         // initial state, which names nothing).
-        let cycle_depth = fi.checked_sub(1).map(|p| self.frames.get_ref(p).depth);
+        let cycle_depth = fi.checked_sub(1).map(|p| self.frames.get_ref(p).depth());
         let trail = self.trail_for(kind, None);
         self.add(Violation {
             kind,
@@ -719,7 +719,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// sequence) becomes the claim's turn, and its state is stored or met again here.
     fn arrive_in_place(&mut self, fi: usize) {
         self.frames.get_mut(fi).blocked_atomic = true;
-        let depth = self.frames.get_ref(fi).depth;
+        let depth = self.frames.get_ref(fi).depth();
         let accept = self.frames.get_ref(fi).tau & ACCEPT != 0
             || fi
                 .checked_sub(1)
@@ -945,7 +945,7 @@ impl<R: Rider> Search<'_, '_, R> {
             false => (ViolationKind::AcceptanceCycle, "acceptance cycle"),
         };
         let top = self.frames.len().saturating_sub(1);
-        let closing = last.or_else(|| self.frames.get_ref(top).step);
+        let closing = last.or_else(|| self.frames.get_ref(top).step());
         let edge = closing.map_or(NONE, |s| s.edge);
         if self.found.seen_edge(kind, edge) {
             self.rider.violation(self.m, kind, Some(edge), &[]);
@@ -956,9 +956,9 @@ impl<R: Rider> Search<'_, '_, R> {
         };
         self.rider.violation(self.m, kind, Some(edge), &[]);
         let cycle = (0..=start.min(top))
-            .filter(|&i| self.frames.get_ref(i).step.is_some())
+            .filter(|&i| self.frames.get_ref(i).step().is_some())
             .count();
-        let cycle_depth = self.frames.get_ref(start.min(top)).depth;
+        let cycle_depth = self.frames.get_ref(start.min(top)).depth();
         let trail = self.trail_for(kind, last);
         self.add(Violation {
             kind,
@@ -1017,7 +1017,7 @@ impl<R: Rider> Search<'_, '_, R> {
             return self.pop();
         }
         self.load(fi);
-        self.seed_nested(fi, f.depth, f.tau);
+        self.seed_nested(fi, f.depth(), f.tau);
         let ident = match self.sys_graph {
             Some(_) => Ok(self.ident_keyed(self.key_of(&self.next, f.slot))),
             None => self.identify_next(),
@@ -1025,9 +1025,9 @@ impl<R: Rider> Search<'_, '_, R> {
         let Ok(ident) = ident else {
             return self.out_of_memory();
         };
-        match self.arrive_nested(ident, f.depth, false, None) {
+        match self.arrive_nested(ident, f.depth(), false, None) {
             Arrive::Explore(id) => {
-                if self.push(NONE, NONE, f.depth, None, NONE, None) {
+                if self.push(NONE, NONE, f.depth(), None, NONE, None) {
                     let top = self.frames.len() - 1;
                     self.frames.get_mut(top).lowlink = id;
                     self.claim_end_check();
@@ -1072,7 +1072,7 @@ impl<R: Rider> Search<'_, '_, R> {
         if !seed {
             return self.pop();
         }
-        self.seed_nested(fi, f.depth, f.tau);
+        self.seed_nested(fi, f.depth(), f.tau);
         self.fair_next((fair.a0, fair.c0));
         let cur = std::mem::take(&mut self.next);
         let ident = self.identify(&cur);
@@ -1081,7 +1081,7 @@ impl<R: Rider> Search<'_, '_, R> {
             return self.out_of_memory();
         };
         let frames = self.frames.len();
-        self.arrive_fair(ident, f.depth, None, false);
+        self.arrive_fair(ident, f.depth(), None, false);
         if self.frames.len() == frames {
             // Met before with these counters: the nested search is over at once.
             self.nested_over();
