@@ -61,14 +61,54 @@ pub fn find(
     opts: &Options,
     max_nodes: Option<usize>,
 ) -> Vec<Option<Reached>> {
+    match Finder::new(opts) {
+        Some(mut f) => f.find(m, start, targets, opts, max_nodes),
+        None => vec![None; targets.len()],
+    }
+}
+
+/// Breadth-first searches one after another (`find`) in one visited set, emptied between
+/// them: a check that pruned 10^5 states holding violations completes their trails with as
+/// many small searches, and a set allocated, faulted in and freed for each cost most of it.
+pub struct Finder {
+    store: Store,
+}
+
+impl Finder {
+    /// None: not even an empty visited set fits the memory limit.
+    pub fn new(opts: &Options) -> Option<Finder> {
+        Some(Finder {
+            store: Store::new(Budget::new(opts.memory_limit)).ok()?,
+        })
+    }
+
+    /// `find`, in this finder's visited set.
+    pub fn find(
+        &mut self,
+        m: &Machine,
+        start: &[u8],
+        targets: &[Option<Key>],
+        opts: &Options,
+        max_nodes: Option<usize>,
+    ) -> Vec<Option<Reached>> {
+        self.store.clear();
+        search(&mut self.store, m, start, targets, opts, max_nodes)
+    }
+}
+
+fn search(
+    store: &mut Store,
+    m: &Machine,
+    start: &[u8],
+    targets: &[Option<Key>],
+    opts: &Options,
+    max_nodes: Option<usize>,
+) -> Vec<Option<Reached>> {
     let mut found: Vec<Option<Reached>> = vec![None; targets.len()];
     let mut wanted: HashSet<Key> = targets.iter().flatten().cloned().collect();
     if wanted.is_empty() {
         return found;
     }
-    let Ok(mut store) = Store::new(Budget::new(opts.memory_limit)) else {
-        return found;
-    };
     // Node i: its state is store entry i (atomic owner byte first), reached from `parent`.
     let mut nodes: Vec<(u32, Option<TrailStep>)> = Vec::new();
     let mut key = Vec::new();
@@ -101,7 +141,7 @@ pub fn find(
     while head < nodes.len() && !wanted.is_empty() && max_nodes.is_none_or(|n| nodes.len() < n) {
         let id = head as u32;
         head += 1;
-        let bytes = store.get(id).to_vec();
+        let bytes = store.get(id);
         let owner = bytes[0];
         st.load(&m.layout, &bytes[1..]);
         g.clear();
@@ -165,7 +205,7 @@ pub fn find(
                 edge: it.edge,
                 rv: it.rv,
             };
-            if it.atomic && repeats(&store, &nodes, id, g.bytes_of(it)) {
+            if it.atomic && repeats(store, &nodes, id, g.bytes_of(it)) {
                 let t = Key::Edge(ViolationKind::NonTerminatingAtomic, it.edge);
                 if wanted.remove(&t) {
                     let r = Reached {

@@ -228,6 +228,42 @@ impl Store {
         Ok(id)
     }
 
+    /// Empties the store for another search, keeping its table and its first chunk: a run of
+    /// many small searches (the rest of a trail from each of 10^5 pruned states) then maps,
+    /// faults in and frees no memory per search. When its states are few beside the table,
+    /// only their slots are cleared.
+    pub fn clear(&mut self) {
+        if self.len() * 16 < self.slots {
+            for id in 0..self.len() {
+                let p = self.places.get(id);
+                let h = xxh3_64(self.at(p));
+                let mut i = h as usize & self.mask;
+                // Its slot lies on from its hash (slots cleared before it are skipped).
+                for _ in 0..self.slots {
+                    if self.table.u64_at(i) & !(u64::MAX << TAG_SHIFT) == p {
+                        self.table.set_u64(i, 0);
+                        break;
+                    }
+                    i = (i + 1) & self.mask;
+                }
+            }
+        } else {
+            for i in 0..self.slots {
+                self.table.set_u64(i, 0);
+            }
+        }
+        self.places.truncate(0);
+        while self.chunks.len() > 1 {
+            if let Some(c) = self.chunks.pop() {
+                self.chunk_bytes -= c.capacity() as u64;
+                self.budget.give(c.capacity() as u64);
+            }
+        }
+        if let Some(c) = self.chunks.first_mut() {
+            c.clear();
+        }
+    }
+
     /// Doubles the table; the old one is freed after the new one is filled, so both must
     /// fit the budget at once.
     fn grow(&mut self) -> Result<(), OutOfMemory> {
@@ -320,6 +356,36 @@ pub fn fingerprint(layout_hash: u64, key: &[u8]) -> Fingerprint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cleared store holds nothing and gives its budget back down to one chunk, whether
+    /// it cleared the few slots its states took or its whole (grown) table.
+    #[test]
+    fn a_cleared_store_is_empty_and_fills_again() {
+        let budget = Budget::unlimited();
+        let mut s = Store::new(budget.clone()).unwrap();
+        let empty = budget.used();
+        for n in [3u32, 300_000, 10, 0, 50_000] {
+            for i in 0..n {
+                assert_eq!(s.insert(&(i * 7).to_le_bytes()), Ok((i, true)));
+            }
+            // Another length is another state.
+            assert_eq!(s.insert(&[9, 9]), Ok((n, true)));
+            assert_eq!(s.insert(&7u32.to_le_bytes()).map(|x| x.1), Ok(n < 2));
+            for i in 0..n {
+                assert_eq!(s.find(&(i * 7).to_le_bytes()), Some(i));
+            }
+            s.clear();
+            assert_eq!(s.len(), 0);
+            for i in 0..n.min(1000) {
+                assert_eq!(s.find(&(i * 7).to_le_bytes()), None);
+            }
+            assert_eq!(s.find(&[9, 9]), None);
+            // The table and the index of places as they were; of the vectors, the first chunk.
+            let kept = (s.slots * SLOT) as u64 + s.places.memory();
+            assert_eq!(budget.used(), kept + (1 << 16));
+            assert!(budget.used() >= empty);
+        }
+    }
 
     #[test]
     fn insert_finds_and_grows() {

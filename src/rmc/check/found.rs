@@ -11,7 +11,7 @@ use crate::promela::source::Span;
 use crate::rmc::record::{RecViolation, Record};
 
 use super::base::Base;
-use super::identity::{compare, rec_violation};
+use super::identity::{gone_from, new_in, rec_violation};
 use super::{Algorithm, CheckError, Checked, Mode, Predicted, Request};
 
 /// One distinct violation.
@@ -132,7 +132,7 @@ pub(super) fn resolve(
         }
     }
     let keys: Vec<RecViolation> = out.violations.iter().map(|v| rec_violation(m, v)).collect();
-    let (new, _) = compare(&keys, base);
+    let new = new_in(&keys, base);
     let mut found = Vec::with_capacity(out.violations.len());
     for ((v, key), new) in out.violations.iter().zip(keys).zip(new) {
         let trail = match &v.trail {
@@ -210,8 +210,7 @@ pub(super) fn resolve(
 /// The base's violations that `current` lacks, located in the base's sources: the
 /// violating statement, or the blocked locations of an invalid end state.
 pub(super) fn gone(current: &[RecViolation], base: &Base) -> Vec<Gone> {
-    let (_, fixed) = compare(current, Some(&base.record));
-    fixed
+    gone_from(current, &base.record.violations)
         .into_iter()
         .map(|key| {
             let locations = key
@@ -228,7 +227,10 @@ pub(super) fn gone(current: &[RecViolation], base: &Base) -> Vec<Gone> {
                     })
                 })
                 .collect();
-            Gone { key, locations }
+            Gone {
+                key: key.clone(),
+                locations,
+            }
         })
         .collect()
 }

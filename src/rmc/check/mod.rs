@@ -26,7 +26,7 @@ pub use audit::{audit, Audit};
 pub use base::{checks_of, sources_of, Base, BaseError};
 pub use cost::*;
 pub use execute::{run, run_on, Run};
-pub use identity::{compare, gone_from, new_against, rec_violation, same};
+pub use identity::{gone_from, new_against, new_in, rec_violation, same};
 pub use plan::{plan, Plan, Reuse};
 pub use trails::{complete_trails, LostViolation};
 

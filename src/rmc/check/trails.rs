@@ -24,7 +24,8 @@ pub fn complete_trails(
     // One search per pruned state, for all the violations reported from it (grouped by a
     // map: a model can have 10^5 violations reported from pruned states).
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut by_via: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+    let mut by_via: std::collections::HashMap<&[u8], usize, xxhash_rust::xxh3::Xxh3Builder> =
+        std::collections::HashMap::default();
     for (i, v) in out.violations.iter().enumerate() {
         if let Some(via) = v.via.as_deref() {
             let g = *by_via.entry(via).or_insert_with(|| {
@@ -35,11 +36,15 @@ pub fn complete_trails(
         }
     }
     drop(by_via);
+    let mut finder = crate::explore::shortest::Finder::new(opts);
     for group in groups {
         let via = out.violations[group[0]].via.clone().unwrap_or_default();
         let targets: Vec<Option<Key>> =
             group.iter().map(|&j| Key::of(&out.violations[j])).collect();
-        let found = crate::explore::shortest::find(m, &via, &targets, opts, None);
+        let found = match &mut finder {
+            Some(f) => f.find(m, &via, &targets, opts, None),
+            None => vec![None; targets.len()],
+        };
         for (&j, f) in group.iter().zip(found) {
             let v = &mut out.violations[j];
             let Some(f) = f else {
