@@ -128,7 +128,7 @@ pub fn plan(
         );
         return cx.full(reason, None);
     }
-    let (sets, meets_danger, mut predicted) = predict_prune(base, &cx.impact);
+    let (meets_danger, mut predicted) = predict_prune(base, &cx.impact);
     predicted.projected = cx.extension.is_some();
     if by_key {
         predicted.map_cost = Some(cx.states as f64 * KEY_COST);
@@ -202,7 +202,7 @@ pub fn plan(
                 Ok(rp) => Some(rp.graph),
                 Err(g) => g,
             };
-            prune_plan(base, cx, graph, sets, meets_danger, predicted, no_replay)
+            prune_plan(base, cx, graph, meets_danger, predicted, no_replay)
         }
     }
 }
@@ -392,18 +392,21 @@ fn why_not_incremental(base: &Base, cx: &Context, opts: &Options) -> Option<Stri
 
 /// The record's sets as elements, whether each meets the change, and what pruning would
 /// execute: the recorded states whose set meets it.
-fn predict_prune(base: &Base, impact: &Impact) -> (Vec<Vec<Element>>, Vec<bool>, Predicted) {
+fn predict_prune(base: &Base, impact: &Impact) -> (Vec<bool>, Predicted) {
     let r = &base.record;
-    let sets: Vec<Vec<Element>> = r
-        .sets
+    // Per element, then per set by its element ids: a record with 10^5 distinct violations
+    // has as many elements, which the sets name again and again.
+    let dangerous: Vec<bool> = r
+        .elements
         .iter()
-        .map(|s| s.iter().map(|&e| r.elements[e as usize].clone()).collect())
+        .map(|e| e.locations().iter().any(|l| impact.is_dangerous(*l)))
         .collect();
-    let meets_danger: Vec<bool> = sets
+    let meets_danger: Vec<bool> = r
+        .sets
         .iter()
         .map(|s| {
             s.iter()
-                .any(|e| e.locations().iter().any(|l| impact.is_dangerous(*l)))
+                .any(|&e| dangerous.get(e as usize).copied().unwrap_or(true))
         })
         .collect();
     let prune_executed = r
@@ -413,21 +416,31 @@ fn predict_prune(base: &Base, impact: &Impact) -> (Vec<Vec<Element>>, Vec<bool>,
         .count() as u64;
     // The violations below states pruning would skip: each is reported from a pruned state
     // and its trail completed there (`trails::complete_trails`).
-    let mut carried: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    let mut carried = vec![false; r.elements.len()];
     for (s, set) in r.sets.iter().enumerate() {
         if !meets_danger[s] {
-            carried.extend(
-                set.iter()
-                    .filter(|&&e| r.elements[e as usize].is_violation()),
-            );
+            for &e in set {
+                if let Some(c) = carried.get_mut(e as usize) {
+                    *c = r.elements[e as usize].is_violation();
+                }
+            }
         }
     }
     let predicted = Predicted {
         prune_executed,
-        prune_carried: Some(carried.len() as u64),
+        prune_carried: Some(carried.iter().filter(|&&c| c).count() as u64),
         ..Predicted::default()
     };
-    (sets, meets_danger, predicted)
+    (meets_danger, predicted)
+}
+
+/// The record's sets, each as its elements (what a pruning run reports from a pruned state).
+fn element_sets(base: &Base) -> Vec<Vec<Element>> {
+    let r = &base.record;
+    r.sets
+        .iter()
+        .map(|s| s.iter().map(|&e| r.elements[e as usize].clone()).collect())
+        .collect()
 }
 
 /// Why replay cannot run, if so: it needs the graph and a search without a depth limit (a
@@ -658,7 +671,6 @@ fn prune_plan(
     base: &Base,
     cx: Context,
     graph: Option<Graph>,
-    sets: Vec<Vec<Element>>,
     meets_danger: Vec<bool>,
     predicted: Predicted,
     no_replay: Option<String>,
@@ -732,7 +744,7 @@ fn prune_plan(
     let prune = Prune {
         prunable: Prunable::new(&known, &meets_danger),
         known: std::sync::Arc::new(known),
-        sets: std::sync::Arc::new(sets),
+        sets: std::sync::Arc::new(element_sets(base)),
         meets_danger,
         graph,
         across,
