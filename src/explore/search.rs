@@ -1780,9 +1780,11 @@ impl<R: Rider> Search<'_, '_, R> {
                         && &me[own.len()..] == stored
                 }
             };
-            let holder = f.step().map(|s| s.rv.map_or(s.pid, |(q, _)| q));
-            if same && !(f.blocked_atomic && holder == Some(p)) && !self.blocks_at(p) {
-                return true;
+            if same {
+                let holder = f.step().map(|s| s.rv.map_or(s.pid, |(q, _)| q));
+                if !(f.blocked_atomic && holder == Some(p)) && !self.blocks_at(p) {
+                    return true;
+                }
             }
             // A stored frame, or a visit again of a stored state (the nested search's, and
             // with weak fairness the first search's), starts the run.
