@@ -1782,7 +1782,7 @@ impl<R: Rider> Search<'_, '_, R> {
             };
             if same {
                 let holder = f.step().map(|s| s.rv.map_or(s.pid, |(q, _)| q));
-                if !(f.blocked_atomic && holder == Some(p)) && !self.blocks_at(p) {
+                if !((f.blocked_atomic && holder == Some(p)) || self.blocks_at(p)) {
                     return true;
                 }
             }

@@ -2,6 +2,10 @@
 //! the old states a pruning run did not reach but that are still valid, carried across a
 //! layout change where needed, and the state graph as traversed (DESIGN.md 5.2, 5.4).
 
+use std::collections::HashMap;
+
+use xxhash_rust::xxh3::Xxh3Builder;
+
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::{Fingerprint, Options};
 use crate::program::LocId;
@@ -52,6 +56,11 @@ pub fn record(
         });
     }
     let mut builder = std::mem::take(&mut run.recorder.book.graph);
+    // (Moved: the book is done with them.)
+    let mut table = Table::new(
+        std::mem::take(&mut run.recorder.book.elements.list),
+        std::mem::take(&mut run.recorder.book.sets.sets),
+    );
     let rec = &run.recorder;
     let (Some(fps), Some(sets_of)) = (&rec.book.fingerprints, &rec.book.set_of) else {
         return None;
@@ -64,7 +73,6 @@ pub fn record(
         .map(|(i, (f, s))| (Fingerprint::from_kept_words(f), s, builder.slot(i as u32)))
         .collect();
     sort_by_fingerprint(&mut states);
-    let mut table = Table::new(rec.book.elements.list.clone(), rec.book.sets.sets.clone());
     let old_graph = rec.prune().and_then(|p| p.graph.as_ref());
     let mut carried = 0u64;
     // With the old graph, the old states a pruning run did not reach but that are still
@@ -331,25 +339,22 @@ fn sort_by_fingerprint(v: &mut Vec<(Fingerprint, u32, u32)>) {
 struct Table {
     elements: Vec<Element>,
     sets: Vec<Vec<u32>>,
-    index: std::collections::HashMap<Element, u32>,
-    set_index: std::collections::HashMap<Vec<u32>, u32>,
+    /// Built at the first adoption: a run that adopts nothing (every recording run) does not
+    /// pay for them (10^5 sets and elements on a model with as many distinct deadlocks).
+    index: Option<Index>,
+}
+
+struct Index {
+    elements: HashMap<Element, u32, Xxh3Builder>,
+    sets: HashMap<Vec<u32>, u32, Xxh3Builder>,
 }
 
 impl Table {
     fn new(elements: Vec<Element>, sets: Vec<Vec<u32>>) -> Table {
         Table {
-            index: elements
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.clone(), i as u32))
-                .collect(),
-            set_index: sets
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.clone(), i as u32))
-                .collect(),
             elements,
             sets,
+            index: None,
         }
     }
 
@@ -358,21 +363,29 @@ impl Table {
     fn adopt(&mut self, r: &Record, old: u32, translated: &mut [u32]) -> Option<u32> {
         let known = translated.get_mut(old as usize)?;
         if *known == crate::rmc::record::graph::NONE {
+            let (elements, sets) = (&mut self.elements, &mut self.sets);
+            let index = self.index.get_or_insert_with(|| Index {
+                elements: (elements.iter().enumerate())
+                    .map(|(i, e)| (e.clone(), i as u32))
+                    .collect(),
+                sets: (sets.iter().enumerate())
+                    .map(|(i, s)| (s.clone(), i as u32))
+                    .collect(),
+            });
             let mut s: Vec<u32> = r
                 .sets
                 .get(old as usize)?
                 .iter()
                 .map(|&e| {
                     let el = &r.elements[e as usize];
-                    *self.index.entry(el.clone()).or_insert_with(|| {
-                        self.elements.push(el.clone());
-                        self.elements.len() as u32 - 1
+                    *index.elements.entry(el.clone()).or_insert_with(|| {
+                        elements.push(el.clone());
+                        elements.len() as u32 - 1
                     })
                 })
                 .collect();
             s.sort_unstable();
-            let sets = &mut self.sets;
-            *known = *self.set_index.entry(s.clone()).or_insert_with(|| {
+            *known = *index.sets.entry(s.clone()).or_insert_with(|| {
                 sets.push(s);
                 sets.len() as u32 - 1
             });
