@@ -46,25 +46,11 @@ pub fn shortest_trails(m: &Machine, out: &Outcome, opts: &Options) -> Vec<Option
     let bound = (out.stats.states_stored + out.stats.states_matched + out.stats.atomic_steps)
         .saturating_mul(2)
         .saturating_add(1000);
-    find(m, &out.initial, &targets, opts, Some(bound as usize))
-        .into_iter()
-        .map(|r| r.map(|r| r.steps))
-        .collect()
-}
-
-/// Breadth-first from the stored state `start` (not inside an atomic sequence), a shortest
-/// path to each target violation, looking at no more than `max_nodes` states.
-pub fn find(
-    m: &Machine,
-    start: &[u8],
-    targets: &[Option<Key>],
-    opts: &Options,
-    max_nodes: Option<usize>,
-) -> Vec<Option<Reached>> {
-    match Finder::new(opts) {
-        Some(mut f) => f.find(m, start, targets, opts, max_nodes),
+    let found = match Finder::new(opts) {
+        Some(mut f) => f.find(m, &out.initial, &targets, opts, Some(bound as usize)),
         None => vec![None; targets.len()],
-    }
+    };
+    found.into_iter().map(|r| r.map(|r| r.steps)).collect()
 }
 
 /// Breadth-first searches one after another (`find`) in one visited set, emptied between
@@ -82,7 +68,8 @@ impl Finder {
         })
     }
 
-    /// `find`, in this finder's visited set.
+    /// Breadth-first from the stored state `start` (not inside an atomic sequence), a
+    /// shortest path to each target violation, looking at no more than `max_nodes` states.
     pub fn find(
         &mut self,
         m: &Machine,
@@ -91,143 +78,134 @@ impl Finder {
         opts: &Options,
         max_nodes: Option<usize>,
     ) -> Vec<Option<Reached>> {
-        self.store.clear();
-        search(&mut self.store, m, start, targets, opts, max_nodes)
-    }
-}
-
-fn search(
-    store: &mut Store,
-    m: &Machine,
-    start: &[u8],
-    targets: &[Option<Key>],
-    opts: &Options,
-    max_nodes: Option<usize>,
-) -> Vec<Option<Reached>> {
-    let mut found: Vec<Option<Reached>> = vec![None; targets.len()];
-    let mut wanted: HashSet<Key> = targets.iter().flatten().cloned().collect();
-    if wanted.is_empty() {
-        return found;
-    }
-    // Node i: its state is store entry i (atomic owner byte first), reached from `parent`.
-    let mut nodes: Vec<(u32, Option<TrailStep>)> = Vec::new();
-    let mut key = Vec::new();
-    key.push(0xff);
-    key.extend_from_slice(start);
-    if store.insert(&key).is_err() {
-        return found;
-    }
-    nodes.push((u32::MAX, None));
-    let mut st = State::default();
-    let mut g = Gen::default();
-    let mut blocked = Vec::new();
-    let mut head = 0usize;
-    let path = |nodes: &Vec<(u32, Option<TrailStep>)>, mut i: u32, last: Option<TrailStep>| {
-        let mut steps: Vec<TrailStep> = last.into_iter().collect();
-        while let Some(&(p, Some(s))) = nodes.get(i as usize) {
-            steps.push(s);
-            i = p;
+        let store = &mut self.store;
+        store.clear();
+        let mut found: Vec<Option<Reached>> = vec![None; targets.len()];
+        let mut wanted: HashSet<Key> = targets.iter().flatten().cloned().collect();
+        if wanted.is_empty() {
+            return found;
         }
-        steps.reverse();
-        steps
-    };
-    let mut settle = |t: &Key, r: Reached| {
-        for (i, x) in targets.iter().enumerate() {
-            if x.as_ref() == Some(t) && found[i].is_none() {
-                found[i] = Some(r.clone());
+        // Node i: its state is store entry i (atomic owner byte first), reached from `parent`.
+        let mut nodes: Vec<(u32, Option<TrailStep>)> = Vec::new();
+        let mut key = Vec::new();
+        key.push(0xff);
+        key.extend_from_slice(start);
+        if store.insert(&key).is_err() {
+            return found;
+        }
+        nodes.push((u32::MAX, None));
+        let mut st = State::default();
+        let mut g = Gen::default();
+        let mut blocked = Vec::new();
+        let mut head = 0usize;
+        let path = |nodes: &Vec<(u32, Option<TrailStep>)>, mut i: u32, last: Option<TrailStep>| {
+            let mut steps: Vec<TrailStep> = last.into_iter().collect();
+            while let Some(&(p, Some(s))) = nodes.get(i as usize) {
+                steps.push(s);
+                i = p;
             }
-        }
-    };
-    while head < nodes.len() && !wanted.is_empty() && max_nodes.is_none_or(|n| nodes.len() < n) {
-        let id = head as u32;
-        head += 1;
-        let bytes = store.get(id);
-        let owner = bytes[0];
-        st.load(&m.layout, &bytes[1..]);
-        g.clear();
-        let mut n = 0;
-        if owner != 0xff {
-            n = m.successors(&st, Some(owner as usize), &mut g);
-        }
-        if n == 0 {
-            n = m.successors(&st, None, &mut g);
-            if n == 0 && opts.end_states && property::invalid_end(m, &st, opts, &mut blocked) {
-                let t = Key::End(blocked.iter().map(|b| (b.proc as u32, b.loc.0)).collect());
-                if wanted.remove(&t) {
-                    let r = Reached {
-                        steps: path(&nodes, id, None),
-                        message: property::end_message(m, &blocked),
-                        blocked: blocked.clone(),
-                    };
-                    settle(&t, r);
+            steps.reverse();
+            steps
+        };
+        let mut settle = |t: &Key, r: Reached| {
+            for (i, x) in targets.iter().enumerate() {
+                if x.as_ref() == Some(t) && found[i].is_none() {
+                    found[i] = Some(r.clone());
                 }
             }
-        }
-        // The errors steps reported: completed ones, and failed ones before their fault (an
-        // assertion inside a d_step that then blocked).
-        let reported = (g.faults.iter().map(|f| (f.pid, f.edge, f.rv, f.flag)))
-            .chain(g.items.iter().map(|it| (it.pid, it.edge, it.rv, it.flag)));
-        for (pid, edge, rv, flag) in reported {
-            let step = TrailStep { pid, edge, rv };
-            for flag in flag.into_iter().flat_map(super::exec::Flag::parts) {
-                let edge = flag_at(flag, &step).1;
-                let t = Key::Edge(flag_kind(flag), edge);
-                if wanted.remove(&t) {
-                    let r = Reached {
-                        steps: path(&nodes, id, Some(step)),
-                        message: flag_message(m, flag, edge),
-                        blocked: Vec::new(),
-                    };
-                    settle(&t, r);
+        };
+        while head < nodes.len() && !wanted.is_empty() && max_nodes.is_none_or(|n| nodes.len() < n)
+        {
+            let id = head as u32;
+            head += 1;
+            let bytes = store.get(id);
+            let owner = bytes[0];
+            st.load(&m.layout, &bytes[1..]);
+            g.clear();
+            let mut n = 0;
+            if owner != 0xff {
+                n = m.successors(&st, Some(owner as usize), &mut g);
+            }
+            if n == 0 {
+                n = m.successors(&st, None, &mut g);
+                if n == 0 && opts.end_states && property::invalid_end(m, &st, opts, &mut blocked) {
+                    let t = Key::End(blocked.iter().map(|b| (b.proc as u32, b.loc.0)).collect());
+                    if wanted.remove(&t) {
+                        let r = Reached {
+                            steps: path(&nodes, id, None),
+                            message: property::end_message(m, &blocked),
+                            blocked: blocked.clone(),
+                        };
+                        settle(&t, r);
+                    }
                 }
             }
-        }
-        for f in &g.faults {
-            let step = TrailStep {
-                pid: f.pid,
-                edge: f.edge,
-                rv: f.rv,
-            };
-            let edge = property::fault_at(&step).1;
-            let t = Key::Edge(fault_kind(&f.fault), edge);
-            if wanted.remove(&t) {
-                let r = Reached {
-                    steps: path(&nodes, id, Some(step)),
-                    message: fault_message_at(m, &f.fault, edge),
-                    blocked: Vec::new(),
+            // The errors steps reported: completed ones, and failed ones before their fault (an
+            // assertion inside a d_step that then blocked).
+            let reported = (g.faults.iter().map(|f| (f.pid, f.edge, f.rv, f.flag)))
+                .chain(g.items.iter().map(|it| (it.pid, it.edge, it.rv, it.flag)));
+            for (pid, edge, rv, flag) in reported {
+                let step = TrailStep { pid, edge, rv };
+                for flag in flag.into_iter().flat_map(super::exec::Flag::parts) {
+                    let edge = flag_at(flag, &step).1;
+                    let t = Key::Edge(flag_kind(flag), edge);
+                    if wanted.remove(&t) {
+                        let r = Reached {
+                            steps: path(&nodes, id, Some(step)),
+                            message: flag_message(m, flag, edge),
+                            blocked: Vec::new(),
+                        };
+                        settle(&t, r);
+                    }
+                }
+            }
+            for f in &g.faults {
+                let step = TrailStep {
+                    pid: f.pid,
+                    edge: f.edge,
+                    rv: f.rv,
                 };
-                settle(&t, r);
-            }
-        }
-        for it in &g.items {
-            let step = TrailStep {
-                pid: it.pid,
-                edge: it.edge,
-                rv: it.rv,
-            };
-            if it.atomic && repeats(store, &nodes, id, g.bytes_of(it)) {
-                let t = Key::Edge(ViolationKind::NonTerminatingAtomic, it.edge);
+                let edge = property::fault_at(&step).1;
+                let t = Key::Edge(fault_kind(&f.fault), edge);
                 if wanted.remove(&t) {
                     let r = Reached {
                         steps: path(&nodes, id, Some(step)),
-                        message: NON_TERMINATING.into(),
+                        message: fault_message_at(m, &f.fault, edge),
                         blocked: Vec::new(),
                     };
                     settle(&t, r);
                 }
-                continue;
             }
-            key.clear();
-            key.push(if it.atomic { it.mover() } else { 0xff });
-            key.extend_from_slice(g.bytes_of(it));
-            match store.insert(&key) {
-                Ok((_, true)) => nodes.push((id, Some(step))),
-                Ok(_) => {}
-                Err(_) => return found,
+            for it in &g.items {
+                let step = TrailStep {
+                    pid: it.pid,
+                    edge: it.edge,
+                    rv: it.rv,
+                };
+                if it.atomic && repeats(store, &nodes, id, g.bytes_of(it)) {
+                    let t = Key::Edge(ViolationKind::NonTerminatingAtomic, it.edge);
+                    if wanted.remove(&t) {
+                        let r = Reached {
+                            steps: path(&nodes, id, Some(step)),
+                            message: NON_TERMINATING.into(),
+                            blocked: Vec::new(),
+                        };
+                        settle(&t, r);
+                    }
+                    continue;
+                }
+                key.clear();
+                key.push(if it.atomic { it.mover() } else { 0xff });
+                key.extend_from_slice(g.bytes_of(it));
+                match store.insert(&key) {
+                    Ok((_, true)) => nodes.push((id, Some(step))),
+                    Ok(_) => {}
+                    Err(_) => return found,
+                }
             }
         }
+        found
     }
-    found
 }
 
 /// Whether `next` already occurs on the path to node `id` within its atomic run (the nodes
