@@ -259,8 +259,9 @@ impl Cursor {
         self.moved = self.moved.saturating_add(1);
     }
 
-    /// A step of a product's system turn taken outside the cursor (a recorded move, the
-    /// claim's stutter): it counts as the cursor's own would.
+    /// A step of a product's system turn taken outside the cursor (a move, or a fault of an
+    /// executed step, read from a recorded system graph): it counts as the cursor's own
+    /// would.
     pub fn count_step(&mut self) {
         self.moved = self.moved.saturating_add(1);
     }

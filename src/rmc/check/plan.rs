@@ -390,8 +390,8 @@ fn why_not_incremental(base: &Base, cx: &Context, opts: &Options) -> Option<Stri
     }
 }
 
-/// The record's sets as elements, whether each meets the change, and what pruning would
-/// execute: the recorded states whose set meets it.
+/// Whether each of the record's sets meets the change, and what pruning would execute: the
+/// recorded states whose set meets it.
 fn predict_prune(base: &Base, impact: &Impact) -> (Vec<bool>, Predicted) {
     let r = &base.record;
     // Per element, then per set by its element ids: a record with 10^5 distinct violations
