@@ -107,13 +107,20 @@ impl Finder {
             steps.reverse();
             steps
         };
-        let mut settle = |t: &Key, r: Reached| {
-            for (i, x) in targets.iter().enumerate() {
-                if x.as_ref() == Some(t) && found[i].is_none() {
-                    found[i] = Some(r.clone());
+        // A target reached (the caller took it out of `wanted`): every violation that has it.
+        let mut settle =
+            |t: &Key, steps: Vec<TrailStep>, message: String, blocked: Vec<Blocked>| {
+                let r = Reached {
+                    steps,
+                    message,
+                    blocked,
+                };
+                for (i, x) in targets.iter().enumerate() {
+                    if x.as_ref() == Some(t) && found[i].is_none() {
+                        found[i] = Some(r.clone());
+                    }
                 }
-            }
-        };
+            };
         while head < nodes.len() && !wanted.is_empty() && max_nodes.is_none_or(|n| nodes.len() < n)
         {
             let id = head as u32;
@@ -131,12 +138,8 @@ impl Finder {
                 if n == 0 && opts.end_states && property::invalid_end(m, &st, opts, &mut blocked) {
                     let t = Key::End(blocked.iter().map(|b| (b.proc as u32, b.loc.0)).collect());
                     if wanted.remove(&t) {
-                        let r = Reached {
-                            steps: path(&nodes, id, None),
-                            message: property::end_message(m, &blocked),
-                            blocked: blocked.clone(),
-                        };
-                        settle(&t, r);
+                        let message = property::end_message(m, &blocked);
+                        settle(&t, path(&nodes, id, None), message, blocked.clone());
                     }
                 }
             }
@@ -150,12 +153,8 @@ impl Finder {
                     let edge = flag_at(flag, &step).1;
                     let t = Key::Edge(flag_kind(flag), edge);
                     if wanted.remove(&t) {
-                        let r = Reached {
-                            steps: path(&nodes, id, Some(step)),
-                            message: flag_message(m, flag, edge),
-                            blocked: Vec::new(),
-                        };
-                        settle(&t, r);
+                        let message = flag_message(m, flag, edge);
+                        settle(&t, path(&nodes, id, Some(step)), message, Vec::new());
                     }
                 }
             }
@@ -168,12 +167,8 @@ impl Finder {
                 let edge = property::fault_at(&step).1;
                 let t = Key::Edge(fault_kind(&f.fault), edge);
                 if wanted.remove(&t) {
-                    let r = Reached {
-                        steps: path(&nodes, id, Some(step)),
-                        message: fault_message_at(m, &f.fault, edge),
-                        blocked: Vec::new(),
-                    };
-                    settle(&t, r);
+                    let message = fault_message_at(m, &f.fault, edge);
+                    settle(&t, path(&nodes, id, Some(step)), message, Vec::new());
                 }
             }
             for it in &g.items {
@@ -185,12 +180,8 @@ impl Finder {
                 if it.atomic && repeats(store, &nodes, id, g.bytes_of(it)) {
                     let t = Key::Edge(ViolationKind::NonTerminatingAtomic, it.edge);
                     if wanted.remove(&t) {
-                        let r = Reached {
-                            steps: path(&nodes, id, Some(step)),
-                            message: NON_TERMINATING.into(),
-                            blocked: Vec::new(),
-                        };
-                        settle(&t, r);
+                        let steps = path(&nodes, id, Some(step));
+                        settle(&t, steps, NON_TERMINATING.into(), Vec::new());
                     }
                     continue;
                 }
