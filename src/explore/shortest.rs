@@ -4,7 +4,7 @@
 //! "invalid end state" are `property`'s definitions, with the check's own options.
 
 use crate::explore::Blocked;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use super::budget::Budget;
 use super::machine::Machine;
@@ -81,7 +81,14 @@ impl Finder {
         let store = &mut self.store;
         store.clear();
         let mut found: Vec<Option<Reached>> = vec![None; targets.len()];
-        let mut wanted: HashSet<Key> = targets.iter().flatten().cloned().collect();
+        // Per violation wanted, the targets that name it (a pruned state's search may want
+        // 10^5 of them: settling one must not look at the others).
+        let mut wanted: HashMap<Key, Vec<usize>> = HashMap::new();
+        for (i, t) in targets.iter().enumerate() {
+            if let Some(t) = t {
+                wanted.entry(t.clone()).or_default().push(i);
+            }
+        }
         if wanted.is_empty() {
             return found;
         }
@@ -109,16 +116,14 @@ impl Finder {
         };
         // A target reached (the caller took it out of `wanted`): every violation that has it.
         let mut settle =
-            |t: &Key, steps: Vec<TrailStep>, message: String, blocked: Vec<Blocked>| {
+            |at: Vec<usize>, steps: Vec<TrailStep>, message: String, blocked: Vec<Blocked>| {
                 let r = Reached {
                     steps,
                     message,
                     blocked,
                 };
-                for (i, x) in targets.iter().enumerate() {
-                    if x.as_ref() == Some(t) && found[i].is_none() {
-                        found[i] = Some(r.clone());
-                    }
+                for i in at {
+                    found[i] = Some(r.clone());
                 }
             };
         while head < nodes.len() && !wanted.is_empty() && max_nodes.is_none_or(|n| nodes.len() < n)
@@ -137,9 +142,9 @@ impl Finder {
                 n = m.successors(&st, None, &mut g);
                 if n == 0 && opts.end_states && property::invalid_end(m, &st, opts, &mut blocked) {
                     let t = Key::End(blocked.iter().map(|b| (b.proc as u32, b.loc.0)).collect());
-                    if wanted.remove(&t) {
+                    if let Some(at) = wanted.remove(&t) {
                         let message = property::end_message(m, &blocked);
-                        settle(&t, path(&nodes, id, None), message, blocked.clone());
+                        settle(at, path(&nodes, id, None), message, blocked.clone());
                     }
                 }
             }
@@ -152,9 +157,9 @@ impl Finder {
                 for flag in flag.into_iter().flat_map(super::exec::Flag::parts) {
                     let edge = flag_at(flag, &step).1;
                     let t = Key::Edge(flag_kind(flag), edge);
-                    if wanted.remove(&t) {
+                    if let Some(at) = wanted.remove(&t) {
                         let message = flag_message(m, flag, edge);
-                        settle(&t, path(&nodes, id, Some(step)), message, Vec::new());
+                        settle(at, path(&nodes, id, Some(step)), message, Vec::new());
                     }
                 }
             }
@@ -166,9 +171,9 @@ impl Finder {
                 };
                 let edge = property::fault_at(&step).1;
                 let t = Key::Edge(fault_kind(&f.fault), edge);
-                if wanted.remove(&t) {
+                if let Some(at) = wanted.remove(&t) {
                     let message = fault_message_at(m, &f.fault, edge);
-                    settle(&t, path(&nodes, id, Some(step)), message, Vec::new());
+                    settle(at, path(&nodes, id, Some(step)), message, Vec::new());
                 }
             }
             for it in &g.items {
@@ -179,9 +184,9 @@ impl Finder {
                 };
                 if it.atomic && repeats(store, &nodes, id, g.bytes_of(it)) {
                     let t = Key::Edge(ViolationKind::NonTerminatingAtomic, it.edge);
-                    if wanted.remove(&t) {
+                    if let Some(at) = wanted.remove(&t) {
                         let steps = path(&nodes, id, Some(step));
-                        settle(&t, steps, NON_TERMINATING.into(), Vec::new());
+                        settle(at, steps, NON_TERMINATING.into(), Vec::new());
                     }
                     continue;
                 }
