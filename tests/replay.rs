@@ -1925,6 +1925,45 @@ active proctype C() { do :: z < 10 -> z++ :: z == 10 -> z = 0 od }
     assert_eq!(auto.algorithm, Algorithm::Replay, "{}", auto.reason);
 }
 
+/// A global retyped, wider and narrower: its values carry over where the other type holds
+/// them, so the statements that only read it are the same statements; the ones that write
+/// it (which the other type truncates otherwise) are dangerous, and only they. Narrower,
+/// the recorded states whose value the new type cannot hold have no image (and the new
+/// version's wrap-around is executed): replay equals a full check either way.
+#[test]
+fn a_retyped_variable_is_dangerous_where_it_is_written_not_where_it_is_read() {
+    let v1 = "short x; byte y; byte z;
+active proctype W() { do :: x < 300 -> skip; skip; skip; x++ :: x >= 300 -> x = 0 od }
+active proctype R() { do :: x > 100 -> y = (y + 1) % 4 :: x <= 100 -> y = 0 od }
+active proctype S() { do :: z < 5 && x != 7 -> z++ :: z == 5 -> z = 0 od }
+";
+    let (base, _) = recorded(v1, &limited());
+    for ty in ["int", "byte"] {
+        let v2 = v1.replace("short x;", &format!("{ty} x;"));
+        let what = format!("x retyped {ty}");
+        let (rep, full) = replayed_because(&what, &base, &v2, "through their projection");
+        assert_eq!(rep.algorithm, Algorithm::Replay, "{what}: {}", rep.reason);
+        // `x++` and `x = 0`; not the three guards that read it.
+        assert_eq!(rep.dangerous, 2, "{what}: {}", rep.reason);
+        assert!(
+            full.stats.states_stored >= 10_000,
+            "{what}: {:?}",
+            full.stats
+        );
+        assert!(
+            rep.stats.states_executed * 2 < full.stats.states_stored,
+            "{what}: executed {} of {}",
+            rep.stats.states_executed,
+            full.stats.states_stored
+        );
+        same_states_and_sets(
+            &what,
+            rep.record.as_ref().expect("a record"),
+            full.record.as_ref().expect("a record"),
+        );
+    }
+}
+
 #[test]
 fn a_record_without_a_graph_is_pruned_and_says_why() {
     let text = "byte x; active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }\n";

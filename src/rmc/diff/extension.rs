@@ -18,11 +18,13 @@ use crate::program::Program;
 /// may change). See `docs/regression.md`, "Across declaration changes", for why a run may
 /// meet recorded states through this map.
 ///
-/// In short: every statement that names an added, converted or dropped variable is
-/// dangerous (the labels compare such variables as different slots), a `run` of a
+/// In short: every statement that names an added or dropped variable, writes a converted
+/// one or reads one whose values do not all read the same (`read_kept`) is dangerous (the
+/// labels compare such variables as different slots), a `run` of a
 /// proctype whose locals changed makes a different process, and every operation that may
 /// reach a changed channel is dangerous (`chan_alias`); every other statement leaves those
-/// variables and channels as they are and does not depend on them. A new state therefore
+/// variables and channels as they are and reads of them only values both versions hold
+/// alike. A new state therefore
 /// has the sub-state-space of the old state it projects to (its kept bytes, its converted
 /// values in the old types, the dropped bytes zero: `project`), and a run looks states up
 /// by that projection. Old states that differ only in dropped bytes are one state of the
@@ -36,6 +38,11 @@ pub struct Extension {
     /// was; a number no new global has when converted or dropped, so that every statement
     /// naming it is dangerous).
     pub compare_globals: Vec<usize>,
+    /// Per old global: the number reads of it compare by. A variable whose values carry
+    /// over unchanged (a retyped scalar, or an array of the same length whose elements are
+    /// retyped: `read_kept`) is read as it was; only writes of it (which the other type
+    /// truncates otherwise) are dangerous. Else as `compare_globals`.
+    pub read_globals: Vec<usize>,
     /// The old globals area's pieces, each mapped to the new area.
     pub from: Vec<Piece>,
     /// Bytes of the old globals area (from `globals_at` to the old `records_at`).
@@ -223,6 +230,8 @@ pub struct ProcExtension {
     /// statements compare it by (as `Extension::compare_globals`).
     pub locals: Vec<usize>,
     pub compare: Vec<usize>,
+    /// Per old local: the number reads of it compare by (as `Extension::read_globals`).
+    pub read: Vec<usize>,
     /// The old locals' pieces.
     pub from: Vec<Piece>,
     /// Bytes of the new locals, and of the old ones.
@@ -1035,11 +1044,26 @@ impl Delta {
     }
 }
 
-/// Per old variable: its new index, the number it is compared by, and its pieces.
+/// Per old variable: its new index, the numbers writes and reads of it are compared by,
+/// and its pieces.
 struct Pairing {
     index: Vec<usize>,
     compare: Vec<usize>,
+    read: Vec<usize>,
     from: Vec<Piece>,
+}
+
+/// A variable retyped whose every value reads the same in both versions wherever a state
+/// maps: plain data of the same length (a scalar, or an array of as many scalars), so that
+/// each element converts to its own element (`Piece::Convert` carries a value over only
+/// where the other type holds it, unchanged). An array resized is not: an index past one
+/// length and within the other reads in one version and faults in the other.
+fn read_kept(ov: &Var, ol: &VarLayout, nv: &Var, nl: &VarLayout) -> bool {
+    ov.array == nv.array
+        && matches!(
+            (plain_scalars(ov, ol), plain_scalars(nv, nl)),
+            (Some(a), Some(b)) if a.len() == b.len()
+        )
 }
 
 /// A declared type as Promela writes it.
@@ -1160,6 +1184,7 @@ fn pair_vars(
     let mut p = Pairing {
         index: Vec::new(),
         compare: Vec::new(),
+        read: Vec::new(),
         from: Vec::new(),
     };
     let what = if owner.is_empty() { "global" } else { "local" };
@@ -1200,7 +1225,9 @@ fn pair_vars(
                 ));
             }
             p.index.push(DROPPED);
-            p.compare.push(d.fresh());
+            let n = d.fresh();
+            p.compare.push(n);
+            p.read.push(n);
             p.from.push(Piece::Drop {
                 old_at: ol.offset,
                 len: ol.shape.size(),
@@ -1235,6 +1262,7 @@ fn pair_vars(
         p.index.push(j);
         if all_scalars(ol) == all_scalars(nl) {
             p.compare.push(j);
+            p.read.push(j);
             p.from.push(Piece::Copy {
                 old_at: ol.offset,
                 new_at: nl.offset,
@@ -1252,7 +1280,9 @@ fn pair_vars(
                 CREATION_ORDER
             ));
         }
-        p.compare.push(d.fresh());
+        let n = d.fresh();
+        p.compare.push(n);
+        p.read.push(if read_kept(v, ol, w, nl) { j } else { n });
         for ((off, s), to) in scalar_pairs(v, ol, w, nl) {
             let old_at = ol.offset + off;
             p.from.push(match to {
@@ -1373,6 +1403,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
                 old_tag: None,
                 locals: Vec::new(),
                 compare: Vec::new(),
+                read: Vec::new(),
                 from: Vec::new(),
                 size: y.locals_size,
                 old_size: 0,
@@ -1421,6 +1452,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             old_tag: Some(old_tag),
             locals: p.index,
             compare: p.compare,
+            read: p.read,
             from: p.from,
             size: y.locals_size,
             old_size: x.locals_size,
@@ -1600,6 +1632,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
     Ok(Extension {
         globals: globals.index,
         compare_globals: globals.compare,
+        read_globals: globals.read,
         from: globals.from,
         old_globals_size: a.records_at - a.globals_at,
         globals_at: b.globals_at,

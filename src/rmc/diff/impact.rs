@@ -163,6 +163,9 @@ impl Impact {
     }
 }
 
+/// Per variable, the numbers its writes and its reads are compared by.
+type Compare = (Vec<usize>, Vec<usize>);
+
 /// One side of the comparison: a program, how its targets map to stable ids, and where its
 /// labels are.
 struct Side<'a> {
@@ -171,9 +174,9 @@ struct Side<'a> {
     map: Option<&'a HashMap<u32, u32>>,
     labels: HashMap<(usize, String), LocId>,
     /// Per global, and per proctype per local: the number it is compared by (the new
-    /// version's, for an old version whose layout the new one extends).
-    globals: Option<Vec<usize>>,
-    locals: Option<Vec<Vec<usize>>>,
+    /// version's, for an old version whose layout the new one extends), written and read.
+    globals: Option<Compare>,
+    locals: Option<Vec<Compare>>,
 }
 
 impl<'a> Side<'a> {
@@ -198,13 +201,13 @@ impl<'a> Side<'a> {
     /// An old version compared with a new one whose layout maps onto it: its variables
     /// are numbered as the new version numbers them, converted and dropped ones apart.
     fn with_globals(mut self, ext: Option<&Extension>) -> Self {
-        self.globals = ext.map(|e| e.compare_globals.clone());
+        self.globals = ext.map(|e| (e.compare_globals.clone(), e.read_globals.clone()));
         self.locals = ext.map(|e| {
             e.old_tags
                 .iter()
                 .map(|t| {
                     t.and_then(|t| e.procs.get(t as usize))
-                        .map_or_else(Vec::new, |p| p.compare.clone())
+                        .map_or_else(Default::default, |p| (p.compare.clone(), p.read.clone()))
                 })
                 .collect()
         });
@@ -240,14 +243,28 @@ impl Names for Side<'_> {
     fn global(&self, i: usize) -> usize {
         self.globals
             .as_ref()
-            .and_then(|g| g.get(i).copied())
+            .and_then(|g| g.0.get(i).copied())
             .unwrap_or(i)
     }
 
     fn local(&self, proc: usize, i: usize) -> usize {
         self.locals
             .as_ref()
-            .and_then(|l| l.get(proc)?.get(i).copied())
+            .and_then(|l| l.get(proc)?.0.get(i).copied())
+            .unwrap_or(i)
+    }
+
+    fn global_read(&self, i: usize) -> usize {
+        self.globals
+            .as_ref()
+            .and_then(|g| g.1.get(i).copied())
+            .unwrap_or(i)
+    }
+
+    fn local_read(&self, proc: usize, i: usize) -> usize {
+        self.locals
+            .as_ref()
+            .and_then(|l| l.get(proc)?.1.get(i).copied())
             .unwrap_or(i)
     }
 }

@@ -36,6 +36,15 @@ pub trait Names {
         let _ = proc;
         i
     }
+    /// The number a read of global `i` is compared by: a variable retyped whose values
+    /// carry over unchanged reads as it did, though writing it is another statement.
+    fn global_read(&self, i: usize) -> usize {
+        self.global(i)
+    }
+    /// Likewise for local `i` of proctype `proc`.
+    fn local_read(&self, proc: usize, i: usize) -> usize {
+        self.local(proc, i)
+    }
 }
 
 /// Writes canonical bytes.
@@ -89,15 +98,34 @@ impl<'a, N: Names> Canon<'a, N> {
         self.str(name);
     }
 
+    /// A variable read (its index and field expressions are always reads).
     pub fn var(&mut self, v: &LVar) {
+        self.slot(v, false);
+    }
+
+    /// A variable written: an assignment's target, a receive's variable, a channel created.
+    fn target(&mut self, v: &LVar) {
+        self.slot(v, true);
+    }
+
+    fn slot(&mut self, v: &LVar, write: bool) {
         match v.slot {
             Slot::Global(i) => {
                 self.tag(1);
-                self.u32(self.names.global(i) as u32);
+                let n = if write {
+                    self.names.global(i)
+                } else {
+                    self.names.global_read(i)
+                };
+                self.u32(n as u32);
             }
             Slot::Local(i) => {
                 self.tag(2);
-                let i = self.cur.map_or(i, |p| self.names.local(p, i));
+                let i = match self.cur {
+                    Some(p) if write => self.names.local(p, i),
+                    Some(p) => self.names.local_read(p, i),
+                    None => i,
+                };
                 self.u32(i as u32);
             }
             Slot::Pid => self.tag(3),
@@ -258,7 +286,7 @@ impl<'a, N: Names> Canon<'a, N> {
             match a {
                 LRecvArg::Var(v) => {
                     self.tag(1);
-                    self.var(v);
+                    self.target(v);
                 }
                 LRecvArg::Eval(e) => {
                     self.tag(2);
@@ -280,7 +308,7 @@ impl<'a, N: Names> Canon<'a, N> {
             }
             LStmt::Assign(v, e) => {
                 self.tag(2);
-                self.var(v);
+                self.target(v);
                 self.expr(e);
             }
             LStmt::Send { chan, args, sorted } => {
@@ -332,7 +360,7 @@ impl<'a, N: Names> Canon<'a, N> {
             }
             LStmt::ChanInit(v, ct) => {
                 self.tag(12);
-                self.var(v);
+                self.target(v);
                 self.chan_type(ct);
             }
             LStmt::End => self.tag(13),
