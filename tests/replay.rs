@@ -1129,6 +1129,83 @@ fn a_failing_version_whose_state_graph_is_unchanged_finds_its_violations_by_thei
     assert_same("no trails kept", &words, &got, &full);
 }
 
+/// More distinct violations of a kind than get trails (125 invalid end states, 12 failed
+/// assertions, 10 trails each): the record keeps the trails it has and what makes the
+/// others again (their pids and places), so a version whose state graph is the record's
+/// finds them all without a walk, across a comment and across a layout change alike, with
+/// a full check's messages, figures and record. A check that wants more trails than the
+/// record has searches.
+#[test]
+fn violations_reported_without_trails_are_found_again_when_the_graph_is_unchanged() {
+    let text = "byte go;
+active [3] proctype Stuck() {
+	if
+	:: true -> go == 1
+	:: true -> go == 2
+	:: true -> go == 3
+	:: true -> go == 4
+	:: true -> go == 5
+	fi
+}
+active proctype Checks() {
+	if
+	:: assert(go == 1) :: assert(go == 2) :: assert(go == 3) :: assert(go == 4)
+	:: assert(go == 5) :: assert(go == 6) :: assert(go == 7) :: assert(go == 8)
+	:: assert(go == 9) :: assert(go == 10) :: assert(go == 11) :: assert(go == 12)
+	fi
+}
+";
+    let opts = limited();
+    let (record, stored) = recorded(text, &opts);
+    let kinds = end_states_and_assertions(&record);
+    assert_eq!(kinds, (125, 12), "{:?}", record.violations.len());
+    let without = record.trails.iter().filter(|t| t.is_none()).count();
+    assert_eq!(record.trails.len(), record.violations.len());
+    assert_eq!(without, 137 - 20, "trails kept for 10 of each kind");
+    // Written and read back: the same trails, the missing ones missing.
+    let back = Record::from_bytes(&record.to_bytes()).expect("reads back");
+    assert_eq!(back.trails, record.trails);
+    assert_eq!(back.violations, record.violations);
+    let commented = text.replace("byte go;", "byte go; /* the gate */");
+    let added = format!("proctype Idle() {{ skip }}\n{text}");
+    let retyped = text.replace("byte go;", "int go;");
+    for (name, new) in [
+        ("a comment", &commented),
+        ("a proctype added", &added),
+        ("the gate retyped", &retyped),
+    ] {
+        let v = version(new).expect("parses");
+        for alg in [Algorithm::Replay, Algorithm::Auto] {
+            let got = check_with(&v, Some(&back), alg, &opts);
+            let full = check_with(&v, Some(&back), Algorithm::Full, &opts);
+            assert!(got.unchanged, "{name}, {alg:?}: {}", got.reason);
+            assert_same(name, new, &got, &full);
+            assert_eq!(got.stats.states_stored, stored, "{name}");
+            assert_eq!(got.trails, full.trails, "{name}");
+            let (a, b) = (got.record.expect("record"), full.record.expect("record"));
+            assert_eq!(a.violations, b.violations, "{name}");
+            assert_eq!(a.trails, b.trails, "{name}");
+        }
+    }
+    // More trails wanted than the record kept: the check searches for them.
+    let more = Options {
+        max_trails: 20,
+        ..opts.clone()
+    };
+    let v = version(&commented).expect("parses");
+    let got = check_with(&v, Some(&back), Algorithm::Replay, &more);
+    let full = check_with(&v, Some(&back), Algorithm::Full, &more);
+    assert!(!got.unchanged, "{}", got.reason);
+    assert_same("20 trails", &commented, &got, &full);
+    assert_eq!(got.trails, full.trails);
+}
+
+/// The invalid end states and assertion violations a record holds.
+fn end_states_and_assertions(r: &Record) -> (usize, usize) {
+    let n = |k: &str| r.violations.iter().filter(|v| v.kind == k).count();
+    (n("invalid-end-state"), n("assertion"))
+}
+
 /// A version whose layout only gained (a global with its own initial value, a channel,
 /// a proctype nobody runs) and whose statements are all as they were: its search is the
 /// record's, each state met as its image, so the check takes the record's figures and graph

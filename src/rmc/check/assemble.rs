@@ -254,14 +254,11 @@ fn recorded_violations(
 const MAX_TRAIL_STEPS: usize = 1 << 16;
 
 /// The violations' trails as the record keeps them (`Record::trails`): each one's, by
-/// stable edges, when every violation has the trail the whole search took (none was
-/// reported from a pruned state) and together they are short enough; else none.
-fn recorded_trails(m: &Machine, out: &crate::explore::Outcome) -> Vec<Vec<RecStep>> {
-    let whole = out.stats.states_pruned == 0
-        && out
-            .violations
-            .iter()
-            .all(|v| v.trail.is_some() && v.via.is_none());
+/// stable edges (None for one reported without a trail, past its kind's limit), when the
+/// whole search found them (none was reported from a pruned state) and together they are
+/// short enough; else none.
+fn recorded_trails(m: &Machine, out: &crate::explore::Outcome) -> Vec<Option<Vec<RecStep>>> {
+    let whole = out.stats.states_pruned == 0 && out.violations.iter().all(|v| v.via.is_none());
     let steps: usize = out
         .violations
         .iter()
@@ -274,9 +271,9 @@ fn recorded_trails(m: &Machine, out: &crate::explore::Outcome) -> Vec<Vec<RecSte
     out.violations
         .iter()
         .map(|v| {
-            v.trail
+            let t = v.trail.as_ref()?;
+            let steps = t
                 .iter()
-                .flatten()
                 .map(|s| {
                     let (loc, k) = at(s.edge);
                     RecStep(
@@ -289,7 +286,8 @@ fn recorded_trails(m: &Machine, out: &crate::explore::Outcome) -> Vec<Vec<RecSte
                         }),
                     )
                 })
-                .collect()
+                .collect();
+            Some(steps)
         })
         .collect()
 }

@@ -28,11 +28,16 @@ pub fn rec_violation(m: &Machine, v: &crate::explore::Violation) -> RecViolation
             None,
         ),
     };
+    let pids = match v.edge {
+        Some(_) => v.pid.into_iter().collect(),
+        None => v.blocked.iter().map(|b| b.pid).collect(),
+    };
     RecViolation {
         kind: v.kind.as_str().to_string(),
         at,
         edge,
         message: v.message.clone(),
+        pids,
     }
 }
 

@@ -21,7 +21,10 @@
 //! stable-id table), `ELEM` (elements), `SETS` (interned sets), `STAT` (fingerprints, sorted:
 //! whole, or on the base record as which of its fingerprints are kept and which added; and
 //! each state's set), `VIOL` (JSON: the violations found), optionally `TRLS` (JSON: each
-//! violation's trail as the search took it, when every one is), and optionally the state
+//! violation's trail as the search took it, when a whole search found them; an empty one
+//! for a violation reported without a trail, whose index `NOTR` lists: JSON, written only
+//! when there is one, so that an older reader takes such a trail for one that leads
+//! nowhere, and searches), and optionally the state
 //! graph (DESIGN.md 5.4: records without it are used by pruning only), whole in `GRPH` or
 //! written on a base record in `BASE` and `GOVL` (`graph_file`). Integers are
 //! little-endian.
@@ -144,6 +147,12 @@ pub struct RecViolation {
     /// The edge's index at its location (edge-based kinds).
     pub edge: Option<u32>,
     pub message: String,
+    /// The pids it names: the process whose step violated (edge-based kinds), or the
+    /// blocked processes, as `at` lists their locations. With them a violation reported
+    /// without a trail is made again without one (`run::unchanged`). Empty in records
+    /// written before they were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pids: Vec<u8>,
 }
 
 /// A step of a violation's trail as a record keeps it: the process that moved, its edge by
@@ -184,11 +193,12 @@ pub struct Record {
     /// Each state's set.
     pub set_of: Vec<u32>,
     pub violations: Vec<RecViolation>,
-    /// Each violation's trail, in order, as the depth-first search took it: kept only when
-    /// every violation has one that a whole search found (no state pruned), else empty. A
-    /// later version whose state graph is this one's finds the same violations by the same
-    /// trails (`run::unchanged`).
-    pub trails: Vec<Vec<RecStep>>,
+    /// Each violation's trail, in order, as the depth-first search took it (None: it was
+    /// reported without one, past the limit of trails of its kind): kept only when every
+    /// violation was found by a whole search (no state pruned), else empty. A later version
+    /// whose state graph is this one's finds the same violations by the same trails, and
+    /// makes the others again from what `RecViolation` keeps (`run::unchanged`).
+    pub trails: Vec<Option<Vec<RecStep>>>,
     /// The state graph, when the run that wrote the record kept one.
     pub graph: Option<Graph>,
 }
@@ -624,8 +634,21 @@ impl Record {
         let viol = serde_json::to_vec(&self.violations).unwrap_or_default();
         sections.push((*b"VIOL", vec![Part::Own(viol)]));
         if !self.trails.is_empty() {
-            let trails = serde_json::to_vec(&self.trails).unwrap_or_default();
+            let none: Vec<RecStep> = Vec::new();
+            let kept: Vec<&Vec<RecStep>> = self
+                .trails
+                .iter()
+                .map(|t| t.as_ref().unwrap_or(&none))
+                .collect();
+            let trails = serde_json::to_vec(&kept).unwrap_or_default();
             sections.push((*b"TRLS", vec![Part::Own(trails)]));
+            let without: Vec<usize> = (0..self.trails.len())
+                .filter(|&i| self.trails[i].is_none())
+                .collect();
+            if !without.is_empty() {
+                let without = serde_json::to_vec(&without).unwrap_or_default();
+                sections.push((*b"NOTR", vec![Part::Own(without)]));
+            }
         }
         if let (Some(_), Some(o)) = (&self.graph, on) {
             sections.push((*b"BASE", vec![Part::Own(graph_file::base_section(o))]));
@@ -859,6 +882,22 @@ impl Record {
                 .map_err(|e| RecordError::Corrupt(format!("TRLS: {e}")))?,
             None => Vec::new(),
         };
+        let without: Vec<usize> = match section(toc, b"NOTR")? {
+            Some(t) => serde_json::from_slice(&t)
+                .map_err(|e| RecordError::Corrupt(format!("NOTR: {e}")))?,
+            None => Vec::new(),
+        };
+        let mut trails: Vec<Option<Vec<RecStep>>> = trails.into_iter().map(Some).collect();
+        for i in without {
+            match trails.get_mut(i) {
+                Some(t) if t.as_ref().is_some_and(Vec::is_empty) => *t = None,
+                _ => {
+                    return Err(RecordError::Corrupt(
+                        "NOTR: not a violation with an empty trail".into(),
+                    ))
+                }
+            }
+        }
         if !trails.is_empty() && trails.len() != violations.len() {
             return Err(RecordError::Corrupt(
                 "TRLS: not one trail per violation".into(),

@@ -16,9 +16,10 @@ use crate::explore::Fingerprint;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::explore::machine::{EdgeNo, Machine};
-use crate::explore::property::invalid_end;
-use crate::explore::search::fault_kind;
+use crate::explore::exec::Flag;
+use crate::explore::machine::{EdgeNo, LocIndex, Machine};
+use crate::explore::property::{self, invalid_end};
+use crate::explore::search::{fault_kind, flag_message, NON_TERMINATING};
 use crate::explore::state::State;
 use crate::explore::succ::{Cursor, FaultAt, Next, Succ};
 use crate::explore::trail::TrailStep;
@@ -27,7 +28,7 @@ use crate::program::Program;
 
 use crate::rmc::record::elements::Element;
 use crate::rmc::record::graph::{Graph, SeqDecoder, Shape, NONE};
-use crate::rmc::record::{RecStep, Record};
+use crate::rmc::record::{RecStep, RecViolation, Record};
 use crate::rmc::run::replay::Replay;
 
 /// Steps followed inside atomic runs from one state before the comparison gives up (a
@@ -182,6 +183,64 @@ pub fn executed_edges(m: &Machine, executed: &[(u32, u32)]) -> Option<Vec<bool>>
     Some(out)
 }
 
+/// A recorded violation that has no trail, made again in `m` from what the record keeps:
+/// where it is, the pids it names, and a message the new sources give (an assertion's text
+/// may have moved). Only kinds whose message follows from those (an invalid end state, an
+/// assertion, a non-terminating atomic sequence); None for the others (a fault's message
+/// holds values the record does not keep) and for a record without pids.
+fn without_trail(m: &Machine, v: &RecViolation, kind: ViolationKind) -> Option<Violation> {
+    let made = |edge, pid, message, blocked| Violation {
+        kind,
+        edge,
+        pid,
+        message,
+        blocked,
+        trail: None,
+        via: None,
+        cycle: None,
+        cycle_depth: None,
+    };
+    match kind {
+        ViolationKind::InvalidEndState => {
+            if v.pids.len() != v.at.len() || v.edge.is_some() {
+                return None;
+            }
+            let blocked =
+                v.at.iter()
+                    .zip(&v.pids)
+                    .map(|(&id, &pid)| {
+                        let (proc, loc) = m.locate_id(crate::program::LocId(id))?;
+                        Some(Blocked {
+                            pid,
+                            proc,
+                            loc: LocIndex(loc),
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+            if property::end_kind(m, &blocked) != kind {
+                return None;
+            }
+            let message = property::end_message(m, &blocked);
+            Some(made(None, None, message, blocked))
+        }
+        ViolationKind::Assertion | ViolationKind::NonTerminatingAtomic => {
+            let (&[loc], Some(k), &[pid]) = (v.at.as_slice(), v.edge, v.pids.as_slice()) else {
+                return None;
+            };
+            let edge = crate::rmc::record::graph::edge_map(m, &[(loc, k)])[0];
+            if edge == NONE {
+                return None;
+            }
+            let message = match kind {
+                ViolationKind::Assertion => flag_message(m, Flag::Assertion, edge),
+                _ => NON_TERMINATING.to_string(),
+            };
+            Some(made(Some(edge), Some(pid), message, Vec::new()))
+        }
+        _ => None,
+    }
+}
+
 /// The check of the version `new` against the record `r` of the version `old`, when the
 /// change leaves the recorded state graph as it was: the record's figures, with the states
 /// the change meets executed (compared) and the others' moves taken from the record, and the
@@ -247,8 +306,10 @@ pub fn carry(
 /// `initial`) finds them when its state graph is the record's: in the same order, each at
 /// the end of its recorded trail, made there as the search makes it (`violation_after`:
 /// the new version's messages and places), with trails kept for the first `max_trails` of
-/// each kind as the search keeps them. None when a trail does not reach its violation, or
-/// reaches another (a record that does not hold for this version).
+/// each kind as the search keeps them; those the recording run reported without a trail
+/// made again from what the record keeps (`without_trail`). None when a trail does not
+/// reach its violation, or reaches another (a record that does not hold for this version),
+/// or a violation without a trail cannot be made again.
 pub fn recorded_violations(
     m: &Machine,
     r: &Record,
@@ -263,6 +324,21 @@ pub fn recorded_violations(
     let mut out = Vec::with_capacity(r.violations.len());
     for (v, t) in r.violations.iter().zip(&r.trails) {
         let kind = *ViolationKind::ALL.iter().find(|k| k.as_str() == v.kind)?;
+        let given = &mut trails_of[ViolationKind::ALL.iter().position(|&k| k == kind)?];
+        let Some(t) = t else {
+            // Reported without a trail, its kind's trails given: so it is here too (a check
+            // that asks for more trails searches).
+            if *given < opts.max_trails {
+                return None;
+            }
+            let made = without_trail(m, v, kind)?;
+            let key = crate::rmc::check::rec_violation(m, &made);
+            if key.kind != v.kind || key.at != v.at || key.edge != v.edge {
+                return None;
+            }
+            out.push(made);
+            continue;
+        };
         let steps = t
             .iter()
             .map(|&RecStep(pid, loc, k, rv)| {
@@ -281,7 +357,6 @@ pub fn recorded_violations(
         if key.kind != v.kind || key.at != v.at || key.edge != v.edge {
             return None;
         }
-        let given = &mut trails_of[ViolationKind::ALL.iter().position(|&k| k == kind)?];
         if *given >= opts.max_trails {
             made.trail = None;
         } else {
