@@ -2723,6 +2723,21 @@ fn a_large_record_s_head_is_read_alone_and_checked_by_its_own_sum() {
     assert_eq!(base.states(), stored);
     let err = base.read_states().expect_err("the states do not read");
     assert!(err.to_string().contains("checksum"), "{err}");
+    // Another record written over the file between its head and its states: refused, the
+    // head of one never joined to the states of the other.
+    let copy = dir.path().join("copy.rec");
+    std::fs::copy(&path, &copy).expect("copied");
+    let mut base = lazy(&copy).expect("the head reads");
+    let other = version(&common::three_counters(10)).expect("loads");
+    let other = check_with(&other, None, Algorithm::Full, &opts)
+        .record
+        .expect("a record");
+    std::fs::write(&copy, other.to_bytes()).expect("written in place");
+    let err = base.read_states().expect_err("another record's states");
+    assert!(
+        err.to_string().contains("changed while it was read"),
+        "{err}"
+    );
     // A byte of META, the first section.
     let sections = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
     let err = lazy(&flipped(16 + sections * 28 + 3))

@@ -82,23 +82,14 @@ impl Base {
         self.unread.is_none()
     }
 
-    /// Reads the record's states, where `lazy` left them. The record read must be the one
-    /// whose head was read: same model, same ids.
+    /// Reads the record's states, where `lazy` left them (the head read then is not read
+    /// again). The record read must be the one whose head was read: same model, same ids,
+    /// as many states.
     pub fn read_states(&mut self) -> Result<(), BaseError> {
         let Some(u) = self.unread.take() else {
             return Ok(());
         };
-        let whole = Record::from_file_at(&u.file, &u.path)?;
-        let same = whole.meta == self.record.meta
-            && whole.sources == self.record.sources
-            && whole.ids == self.record.ids
-            && whole.fingerprints.len() as u64 == u.states;
-        if !same {
-            return Err(BaseError::Reload(
-                "the record changed while it was read".into(),
-            ));
-        }
-        self.record = whole;
+        self.record.read_states_from(&u.file, &u.path, u.states)?;
         Ok(())
     }
 

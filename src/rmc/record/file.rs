@@ -781,53 +781,18 @@ impl Record {
         with_states: bool,
         bases_left: u32,
     ) -> Result<Record, RecordError> {
-        let get = |tag: &[u8; 4]| -> Result<Bytes, RecordError> {
-            section(toc, tag)?.ok_or_else(|| {
-                RecordError::Corrupt(format!(
-                    "no {} section",
-                    String::from_utf8_lossy(tag).trim()
-                ))
-            })
-        };
-        let meta: Meta = serde_json::from_slice(&get(b"META")?)
-            .map_err(|e| RecordError::Corrupt(format!("META: {e}")))?;
-        if meta.semantics != SEMANTICS {
-            return Err(RecordError::Semantics(meta.semantics));
+        let mut r = Record::head_of(toc)?;
+        if with_states {
+            let s = states_of(toc, checksum, path, bases_left, r.sets.len())?;
+            (r.fingerprints, r.set_of, r.graph) = (s.fingerprints, s.set_of, s.graph);
         }
-        let srcs = get(b"SRCS")?;
-        let mut r = R { b: &srcs, at: 0 };
-        let main = r.str()?;
-        let mut defines = Vec::new();
-        for _ in 0..r.count(4)? {
-            defines.push(r.str()?);
-        }
-        let mut include_dirs = Vec::new();
-        for _ in 0..r.count(4)? {
-            include_dirs.push(r.str()?);
-        }
-        let mut files = Vec::new();
-        for _ in 0..r.count(8)? {
-            let n = r.str()?;
-            let t = r.str()?;
-            files.push((n, t));
-        }
-        let sources = Sources {
-            main,
-            files,
-            defines,
-            include_dirs,
-        };
-        let ids_section = get(b"IDS ")?;
-        let mut r = R {
-            b: &ids_section,
-            at: 0,
-        };
-        let next_free = r.u32()?;
-        let mut pairs = Vec::new();
-        for _ in 0..r.count(8)? {
-            pairs.push((r.u32()?, r.u32()?));
-        }
-        let ids = StableIds { pairs, next_free };
+        Ok(r)
+    }
+
+    /// What a record holds before its states: `from_toc` without them.
+    fn head_of(toc: &Toc) -> Result<Record, RecordError> {
+        let get = |tag: &[u8; 4]| required(toc, tag);
+        let (meta, sources, ids) = identity_of(toc)?;
         let elem = get(b"ELEM")?;
         let mut r = R { b: &elem, at: 0 };
         let mut elements = Vec::new();
@@ -903,80 +868,46 @@ impl Record {
                 "TRLS: not one trail per violation".into(),
             ));
         }
-        if !with_states {
-            return Ok(Record {
-                meta,
-                sources,
-                ids,
-                elements,
-                sets,
-                fingerprints: Arc::new(Vec::new()),
-                set_of: Vec::new(),
-                violations,
-                trails,
-                graph: None,
-            });
-        }
-        let stat = get(b"STAT")?;
-        let mut r = R { b: &stat, at: 0 };
-        let n = r.count(4)?;
-        let (on_base, wide) = match r.bytes(1)?[0] {
-            STAT_WHOLE => (false, false),
-            STAT_ON_BASE => (true, false),
-            STAT_WHOLE_128 => (false, true),
-            STAT_ON_BASE_128 => (true, true),
-            _ => return Err(RecordError::Corrupt("STAT: mode".into())),
-        };
-        // The base record its graph (and maybe its fingerprints) stand on.
-        let base = match section(toc, b"BASE")? {
-            Some(s) => {
-                let (bref, btoc, bsum, bpath) = graph_file::base_toc(&s, path, bases_left)?;
-                let base = Record::from_toc(&btoc, bsum, Some(&bpath), true, bases_left - 1)
-                    .map_err(|e| graph_file::base_error(&bref, e))?;
-                graph_file::base_fits(&bref, base.graph.as_ref())?;
-                Some(base)
-            }
-            None if on_base => {
-                return Err(RecordError::Corrupt(
-                    "STAT: on a base it does not name".into(),
-                ))
-            }
-            None => None,
-        };
-        let fingerprints = match &base {
-            Some(base) if on_base => get_fingerprints_on(&mut r, n, &base.fingerprints, wide)?,
-            _ => get_fingerprints(&mut r, n, wide)?,
-        };
-        let ids_bytes = r.bytes(n * 4)?;
-        let set_of: Vec<u32> = ids_bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        if set_of.iter().any(|&s| s as usize >= sets.len()) {
-            return Err(RecordError::Corrupt("state set".into()));
-        }
-        if fingerprints.len() != n || fingerprints.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(RecordError::Corrupt("fingerprints out of order".into()));
-        }
-        let fingerprints = Arc::new(fingerprints);
-        let base_graph = base.as_ref().and_then(|b| b.graph.as_ref());
-        let graph = graph_file::read(toc, path, checksum, base_graph, &fingerprints)?;
-        if let Some(g) = &graph {
-            g.validate(fingerprints.len())
-                .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
-        }
         Ok(Record {
             meta,
             sources,
             ids,
             elements,
             sets,
-            fingerprints,
-            set_of,
+            fingerprints: Arc::new(Vec::new()),
+            set_of: Vec::new(),
             violations,
             trails,
-            graph,
+            graph: None,
         })
+    }
+
+    /// Reads the states of the record in `file` (at `path`) into this one, its head, read
+    /// before (`head_from_file`): the head is not parsed again (with 10^5 violations,
+    /// parsing it costs more than the states). The file must be the one the head came from:
+    /// the same model, sources and ids, and as many states.
+    pub fn read_states_from(
+        &mut self,
+        file: &std::fs::File,
+        path: &Path,
+        states: u64,
+    ) -> Result<(), RecordError> {
+        let b = mapped(file)?;
+        let (toc, checksum) = checked(&b)?;
+        let (meta, sources, ids) = identity_of(&toc)?;
+        if meta != self.meta || sources != self.sources || ids != self.ids {
+            return Err(RecordError::Corrupt(
+                "the record changed while it was read".into(),
+            ));
+        }
+        let s = states_of(&toc, checksum, Some(path), MAX_BASES, self.sets.len())?;
+        if s.fingerprints.len() as u64 != states {
+            return Err(RecordError::Corrupt(
+                "the record changed while it was read".into(),
+            ));
+        }
+        (self.fingerprints, self.set_of, self.graph) = (s.fingerprints, s.set_of, s.graph);
+        Ok(())
     }
 
     pub fn read(path: &Path) -> Result<Record, RecordError> {
@@ -1063,6 +994,151 @@ impl Record {
 
     // Writing is the cache's (`Cache::put_record` with `to_bytes`): the only writer under
     // .rmc/, and atomically.
+}
+
+/// A section the record must have.
+fn required(toc: &Toc, tag: &[u8; 4]) -> Result<Bytes, RecordError> {
+    section(toc, tag)?.ok_or_else(|| {
+        RecordError::Corrupt(format!(
+            "no {} section",
+            String::from_utf8_lossy(tag).trim()
+        ))
+    })
+}
+
+/// What names a record's version: its `META` (of this git rmc's semantics), sources and
+/// stable ids.
+fn identity_of(toc: &Toc) -> Result<(Meta, Sources, StableIds), RecordError> {
+    let get = |tag: &[u8; 4]| required(toc, tag);
+    let meta: Meta = serde_json::from_slice(&get(b"META")?)
+        .map_err(|e| RecordError::Corrupt(format!("META: {e}")))?;
+    if meta.semantics != SEMANTICS {
+        return Err(RecordError::Semantics(meta.semantics));
+    }
+    let srcs = get(b"SRCS")?;
+    let mut r = R { b: &srcs, at: 0 };
+    let main = r.str()?;
+    let mut defines = Vec::new();
+    for _ in 0..r.count(4)? {
+        defines.push(r.str()?);
+    }
+    let mut include_dirs = Vec::new();
+    for _ in 0..r.count(4)? {
+        include_dirs.push(r.str()?);
+    }
+    let mut files = Vec::new();
+    for _ in 0..r.count(8)? {
+        let n = r.str()?;
+        let t = r.str()?;
+        files.push((n, t));
+    }
+    let sources = Sources {
+        main,
+        files,
+        defines,
+        include_dirs,
+    };
+    let ids_section = get(b"IDS ")?;
+    let mut r = R {
+        b: &ids_section,
+        at: 0,
+    };
+    let next_free = r.u32()?;
+    let mut pairs = Vec::new();
+    for _ in 0..r.count(8)? {
+        pairs.push((r.u32()?, r.u32()?));
+    }
+    let ids = StableIds { pairs, next_free };
+    Ok((meta, sources, ids))
+}
+
+/// The number of sets a record's `SETS` holds (what its states' sets are checked against),
+/// without reading them.
+fn sets_count(toc: &Toc) -> Result<usize, RecordError> {
+    let sets = required(toc, b"SETS")?;
+    R { b: &sets, at: 0 }.count(4)
+}
+
+/// A record's states: its fingerprints, each state's set and its state graph.
+struct States {
+    fingerprints: Arc<Vec<Fingerprint>>,
+    set_of: Vec<u32>,
+    graph: Option<Graph>,
+}
+
+/// The states of the record whose sections are `toc` (`STAT`, the base it stands on, the
+/// graph), each state's set checked against its `sets` sets.
+fn states_of(
+    toc: &Toc,
+    checksum: u64,
+    path: Option<&Path>,
+    bases_left: u32,
+    sets: usize,
+) -> Result<States, RecordError> {
+    let get = |tag: &[u8; 4]| required(toc, tag);
+    let stat = get(b"STAT")?;
+    let mut r = R { b: &stat, at: 0 };
+    let n = r.count(4)?;
+    let (on_base, wide) = match r.bytes(1)?[0] {
+        STAT_WHOLE => (false, false),
+        STAT_ON_BASE => (true, false),
+        STAT_WHOLE_128 => (false, true),
+        STAT_ON_BASE_128 => (true, true),
+        _ => return Err(RecordError::Corrupt("STAT: mode".into())),
+    };
+    // The base record its graph (and maybe its fingerprints) stand on.
+    let base = match section(toc, b"BASE")? {
+        Some(s) => {
+            let (bref, btoc, bsum, bpath) = graph_file::base_toc(&s, path, bases_left)?;
+            // (Only its states: what this record's stand on.)
+            let base = identity_of(&btoc)
+                .and_then(|_| {
+                    states_of(
+                        &btoc,
+                        bsum,
+                        Some(&bpath),
+                        bases_left - 1,
+                        sets_count(&btoc)?,
+                    )
+                })
+                .map_err(|e| graph_file::base_error(&bref, e))?;
+            graph_file::base_fits(&bref, base.graph.as_ref())?;
+            Some(base)
+        }
+        None if on_base => {
+            return Err(RecordError::Corrupt(
+                "STAT: on a base it does not name".into(),
+            ))
+        }
+        None => None,
+    };
+    let fingerprints = match &base {
+        Some(base) if on_base => get_fingerprints_on(&mut r, n, &base.fingerprints, wide)?,
+        _ => get_fingerprints(&mut r, n, wide)?,
+    };
+    let ids_bytes = r.bytes(n * 4)?;
+    let set_of: Vec<u32> = ids_bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if set_of.iter().any(|&s| s as usize >= sets) {
+        return Err(RecordError::Corrupt("state set".into()));
+    }
+    if fingerprints.len() != n || fingerprints.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(RecordError::Corrupt("fingerprints out of order".into()));
+    }
+    let fingerprints = Arc::new(fingerprints);
+    let base_graph = base.as_ref().and_then(|b| b.graph.as_ref());
+    let graph = graph_file::read(toc, path, checksum, base_graph, &fingerprints)?;
+    if let Some(g) = &graph {
+        g.validate(fingerprints.len())
+            .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
+    }
+    Ok(States {
+        fingerprints,
+        set_of,
+        graph,
+    })
 }
 
 /// A section as the file stores it: its bytes (a view of the file's), and its length
