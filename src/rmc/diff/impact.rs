@@ -166,6 +166,13 @@ impl Impact {
 /// Per variable, the numbers its writes and its reads are compared by.
 type Compare = (Vec<usize>, Vec<usize>);
 
+/// The number variable `i` is compared by where read (`read`) or written: its own index
+/// where the side numbers its variables as they are.
+fn numbered(c: Option<&Compare>, read: bool, i: usize) -> usize {
+    c.and_then(|(w, r)| if read { r } else { w }.get(i).copied())
+        .unwrap_or(i)
+}
+
 /// One side of the comparison: a program, how its targets map to stable ids, and where its
 /// labels are.
 struct Side<'a> {
@@ -241,31 +248,19 @@ impl Names for Side<'_> {
     }
 
     fn global(&self, i: usize) -> usize {
-        self.globals
-            .as_ref()
-            .and_then(|g| g.0.get(i).copied())
-            .unwrap_or(i)
+        numbered(self.globals.as_ref(), false, i)
     }
 
     fn local(&self, proc: usize, i: usize) -> usize {
-        self.locals
-            .as_ref()
-            .and_then(|l| l.get(proc)?.0.get(i).copied())
-            .unwrap_or(i)
+        numbered(self.locals.as_ref().and_then(|l| l.get(proc)), false, i)
     }
 
     fn global_read(&self, i: usize) -> usize {
-        self.globals
-            .as_ref()
-            .and_then(|g| g.1.get(i).copied())
-            .unwrap_or(i)
+        numbered(self.globals.as_ref(), true, i)
     }
 
     fn local_read(&self, proc: usize, i: usize) -> usize {
-        self.locals
-            .as_ref()
-            .and_then(|l| l.get(proc)?.1.get(i).copied())
-            .unwrap_or(i)
+        numbered(self.locals.as_ref().and_then(|l| l.get(proc)), true, i)
     }
 }
 
