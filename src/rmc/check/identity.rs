@@ -11,10 +11,10 @@ use crate::rmc::record::{RecViolation, Record};
 
 /// A violation as the record and the base comparison know it.
 pub fn rec_violation(m: &Machine, v: &crate::explore::Violation) -> RecViolation {
-    let (at, edge) = match v.edge {
+    let (at, edge, pids) = match v.edge {
         Some(e) if (e as usize) < m.edges.len() => {
             let (l, k) = m.edge_at(e);
-            (vec![l], Some(k))
+            (vec![l], Some(k), v.pid.into_iter().collect())
         }
         _ => (
             v.blocked
@@ -26,11 +26,8 @@ pub fn rec_violation(m: &Machine, v: &crate::explore::Violation) -> RecViolation
                 })
                 .collect(),
             None,
+            v.blocked.iter().map(|b| b.pid).collect(),
         ),
-    };
-    let pids = match v.edge {
-        Some(_) => v.pid.into_iter().collect(),
-        None => v.blocked.iter().map(|b| b.pid).collect(),
     };
     RecViolation {
         kind: v.kind.as_str().to_string(),

@@ -325,42 +325,37 @@ pub fn recorded_violations(
     for (v, t) in r.violations.iter().zip(&r.trails) {
         let kind = *ViolationKind::ALL.iter().find(|k| k.as_str() == v.kind)?;
         let given = &mut trails_of[ViolationKind::ALL.iter().position(|&k| k == kind)?];
-        let Some(t) = t else {
+        let made = match t {
             // Reported without a trail, its kind's trails given: so it is here too (a check
             // that asks for more trails searches).
-            if *given < opts.max_trails {
-                return None;
+            None if *given < opts.max_trails => return None,
+            None => without_trail(m, v, kind)?,
+            Some(t) => {
+                let steps = t
+                    .iter()
+                    .map(|&RecStep(pid, loc, k, rv)| {
+                        Some(TrailStep {
+                            pid,
+                            edge: edge(loc, k)?,
+                            rv: match rv {
+                                Some((q, l, k)) => Some((q, edge(l, k)?)),
+                                None => None,
+                            },
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                let mut made = m.violation_after(initial, &steps, kind, opts)?;
+                if *given >= opts.max_trails {
+                    made.trail = None;
+                } else {
+                    *given += 1;
+                }
+                made
             }
-            let made = without_trail(m, v, kind)?;
-            let key = crate::rmc::check::rec_violation(m, &made);
-            if key.kind != v.kind || key.at != v.at || key.edge != v.edge {
-                return None;
-            }
-            out.push(made);
-            continue;
         };
-        let steps = t
-            .iter()
-            .map(|&RecStep(pid, loc, k, rv)| {
-                Some(TrailStep {
-                    pid,
-                    edge: edge(loc, k)?,
-                    rv: match rv {
-                        Some((q, l, k)) => Some((q, edge(l, k)?)),
-                        None => None,
-                    },
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let mut made = m.violation_after(initial, &steps, kind, opts)?;
         let key = crate::rmc::check::rec_violation(m, &made);
         if key.kind != v.kind || key.at != v.at || key.edge != v.edge {
             return None;
-        }
-        if *given >= opts.max_trails {
-            made.trail = None;
-        } else {
-            *given += 1;
         }
         out.push(made);
     }
