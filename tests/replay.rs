@@ -1198,6 +1198,30 @@ active proctype Checks() {
     assert!(!got.unchanged, "{}", got.reason);
     assert_same("20 trails", &commented, &got, &full);
     assert_eq!(got.trails, full.trails);
+
+    // A kind whose message holds values the record does not keep (an index out of range):
+    // past its trails, the check walks.
+    let faults = "byte a[2]; byte i;
+active proctype F() {
+	if
+	:: a[i + 2] = 1 :: a[i + 3] = 1 :: a[i + 4] = 1 :: a[i + 5] = 1
+	:: a[i + 6] = 1 :: a[i + 7] = 1 :: a[i + 8] = 1 :: a[i + 9] = 1
+	:: a[i + 10] = 1 :: a[i + 11] = 1 :: a[i + 12] = 1 :: a[i + 13] = 1
+	fi
+}
+";
+    let (record, _) = recorded(faults, &opts);
+    assert!(
+        record.trails.iter().filter(|t| t.is_none()).count() >= 2,
+        "{:?}",
+        record.violations
+    );
+    let commented = faults.replace("byte i;", "byte i; /* the index */");
+    let v = version(&commented).expect("parses");
+    let got = check_with(&v, Some(&record), Algorithm::Replay, &opts);
+    let full = check_with(&v, Some(&record), Algorithm::Full, &opts);
+    assert!(!got.unchanged, "{}", got.reason);
+    assert_same("index faults", &commented, &got, &full);
 }
 
 /// The invalid end states and assertion violations a record holds.

@@ -77,7 +77,11 @@ pub fn eligible(r: &Record, g: &Graph, opts: &Options) -> Option<Stats> {
     let errors_stop = opts
         .max_errors
         .is_some_and(|m| r.violations.len() as u64 >= m);
-    if r.trails.len() != r.violations.len() || errors_stop || opts.max_depth.is_some() {
+    if r.trails.len() != r.violations.len()
+        || errors_stop
+        || opts.max_depth.is_some()
+        || !remakeable(r, opts)
+    {
         return None;
     }
     // (A record made before its figures held `vector_bytes` and `largest_scc` lacks the
@@ -181,6 +185,30 @@ pub fn executed_edges(m: &Machine, executed: &[(u32, u32)]) -> Option<Vec<bool>>
         out[no as usize] = true;
     }
     Some(out)
+}
+
+/// Whether every recorded violation without a trail can be made again (`without_trail`)
+/// where this check's search would report it without one: asked before any state is looked
+/// at, so that a record that cannot serve costs nothing.
+fn remakeable(r: &Record, opts: &Options) -> bool {
+    let mut given = [0usize; ViolationKind::ALL.len()];
+    r.violations.iter().zip(&r.trails).all(|(v, t)| {
+        let Some(k) = ViolationKind::ALL.iter().position(|k| k.as_str() == v.kind) else {
+            return false;
+        };
+        if t.is_some() {
+            given[k] += 1;
+            return true;
+        }
+        given[k] >= opts.max_trails
+            && match ViolationKind::ALL[k] {
+                ViolationKind::InvalidEndState => v.edge.is_none() && v.pids.len() == v.at.len(),
+                ViolationKind::Assertion | ViolationKind::NonTerminatingAtomic => {
+                    v.edge.is_some() && v.at.len() == 1 && v.pids.len() == 1
+                }
+                _ => false,
+            }
+    })
 }
 
 /// A recorded violation that has no trail, made again in `m` from what the record keeps:
