@@ -726,9 +726,9 @@ fn recorded_base(
 
 #[test]
 fn the_record_a_run_reuses_counts_against_its_memory_limit() {
-    // A run that reuses a record holds it while it searches: a limit that a check without
-    // it fits under, but not with it, must cut the run rather than let the process grow
-    // past the limit.
+    // A run that reads a reused record's states holds them while it searches: a limit that
+    // a check without them fits under, but not with them, must cut the run rather than let
+    // the process grow past the limit. A full check never reads them, and fits.
     let dir = tempfile::tempdir().expect("tempdir");
     let text = BIG.replace("4000", "1000");
     let (model, base, first) = recorded_base(dir.path(), &text);
@@ -742,21 +742,38 @@ fn the_record_a_run_reuses_counts_against_its_memory_limit() {
     let record = std::fs::metadata(&base).expect("record").len();
     assert!(record > 8 << 20, "a record of {record} bytes");
     let limit = alone + record / 2;
-    let run = |reuse: bool| {
+    let run = |reuse: bool, alg: &str, model: &std::path::Path| {
         let mut c = bin();
-        c.args(["verify", "--format", "json", "--algorithm", "full"])
+        c.args(["verify", "--format", "json", "--algorithm", alg])
             .arg("--memory-limit")
             .arg(limit.to_string());
         if reuse {
             c.arg("--reuse").arg(&base);
         }
-        c.arg(&model).output().expect("runs")
+        c.arg(model).output().expect("runs")
     };
-    let out = run(false);
+    let out = run(false, "full", &model);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(json(&out)["stats"]["states_stored"].as_u64(), states);
-    let doc = cut_at_memory(&run(true), limit);
+    // A full check reads the record's head alone (its violations, to tell new from fixed).
+    let out = run(true, "full", &model);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc = json(&out);
     assert_eq!(doc["algorithm"], "full", "{doc}");
+    assert_eq!(doc["stats"]["states_stored"].as_u64(), states, "{doc}");
+    assert!(
+        doc["stats"]["peak_memory_bytes"].as_u64() <= Some(limit),
+        "{doc}"
+    );
+    // Pruning reads the states and, the loop's statement changed, executes every state
+    // anew beside them: cut.
+    let changed = write_model(
+        dir.path(),
+        "changed.pml",
+        &text.replacen("b < 1000 -> b++", "b < 1000 -> b++; skip", 1),
+    );
+    let doc = cut_at_memory(&run(true, "prune", &changed), limit);
+    assert_eq!(doc["algorithm"], "prune", "{doc}");
     assert!(doc["stats"]["states_stored"].as_u64() < states, "{doc}");
 }
 

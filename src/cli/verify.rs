@@ -215,8 +215,17 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     };
     let started = Instant::now();
     let base = args.reuse.as_deref().and_then(|path| {
-        // A record that cannot be used costs time, never a verdict.
-        match Base::load(path, None) {
+        // A record that cannot be used costs time, never a verdict. Its states are read
+        // when the plan needs them (a full check never does), as `check` reads its records.
+        let lazy = std::fs::File::open(path)
+            .map_err(|e| {
+                crate::rmc::check::BaseError::Record(crate::rmc::record::RecordError::Io {
+                    path: path.display().to_string(),
+                    err: e,
+                })
+            })
+            .and_then(|f| Base::lazy(path, &f));
+        match lazy {
             Ok(b) => Some(b),
             Err(e) => {
                 eprintln!(
