@@ -39,19 +39,10 @@ pub enum BaseError {
 }
 
 impl Base {
-    /// Reads the record at `path` and rebuilds its version: the one way a base is loaded,
-    /// from a file the user names or from the cache (`file`, when the caller opened it).
-    pub fn load(path: &Path, file: Option<&std::fs::File>) -> Result<Base, BaseError> {
-        let record = match file {
-            Some(f) => Record::from_file_at(f, path)?,
-            None => Record::read(path)?,
-        };
-        Base::from_record(record)
-    }
-
-    /// `load`, the record's states (fingerprints, sets of states, graph) left in the file
-    /// until `read_states`: the model, its ids and its violations are read, and the number
-    /// of its states.
+    /// Reads the record in `file` (at `path`) and rebuilds its version, the record's states
+    /// (fingerprints, sets of states, graph) left in the file until `read_states`: the
+    /// model, its ids and its violations are read, and the number of its states. The one way
+    /// a base is loaded, from a file the user names (`verify --reuse`) or from the cache.
     pub fn lazy(path: &Path, file: &std::fs::File) -> Result<Base, BaseError> {
         let (head, states) = Record::head_from_file(file, path)?;
         let mut base = Base::from_record(head)?;

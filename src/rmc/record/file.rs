@@ -934,27 +934,10 @@ impl Record {
         Record::parse(&b, Some(path), with_states)
     }
 
-    /// Reads the record in `file`, mapped rather than copied into memory where the system
-    /// allows (a section stored as it is then stays in the file's pages; a compressed one,
-    /// the state graph of any but the smallest models, is decompressed once). A record written on a base record is refused
-    /// (its base is found beside it: `from_file_at`).
-    pub fn from_file(file: &std::fs::File) -> Result<Record, RecordError> {
-        let b = mapped(file)?;
-        Record::parse(&b, None, true)
-    }
-
-    /// `from_file`, for the file at `path`: the graph of a record written on a base record
-    /// is read through the base, found in the same folder; and a record written beside it
-    /// later may be written on this one.
-    pub fn from_file_at(file: &std::fs::File, path: &Path) -> Result<Record, RecordError> {
-        let b = mapped(file)?;
-        Record::parse(&b, Some(path), true)
-    }
-
     /// The record in `file` without its states (`read_without_states`), and how many states
     /// it holds: what a check decides before it reads them (at 10^7 states, reading them
     /// costs seconds and gigabytes). Only the count's bytes of the states are decompressed;
-    /// the base records it stands on (`from_file_at`) must be there and whole.
+    /// the base records it stands on (found beside it) must be there and whole.
     pub fn head_from_file(file: &std::fs::File, path: &Path) -> Result<(Record, u64), RecordError> {
         if let Some((toc, count)) = head_part(file)? {
             // (The file's checksum names it to records written on it: not needed here.)
