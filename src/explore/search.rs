@@ -1110,11 +1110,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// reported while completing (a failed assertion, say) reported.
     #[inline]
     fn took(&mut self, it: &super::succ::Succ) -> TrailStep {
-        let step = TrailStep {
-            pid: it.pid,
-            edge: it.edge,
-            rv: it.rv,
-        };
+        let step = it.step();
         self.mark(step);
         if let Some(flag) = it.flag {
             self.report_flag(flag, step);
@@ -1141,7 +1137,7 @@ impl<R: Rider> Search<'_, '_, R> {
     /// `fault_of` for what the interpreter returned.
     fn fault_at(&mut self, f: &FaultAt, executed: bool) {
         let kind = fault_kind(&f.fault);
-        self.fault_of(fault_step(f), kind, executed, Some(&f.fault), f.flag)
+        self.fault_of(f.step(), kind, executed, Some(&f.fault), f.flag)
     }
 
     /// What every visit of a successor reached at `depth` by `step` begins with: a cut at
@@ -2011,15 +2007,6 @@ impl<R: Rider> Search<'_, '_, R> {
             let p = self.frames.get_mut(a as usize);
             p.lowlink = p.lowlink.min(f.lowlink);
         }
-    }
-}
-
-/// The step a fault happened in.
-fn fault_step(f: &FaultAt) -> TrailStep {
-    TrailStep {
-        pid: f.pid,
-        edge: f.edge,
-        rv: f.rv,
     }
 }
 

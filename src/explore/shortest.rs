@@ -150,10 +150,9 @@ impl Finder {
             }
             // The errors steps reported: completed ones, and failed ones before their fault (an
             // assertion inside a d_step that then blocked).
-            let reported = (g.faults.iter().map(|f| (f.pid, f.edge, f.rv, f.flag)))
-                .chain(g.items.iter().map(|it| (it.pid, it.edge, it.rv, it.flag)));
-            for (pid, edge, rv, flag) in reported {
-                let step = TrailStep { pid, edge, rv };
+            let reported = (g.faults.iter().map(|f| (f.step(), f.flag)))
+                .chain(g.items.iter().map(|it| (it.step(), it.flag)));
+            for (step, flag) in reported {
                 for flag in flag.into_iter().flat_map(super::exec::Flag::parts) {
                     let edge = flag_at(flag, &step).1;
                     let t = Key::Edge(flag_kind(flag), edge);
@@ -164,11 +163,7 @@ impl Finder {
                 }
             }
             for f in &g.faults {
-                let step = TrailStep {
-                    pid: f.pid,
-                    edge: f.edge,
-                    rv: f.rv,
-                };
+                let step = f.step();
                 let edge = property::fault_at(&step).1;
                 let t = Key::Edge(fault_kind(&f.fault), edge);
                 if let Some(at) = wanted.remove(&t) {
@@ -177,11 +172,7 @@ impl Finder {
                 }
             }
             for it in &g.items {
-                let step = TrailStep {
-                    pid: it.pid,
-                    edge: it.edge,
-                    rv: it.rv,
-                };
+                let step = it.step();
                 if it.atomic && repeats(store, &nodes, id, g.bytes_of(it)) {
                     let t = Key::Edge(ViolationKind::NonTerminatingAtomic, it.edge);
                     if let Some(at) = wanted.remove(&t) {

@@ -37,6 +37,16 @@ impl Succ {
     pub fn mover(&self) -> u8 {
         self.rv.map(|(p, _)| p).unwrap_or(self.pid)
     }
+
+    /// The step, as a trail names it.
+    #[inline]
+    pub fn step(&self) -> super::trail::TrailStep {
+        super::trail::TrailStep {
+            pid: self.pid,
+            edge: self.edge,
+            rv: self.rv,
+        }
+    }
 }
 
 /// A step that could not complete.
@@ -49,6 +59,17 @@ pub struct FaultAt {
     /// An error the step reported before its fault (an assertion that failed inside a
     /// `d_step` that then blocked): reported first.
     pub flag: Option<Flag>,
+}
+
+impl FaultAt {
+    /// The step the fault happened in, as a trail names it.
+    pub fn step(&self) -> super::trail::TrailStep {
+        super::trail::TrailStep {
+            pid: self.pid,
+            edge: self.edge,
+            rv: self.rv,
+        }
+    }
 }
 
 /// What the generator produced next.
