@@ -2629,7 +2629,9 @@ fn big_record(opts: &Options) -> (Record, u64, tempfile::TempDir, u64) {
 /// states never read (on the public MESI history, a 597k-state version of a 27.4M-state
 /// record took 11 to 13 s where its full check takes 1.1). A full check asked for never
 /// reads them either. A version as large as the recorded one stops the look, and then the
-/// states are read and the version replayed.
+/// states are read and the version replayed; where auto's random walks then meet mostly
+/// states the record lacks, the fingerprints they are looked up in are read, and the state
+/// graph never is (it costs several times as much to read), since a full check runs.
 #[test]
 fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     use git_rmc::rmc::check::{self, Base, Reuse};
@@ -2700,6 +2702,29 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
         (whole.algorithm, whole.reason.as_str())
     );
     assert!(plan.incremental());
+
+    // Every state of this version is new (`a` from 200, which no recorded state holds):
+    // the look stops, the walks decide, and the graph is not read.
+    let text = common::three_counters(40)
+        .replace("byte a, b, c;", "byte a = 200, b, c;")
+        .replace("a < 40", "a < 250");
+    let new = version(&text).expect("loads");
+    let (plan, base) = plan_on_lazy(&new, Algorithm::Auto);
+    assert_eq!(plan.algorithm, Algorithm::Full, "{}", plan.reason);
+    assert!(plan.reason.contains("random walks"), "{}", plan.reason);
+    assert!(
+        base.has_fingerprints() && !base.has_states(),
+        "{}",
+        plan.reason
+    );
+    let p = plan.predicted.expect("a prediction");
+    assert_eq!(p.walk_states, p.walk_new, "{p:?}");
+    assert!(p.walk_states.is_some_and(|n| n >= 64), "{p:?}");
+    let whole = check_with(&new, Some(&record), Algorithm::Auto, &opts);
+    assert_eq!(
+        (whole.algorithm, whole.reason.as_str()),
+        (plan.algorithm, plan.reason.as_str())
+    );
 }
 
 /// A large record's head (what a check decides by before it reads any state) is read alone,

@@ -85,6 +85,7 @@ pub fn cmd_diff(args: &DiffArgs) -> anyhow::Result<Outcome> {
             program,
             files: loaded.files,
             unread: None,
+            partial: None,
         }
     };
     let Some((_, mut program)) = super::load_model(&new_args)? else {

@@ -19,6 +19,9 @@ pub struct Base {
     /// A base read without its states (`Base::lazy`): where they are, until a plan needs
     /// them (`Base::read_states`). A full check never does.
     pub(crate) unread: Option<Unread>,
+    /// The states' fingerprints and sets read, their graph not yet
+    /// (`Base::read_fingerprints`).
+    pub(crate) partial: Option<crate::rmc::record::PartialStates>,
 }
 
 /// The states of a base's record, not read yet.
@@ -68,8 +71,13 @@ impl Base {
         }
     }
 
-    /// Whether the record's states are in memory.
+    /// Whether the record's states are in memory, their graph included.
     pub fn has_states(&self) -> bool {
+        self.unread.is_none() && self.partial.is_none()
+    }
+
+    /// Whether the record's fingerprints and sets are in memory.
+    pub fn has_fingerprints(&self) -> bool {
         self.unread.is_none()
     }
 
@@ -77,10 +85,23 @@ impl Base {
     /// again). The record read must be the one whose head was read: same model, same ids,
     /// as many states.
     pub fn read_states(&mut self) -> Result<(), BaseError> {
+        self.read_fingerprints()?;
+        if let Some(p) = self.partial.take() {
+            self.record.read_graph(p)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the record's fingerprints and sets, not its graph (`read_states` reads the
+    /// rest): what a lookup of states by fingerprint needs.
+    pub fn read_fingerprints(&mut self) -> Result<(), BaseError> {
         let Some(u) = self.unread.take() else {
             return Ok(());
         };
-        self.record.read_states_from(&u.file, &u.path, u.states)?;
+        self.partial = Some(
+            self.record
+                .read_fingerprints_from(&u.file, &u.path, u.states)?,
+        );
         Ok(())
     }
 
@@ -127,6 +148,7 @@ impl Base {
             program,
             files: loaded.files,
             unread: None,
+            partial: None,
         })
     }
 }

@@ -92,12 +92,14 @@ pub fn plan(
             predicted,
         );
     }
-    // (Only now: what the record says of its states is what the rest decides by.)
-    if let Err(e) = base.read_states() {
-        return cx.full(
-            format!("the record's states do not read ({e}): a full check"),
-            None,
-        );
+    // (Only now: what the record says of its states is what the rest decides by. Their
+    // fingerprints first: the probe and the prediction of pruning need no more, and when
+    // the probe decides a full check, the graph, which costs several times as much to read,
+    // is never read.)
+    let unread =
+        |e: super::base::BaseError| format!("the record's states do not read ({e}): a full check");
+    if let Err(e) = base.read_fingerprints() {
+        return cx.full(unread(e), None);
     }
     cx.dangerous = format!(
         "{} dangerous location{} of {}",
@@ -115,6 +117,20 @@ pub fn plan(
             .map(|p| p.automaton.locations.len())
             .sum::<usize>()
     );
+    let (meets_danger, mut predicted) = predict_prune(base, &cx.impact);
+    predicted.projected = cx.extension.is_some();
+    // (Where nothing executed changed, the graph is likely unchanged, which the probe
+    // cannot tell: it is read first. A state the walks meet that the record lacks is one
+    // more reason the graph changed, so a full check the probe decides here is the one it
+    // would decide after.)
+    if !(cx.impact.dangerous.is_empty() && unchanged_may_hold(&cx)) {
+        if let Some(reason) = probe_says_new(base, &cx, &mut predicted) {
+            return cx.full(reason, Some(predicted));
+        }
+    }
+    if let Err(e) = base.read_states() {
+        return cx.full(unread(e), Some(predicted));
+    }
     let graph = base.record.graph.take();
     // Across a change that drops bytes, recorded states are met by key, which their vectors
     // give.
@@ -128,8 +144,6 @@ pub fn plan(
         );
         return cx.full(reason, None);
     }
-    let (meets_danger, mut predicted) = predict_prune(base, &cx.impact);
-    predicted.projected = cx.extension.is_some();
     if by_key {
         predicted.map_cost = Some(cx.states as f64 * KEY_COST);
     }
@@ -172,8 +186,10 @@ pub fn plan(
             rp.keys = cx.keys.clone();
         }
     }
-    if let Some(reason) = probe_says_new(base, &cx, &mut predicted) {
-        return cx.full(reason, Some(predicted));
+    if predicted.walk_states.is_none() {
+        if let Some(reason) = probe_says_new(base, &cx, &mut predicted) {
+            return cx.full(reason, Some(predicted));
+        }
     }
     // Across a layout change, a pruning run writes no state graph (its pruned states'
     // recorded vectors are the old layout's), and the next commit that changes a

@@ -39,7 +39,7 @@
 use crate::explore::budget::Held;
 use crate::explore::Fingerprint;
 use bytes::Bytes;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -892,6 +892,18 @@ impl Record {
         path: &Path,
         states: u64,
     ) -> Result<(), RecordError> {
+        let partial = self.read_fingerprints_from(file, path, states)?;
+        self.read_graph(partial)
+    }
+
+    /// The first half of `read_states_from`: the states' fingerprints and sets, and what
+    /// `read_graph` reads the rest from.
+    pub fn read_fingerprints_from(
+        &mut self,
+        file: &std::fs::File,
+        path: &Path,
+        states: u64,
+    ) -> Result<PartialStates, RecordError> {
         let b = mapped(file)?;
         let (toc, checksum) = checked(&b)?;
         let (meta, sources, ids) = identity_of(&toc)?;
@@ -900,13 +912,21 @@ impl Record {
                 "the record changed while it was read".into(),
             ));
         }
-        let s = states_of(&toc, checksum, Some(path), MAX_BASES, self.sets.len())?;
+        let mut s = partial_states_of(toc, checksum, Some(path), MAX_BASES, self.sets.len())?;
         if s.fingerprints.len() as u64 != states {
             return Err(RecordError::Corrupt(
                 "the record changed while it was read".into(),
             ));
         }
-        (self.fingerprints, self.set_of, self.graph) = (s.fingerprints, s.set_of, s.graph);
+        // (The sets are the record's from here: `read_graph` reads the graph alone.)
+        (self.fingerprints, self.set_of) = (s.fingerprints.clone(), std::mem::take(&mut s.set_of));
+        Ok(s)
+    }
+
+    /// The second half of `read_states_from`: the graph the fingerprints read stand for.
+    pub fn read_graph(&mut self, partial: PartialStates) -> Result<(), RecordError> {
+        let s = partial.finish()?;
+        self.graph = s.graph;
         Ok(())
     }
 
@@ -1049,6 +1069,20 @@ struct States {
     graph: Option<Graph>,
 }
 
+/// A record's states read as far as their fingerprints and sets (what a lookup by
+/// fingerprint and a prediction of pruning need), its graph and the graphs of the bases it
+/// stands on left in their files until `finish`: reading a graph costs several times what
+/// the fingerprints do, and a check that decides on them alone to run in full never needs it.
+pub struct PartialStates {
+    toc: Toc,
+    checksum: u64,
+    path: Option<PathBuf>,
+    fingerprints: Arc<Vec<Fingerprint>>,
+    set_of: Vec<u32>,
+    /// The base record the graph stands on, read as far, and its reference.
+    base: Option<(Box<PartialStates>, graph_file::BaseRef)>,
+}
+
 /// The states of the record whose sections are `toc` (`STAT`, the base it stands on, the
 /// graph), each state's set checked against its `sets` sets.
 fn states_of(
@@ -1058,8 +1092,18 @@ fn states_of(
     bases_left: u32,
     sets: usize,
 ) -> Result<States, RecordError> {
-    let get = |tag: &[u8; 4]| required(toc, tag);
-    let stat = get(b"STAT")?;
+    partial_states_of(toc.clone(), checksum, path, bases_left, sets)?.finish()
+}
+
+/// `states_of` as far as the fingerprints and sets (`PartialStates`).
+fn partial_states_of(
+    toc: Toc,
+    checksum: u64,
+    path: Option<&Path>,
+    bases_left: u32,
+    sets: usize,
+) -> Result<PartialStates, RecordError> {
+    let stat = required(&toc, b"STAT")?;
     let mut r = R { b: &stat, at: 0 };
     let n = r.count(4)?;
     let (on_base, wide) = match r.bytes(1)?[0] {
@@ -1070,23 +1114,17 @@ fn states_of(
         _ => return Err(RecordError::Corrupt("STAT: mode".into())),
     };
     // The base record its graph (and maybe its fingerprints) stand on.
-    let base = match section(toc, b"BASE")? {
+    let base = match section(&toc, b"BASE")? {
         Some(s) => {
             let (bref, btoc, bsum, bpath) = graph_file::base_toc(&s, path, bases_left)?;
             // (Only its states: what this record's stand on.)
             let base = identity_of(&btoc)
                 .and_then(|_| {
-                    states_of(
-                        &btoc,
-                        bsum,
-                        Some(&bpath),
-                        bases_left - 1,
-                        sets_count(&btoc)?,
-                    )
+                    let sets = sets_count(&btoc)?;
+                    partial_states_of(btoc, bsum, Some(&bpath), bases_left - 1, sets)
                 })
                 .map_err(|e| graph_file::base_error(&bref, e))?;
-            graph_file::base_fits(&bref, base.graph.as_ref())?;
-            Some(base)
+            Some((Box::new(base), bref))
         }
         None if on_base => {
             return Err(RecordError::Corrupt(
@@ -1096,7 +1134,7 @@ fn states_of(
         None => None,
     };
     let fingerprints = match &base {
-        Some(base) if on_base => get_fingerprints_on(&mut r, n, &base.fingerprints, wide)?,
+        Some((base, _)) if on_base => get_fingerprints_on(&mut r, n, &base.fingerprints, wide)?,
         _ => get_fingerprints(&mut r, n, wide)?,
     };
     let ids_bytes = r.bytes(n * 4)?;
@@ -1110,22 +1148,61 @@ fn states_of(
     if fingerprints.len() != n || fingerprints.windows(2).any(|w| w[0] >= w[1]) {
         return Err(RecordError::Corrupt("fingerprints out of order".into()));
     }
-    let fingerprints = Arc::new(fingerprints);
-    let base_graph = base.as_ref().and_then(|b| b.graph.as_ref());
-    let graph = graph_file::read(toc, path, checksum, base_graph, &fingerprints)?;
-    if let Some(g) = &graph {
-        g.validate(fingerprints.len())
-            .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
-    }
-    Ok(States {
-        fingerprints,
+    Ok(PartialStates {
+        toc,
+        checksum,
+        path: path.map(Path::to_path_buf),
+        fingerprints: Arc::new(fingerprints),
         set_of,
-        graph,
+        base,
     })
 }
 
+impl PartialStates {
+    /// The number of states read.
+    pub fn len(&self) -> usize {
+        self.fingerprints.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fingerprints.is_empty()
+    }
+
+    /// The states with their graph, read on the bases' graphs.
+    fn finish(self) -> Result<States, RecordError> {
+        let base_graph = match self.base {
+            Some((base, bref)) => {
+                let g = base
+                    .finish()
+                    .map_err(|e| graph_file::base_error(&bref, e))?
+                    .graph;
+                graph_file::base_fits(&bref, g.as_ref())?;
+                g
+            }
+            None => None,
+        };
+        let graph = graph_file::read(
+            &self.toc,
+            self.path.as_deref(),
+            self.checksum,
+            base_graph.as_ref(),
+            &self.fingerprints,
+        )?;
+        if let Some(g) = &graph {
+            g.validate(self.fingerprints.len())
+                .map_err(|e| RecordError::Corrupt(format!("GRPH: {e}")))?;
+        }
+        Ok(States {
+            fingerprints: self.fingerprints,
+            set_of: self.set_of,
+            graph,
+        })
+    }
+}
+
 /// A section as the file stores it: its bytes (a view of the file's), and its length
-/// decompressed (0: stored as it is).
+/// decompressed (0: stored as it is). (A clone is a view of the same bytes.)
+#[derive(Clone)]
 pub(super) struct Stored {
     bytes: Bytes,
     raw: u64,

@@ -66,7 +66,7 @@ pub(super) fn base_section(o: &Origin) -> Vec<u8> {
 }
 
 /// What a `BASE` section says.
-pub(super) struct BaseRef {
+pub struct BaseRef {
     name: String,
     checksum: u64,
     events: u64,
