@@ -1583,8 +1583,15 @@ fn replays_across_declaration_changes_equal_full_checks() {
         eprintln!("  {}: {n}", DECLARATION_KIND_NAMES[k]);
     }
     assert!(compared >= 150, "only {compared} compared");
+    // Nine in ten run through the map, replayed or keeping the graph (376 of 388 when this
+    // was written; a constant written to a retyped variable both types hold moved 11 from
+    // the first to the second), and the replay through the map is exercised on a third.
     assert!(
-        projected * 2 >= compared,
+        (projected + kept) * 10 >= compared * 9,
+        "{projected} of {compared} replayed through the map, {kept} kept the graph"
+    );
+    assert!(
+        projected * 3 >= compared,
         "{projected} of {compared} replayed through the map"
     );
     assert!(walked * 2 >= projected, "{walked} of {projected} walked");
@@ -2028,24 +2035,26 @@ active proctype C() { do :: z < 10 -> z++ :: z == 10 -> z = 0 od }
 
 /// A global retyped, wider and narrower: its values carry over where the other type holds
 /// them, so the statements that only read it are the same statements; the ones that write
-/// it (which the other type truncates otherwise) are dangerous, and only they. Narrower,
-/// the recorded states whose value the new type cannot hold have no image (and the new
+/// it a value the other type may truncate are dangerous, and only they: not a constant both
+/// types hold (`x = 0`), which leaves a state and its image the same value. Narrower, the
+/// recorded states whose value the new type cannot hold have no image (and the new
 /// version's wrap-around is executed): replay equals a full check either way.
 #[test]
 fn a_retyped_variable_is_dangerous_where_it_is_written_not_where_it_is_read() {
     let v1 = "short x; byte y; byte z;
-active proctype W() { do :: x < 300 -> skip; skip; skip; x++ :: x >= 300 -> x = 0 od }
+active proctype W() { do :: x < 300 -> skip; skip; skip; x++ :: x >= 300 -> x = 256; x = 0 od }
 active proctype R() { do :: x > 100 -> y = (y + 1) % 4 :: x <= 100 -> y = 0 od }
 active proctype S() { do :: z < 5 && x != 7 -> z++ :: z == 5 -> z = 0 od }
 ";
     let (base, _) = recorded(v1, &limited());
-    for ty in ["int", "byte"] {
+    // `x++`; and `x = 256` where the new type cannot hold 256. Not `x = 0`, nor the three
+    // guards that read it.
+    for (ty, dangerous) in [("int", 1), ("byte", 2)] {
         let v2 = v1.replace("short x;", &format!("{ty} x;"));
         let what = format!("x retyped {ty}");
         let (rep, full) = replayed_because(&what, &base, &v2, "through their projection");
         assert_eq!(rep.algorithm, Algorithm::Replay, "{what}: {}", rep.reason);
-        // `x++` and `x = 0`; not the three guards that read it.
-        assert_eq!(rep.dangerous, 2, "{what}: {}", rep.reason);
+        assert_eq!(rep.dangerous, dangerous, "{what}: {}", rep.reason);
         assert!(
             full.stats.states_stored >= 10_000,
             "{what}: {:?}",

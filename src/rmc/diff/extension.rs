@@ -43,6 +43,10 @@ pub struct Extension {
     /// retyped: `read_kept`) is read as it was; only writes of it (which the other type
     /// truncates otherwise) are dangerous. Else as `compare_globals`.
     pub read_globals: Vec<usize>,
+    /// Per old global whose reads are kept (`read_globals`): its scalar type in the old and
+    /// the new version. A constant that both hold, written to it, leaves the value a mapped
+    /// state reads in both, so such a write compares as a read does (`Retyped::holds`).
+    pub retyped_globals: Vec<Option<Retyped>>,
     /// The old globals area's pieces, each mapped to the new area.
     pub from: Vec<Piece>,
     /// Bytes of the old globals area (from `globals_at` to the old `records_at`).
@@ -232,6 +236,8 @@ pub struct ProcExtension {
     pub compare: Vec<usize>,
     /// Per old local: the number reads of it compare by (as `Extension::read_globals`).
     pub read: Vec<usize>,
+    /// Per old local, as `Extension::retyped_globals`.
+    pub retyped: Vec<Option<Retyped>>,
     /// The old locals' pieces.
     pub from: Vec<Piece>,
     /// Bytes of the new locals, and of the old ones.
@@ -1050,7 +1056,36 @@ struct Pairing {
     index: Vec<usize>,
     compare: Vec<usize>,
     read: Vec<usize>,
+    retyped: Vec<Option<Retyped>>,
     from: Vec<Piece>,
+}
+
+/// A variable retyped whose reads are kept (`read_kept`): the scalar type of its elements
+/// in the old and the new version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retyped {
+    pub old: Scalar,
+    pub new: Scalar,
+}
+
+impl Retyped {
+    /// Whether a store of `c` leaves `c` in both types: then a state and its image hold
+    /// the same value after it, as they did before any write that keeps them apart.
+    pub fn holds(&self, c: i64) -> bool {
+        i32::try_from(c).is_ok_and(|v| self.old.truncate(v) == v && self.new.truncate(v) == v)
+    }
+
+    fn of(ov: &Var, ol: &VarLayout, nv: &Var, nl: &VarLayout) -> Option<Retyped> {
+        if !read_kept(ov, ol, nv, nl) {
+            return None;
+        }
+        let (a, b) = (plain_scalars(ov, ol)?, plain_scalars(nv, nl)?);
+        // (An array's elements are of one type.)
+        Some(Retyped {
+            old: a.first()?.1,
+            new: b.first()?.1,
+        })
+    }
 }
 
 /// A variable retyped whose every value reads the same in both versions wherever a state
@@ -1185,6 +1220,7 @@ fn pair_vars(
         index: Vec::new(),
         compare: Vec::new(),
         read: Vec::new(),
+        retyped: Vec::new(),
         from: Vec::new(),
     };
     let what = if owner.is_empty() { "global" } else { "local" };
@@ -1228,6 +1264,7 @@ fn pair_vars(
             let n = d.fresh();
             p.compare.push(n);
             p.read.push(n);
+            p.retyped.push(None);
             p.from.push(Piece::Drop {
                 old_at: ol.offset,
                 len: ol.shape.size(),
@@ -1263,6 +1300,7 @@ fn pair_vars(
         if all_scalars(ol) == all_scalars(nl) {
             p.compare.push(j);
             p.read.push(j);
+            p.retyped.push(None);
             p.from.push(Piece::Copy {
                 old_at: ol.offset,
                 new_at: nl.offset,
@@ -1282,7 +1320,9 @@ fn pair_vars(
         }
         let n = d.fresh();
         p.compare.push(n);
-        p.read.push(if read_kept(v, ol, w, nl) { j } else { n });
+        let retyped = Retyped::of(v, ol, w, nl);
+        p.read.push(if retyped.is_some() { j } else { n });
+        p.retyped.push(retyped);
         for ((off, s), to) in scalar_pairs(v, ol, w, nl) {
             let old_at = ol.offset + off;
             p.from.push(match to {
@@ -1404,6 +1444,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
                 locals: Vec::new(),
                 compare: Vec::new(),
                 read: Vec::new(),
+                retyped: Vec::new(),
                 from: Vec::new(),
                 size: y.locals_size,
                 old_size: 0,
@@ -1453,6 +1494,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             locals: p.index,
             compare: p.compare,
             read: p.read,
+            retyped: p.retyped,
             from: p.from,
             size: y.locals_size,
             old_size: x.locals_size,
@@ -1633,6 +1675,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         globals: globals.index,
         compare_globals: globals.compare,
         read_globals: globals.read,
+        retyped_globals: globals.retyped,
         from: globals.from,
         old_globals_size: a.records_at - a.globals_at,
         globals_at: b.globals_at,

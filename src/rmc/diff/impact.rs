@@ -17,7 +17,7 @@ use crate::program::expr::{LExpr, LStmt};
 use crate::program::{LocId, Location, Proc, Program};
 
 use crate::rmc::diff::chan_alias::ChanAlias;
-use crate::rmc::diff::extension::{layout_extension, Extension, NoMap};
+use crate::rmc::diff::extension::{layout_extension, Extension, NoMap, Retyped};
 use crate::rmc::diff::ids::StableIds;
 use crate::rmc::diff::label::{Canon, Names, Parts};
 
@@ -163,14 +163,24 @@ impl Impact {
     }
 }
 
-/// Per variable, the numbers its writes and its reads are compared by.
-type Compare = (Vec<usize>, Vec<usize>);
+/// Per variable, the numbers its writes and its reads are compared by, and its types where
+/// it was retyped with its reads kept.
+type Compare = (Vec<usize>, Vec<usize>, Vec<Option<Retyped>>);
 
 /// The number variable `i` is compared by where read (`read`) or written: its own index
 /// where the side numbers its variables as they are.
 fn numbered(c: Option<&Compare>, read: bool, i: usize) -> usize {
-    c.and_then(|(w, r)| if read { r } else { w }.get(i).copied())
+    c.and_then(|(w, r, _)| if read { r } else { w }.get(i).copied())
         .unwrap_or(i)
+}
+
+/// The number variable `i` is compared by where constant `v` is written to it: as a read
+/// where both its types hold `v` (`Retyped::holds`), else as a write.
+fn numbered_const(c: Option<&Compare>, i: usize, v: i64) -> usize {
+    let holds = c
+        .and_then(|(_, _, t)| t.get(i).copied().flatten())
+        .is_some_and(|t| t.holds(v));
+    numbered(c, holds, i)
 }
 
 /// One side of the comparison: a program, how its targets map to stable ids, and where its
@@ -208,13 +218,21 @@ impl<'a> Side<'a> {
     /// An old version compared with a new one whose layout maps onto it: its variables
     /// are numbered as the new version numbers them, converted and dropped ones apart.
     fn with_globals(mut self, ext: Option<&Extension>) -> Self {
-        self.globals = ext.map(|e| (e.compare_globals.clone(), e.read_globals.clone()));
+        self.globals = ext.map(|e| {
+            (
+                e.compare_globals.clone(),
+                e.read_globals.clone(),
+                e.retyped_globals.clone(),
+            )
+        });
         self.locals = ext.map(|e| {
             e.old_tags
                 .iter()
                 .map(|t| {
                     t.and_then(|t| e.procs.get(t as usize))
-                        .map_or_else(Default::default, |p| (p.compare.clone(), p.read.clone()))
+                        .map_or_else(Default::default, |p| {
+                            (p.compare.clone(), p.read.clone(), p.retyped.clone())
+                        })
                 })
                 .collect()
         });
@@ -261,6 +279,14 @@ impl Names for Side<'_> {
 
     fn local_read(&self, proc: usize, i: usize) -> usize {
         numbered(self.locals.as_ref().and_then(|l| l.get(proc)), true, i)
+    }
+
+    fn global_const(&self, i: usize, v: i64) -> usize {
+        numbered_const(self.globals.as_ref(), i, v)
+    }
+
+    fn local_const(&self, proc: usize, i: usize, v: i64) -> usize {
+        numbered_const(self.locals.as_ref().and_then(|l| l.get(proc)), i, v)
     }
 }
 

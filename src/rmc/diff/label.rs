@@ -45,6 +45,27 @@ pub trait Names {
     fn local_read(&self, proc: usize, i: usize) -> usize {
         self.local(proc, i)
     }
+    /// The number a write of the constant `v` to global `i` is compared by: as a read where
+    /// both versions' types hold `v` (the value written is then the same in a state and in
+    /// its image), else as a write.
+    fn global_const(&self, i: usize, v: i64) -> usize {
+        let _ = v;
+        self.global(i)
+    }
+    /// Likewise for local `i` of proctype `proc`.
+    fn local_const(&self, proc: usize, i: usize, v: i64) -> usize {
+        let _ = v;
+        self.local(proc, i)
+    }
+}
+
+/// How a statement names a variable.
+#[derive(Clone, Copy)]
+enum Access {
+    Read,
+    Write,
+    /// An assignment of a constant.
+    WriteConst(i64),
 }
 
 /// Writes canonical bytes.
@@ -100,31 +121,32 @@ impl<'a, N: Names> Canon<'a, N> {
 
     /// A variable read (its index and field expressions are always reads).
     pub fn var(&mut self, v: &LVar) {
-        self.slot(v, false);
+        self.slot(v, Access::Read);
     }
 
     /// A variable written: an assignment's target, a receive's variable, a channel created.
     fn target(&mut self, v: &LVar) {
-        self.slot(v, true);
+        self.slot(v, Access::Write);
     }
 
-    fn slot(&mut self, v: &LVar, write: bool) {
+    fn slot(&mut self, v: &LVar, access: Access) {
         match v.slot {
             Slot::Global(i) => {
                 self.tag(1);
-                let n = if write {
-                    self.names.global(i)
-                } else {
-                    self.names.global_read(i)
+                let n = match access {
+                    Access::Read => self.names.global_read(i),
+                    Access::Write => self.names.global(i),
+                    Access::WriteConst(c) => self.names.global_const(i, c),
                 };
                 self.u32(n as u32);
             }
             Slot::Local(i) => {
                 self.tag(2);
-                let i = match self.cur {
-                    Some(p) if write => self.names.local(p, i),
-                    Some(p) => self.names.local_read(p, i),
-                    None => i,
+                let i = match (self.cur, access) {
+                    (Some(p), Access::Read) => self.names.local_read(p, i),
+                    (Some(p), Access::Write) => self.names.local(p, i),
+                    (Some(p), Access::WriteConst(c)) => self.names.local_const(p, i, c),
+                    (None, _) => i,
                 };
                 self.u32(i as u32);
             }
@@ -308,7 +330,10 @@ impl<'a, N: Names> Canon<'a, N> {
             }
             LStmt::Assign(v, e) => {
                 self.tag(2);
-                self.target(v);
+                match e {
+                    LExpr::Const(c) | LExpr::Mtype(_, c) => self.slot(v, Access::WriteConst(*c)),
+                    _ => self.target(v),
+                }
                 self.expr(e);
             }
             LStmt::Send { chan, args, sorted } => {
