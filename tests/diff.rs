@@ -311,3 +311,31 @@ init { run P(); b!1 }
         }
     }
 }
+
+/// A variable retyped whose values read the same (a scalar, an array of as many): its reads
+/// are the same statements, and so is a write of a constant both types hold, a negative
+/// one included; a write of anything else, or of a constant one type cannot hold, is
+/// dangerous.
+#[test]
+fn a_retyped_variable_is_dangerous_where_a_write_may_differ() {
+    let old = "short x; byte y;
+active proctype P() {
+    do
+    :: x > 3 -> x = 0
+    :: x < 0 -> x = -1
+    :: y == 1 -> x = 70000
+    :: y == 2 -> x = 255
+    :: y == 3 -> x = y
+    :: y < 3 -> y++
+    od
+}
+";
+    let stmts = |ty: &str| {
+        let mut d = dangerous(&diff(old, &old.replace("short x;", &format!("{ty} x;"))));
+        d.sort();
+        d
+    };
+    // Each option's guard and its write are locations of their own: only writes appear.
+    assert_eq!(stmts("int"), ["x = 70000", "x = y"]);
+    assert_eq!(stmts("byte"), ["x = -1", "x = 70000", "x = y"]);
+}

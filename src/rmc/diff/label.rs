@@ -59,6 +59,18 @@ pub trait Names {
     }
 }
 
+/// The value of an expression that is a constant (`-1` is a negation of one).
+fn constant(e: &LExpr) -> Option<i64> {
+    match e {
+        LExpr::Const(c) | LExpr::Mtype(_, c) => Some(*c),
+        LExpr::Unary(crate::promela::ast::UnOp::Neg, a) => match **a {
+            LExpr::Const(c) => c.checked_neg(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// How a statement names a variable.
 #[derive(Clone, Copy)]
 enum Access {
@@ -330,9 +342,9 @@ impl<'a, N: Names> Canon<'a, N> {
             }
             LStmt::Assign(v, e) => {
                 self.tag(2);
-                match e {
-                    LExpr::Const(c) | LExpr::Mtype(_, c) => self.slot(v, Access::WriteConst(*c)),
-                    _ => self.target(v),
+                match constant(e) {
+                    Some(c) => self.slot(v, Access::WriteConst(c)),
+                    None => self.target(v),
                 }
                 self.expr(e);
             }
