@@ -339,3 +339,43 @@ active proctype P() {
     assert_eq!(stmts("int"), ["x = 70000", "x = y"]);
     assert_eq!(stmts("byte"), ["x = -1", "x = 70000", "x = y"]);
 }
+
+/// An array of scalars resized: an element both versions have, named by a constant index,
+/// is the same element, kept as it was, so a statement that reads or writes only such
+/// elements is the same statement; an index that is not a constant, or an element one
+/// version lacks, makes it dangerous. Not where the elements' type changed too.
+#[test]
+fn a_resized_array_is_the_same_where_a_constant_index_names_an_element_both_have() {
+    let old = "byte a[3]; byte i;
+active proctype P() {
+    do
+    :: a[0] < 2 -> a[0]++
+    :: a[2] == 1 -> a[1] = a[0]
+    :: i < 2 -> i++
+    :: a[i] == 0 -> a[i] = 1
+    od
+}
+active proctype Q() { a[2] == 1 -> i = 0 }
+";
+    let stmts = |decl: &str| {
+        let mut d = dangerous(&diff(old, &old.replace("byte a[3];", decl)));
+        d.sort();
+        d
+    };
+    // (The guard and the statement after it are locations of their own.)
+    assert_eq!(
+        stmts("byte a[4];"),
+        ["a[0] < 2 | a[2] == 1 | i < 2 | a[i] == 0", "a[i] = 1"]
+    );
+    // Shrunk to 2: a[2] is gone.
+    assert_eq!(
+        stmts("byte a[2];"),
+        [
+            "a[0] < 2 | a[2] == 1 | i < 2 | a[i] == 0",
+            "a[2] == 1",
+            "a[i] = 1"
+        ]
+    );
+    // Retyped as well: every access.
+    assert_eq!(stmts("short a[4];").len(), 5, "{:?}", stmts("short a[4];"));
+}

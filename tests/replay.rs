@@ -2074,6 +2074,43 @@ active proctype S() { do :: z < 5 && x != 7 -> z++ :: z == 5 -> z = 0 od }
     }
 }
 
+/// An array resized, grown and shrunk: the statements that name only elements both versions
+/// have by constant indices are the same statements; the one that indexes it by a variable
+/// is dangerous (an index past one length and within the other reads in one version and
+/// faults in the other: shrunk, the new version faults where the old one wrote). Replay
+/// equals a full check either way.
+#[test]
+fn a_resized_array_is_dangerous_where_an_index_may_reach_past_either_length() {
+    let v1 = "byte a[3]; byte i;
+active proctype P() { do :: a[0] < 5 -> a[0]++ :: a[0] == 5 -> a[0] = 0 od }
+active proctype Q() { do :: a[1] < 7 -> skip; a[1]++ :: a[1] == 7 -> a[1] = 0 od }
+active proctype R() { do :: i < 2 -> i++; a[i] = a[0] :: i == 2 -> i = 0 od }
+";
+    let (base, stored) = recorded(v1, &limited());
+    assert_eq!(stored, 16_704);
+    for (len, states, errors) in [(4, 16_704, 0), (2, 1_872, 1)] {
+        let v2 = v1.replace("byte a[3];", &format!("byte a[{len}];"));
+        let what = format!("a resized to {len}");
+        let (rep, full) = replayed_because(&what, &base, &v2, "through their projection");
+        assert_eq!(rep.algorithm, Algorithm::Replay, "{what}: {}", rep.reason);
+        // `a[i] = a[0]` alone.
+        assert_eq!(rep.dangerous, 1, "{what}: {}", rep.reason);
+        assert_eq!(full.stats.states_stored, states, "{what}");
+        assert_eq!(full.violations.len(), errors, "{what}");
+        assert!(
+            rep.stats.states_executed * 2 < full.stats.states_stored,
+            "{what}: executed {} of {}",
+            rep.stats.states_executed,
+            full.stats.states_stored
+        );
+        same_states_and_sets(
+            &what,
+            rep.record.as_ref().expect("a record"),
+            full.record.as_ref().expect("a record"),
+        );
+    }
+}
+
 #[test]
 fn a_record_without_a_graph_is_pruned_and_says_why() {
     let text = "byte x; active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }\n";

@@ -47,6 +47,11 @@ pub struct Extension {
     /// the new version. A constant that both hold, written to it, leaves the value a mapped
     /// state reads in both, so such a write compares as a read does (`Retyped::holds`).
     pub retyped_globals: Vec<Option<Retyped>>,
+    /// Per old global that is an array of scalars resized, its elements' type the same:
+    /// the elements both versions have (the shorter length). Such an element named by a
+    /// constant index is the same element in both, kept as it was, so an access of it
+    /// compares as the variable kept would (`Names::global_element`).
+    pub resized_globals: Vec<Option<u32>>,
     /// The old globals area's pieces, each mapped to the new area.
     pub from: Vec<Piece>,
     /// Bytes of the old globals area (from `globals_at` to the old `records_at`).
@@ -236,8 +241,9 @@ pub struct ProcExtension {
     pub compare: Vec<usize>,
     /// Per old local: the number reads of it compare by (as `Extension::read_globals`).
     pub read: Vec<usize>,
-    /// Per old local, as `Extension::retyped_globals`.
+    /// Per old local, as `Extension::retyped_globals` and `resized_globals`.
     pub retyped: Vec<Option<Retyped>>,
+    pub resized: Vec<Option<u32>>,
     /// The old locals' pieces.
     pub from: Vec<Piece>,
     /// Bytes of the new locals, and of the old ones.
@@ -1057,7 +1063,23 @@ struct Pairing {
     compare: Vec<usize>,
     read: Vec<usize>,
     retyped: Vec<Option<Retyped>>,
+    resized: Vec<Option<u32>>,
     from: Vec<Piece>,
+}
+
+/// The elements both versions of an array of scalars have (the shorter length), when it was
+/// resized and its elements' type is the same.
+fn resized_kept(ov: &Var, ol: &VarLayout, nv: &Var, nl: &VarLayout) -> Option<u32> {
+    let (a, b) = (plain_scalars(ov, ol)?, plain_scalars(nv, nl)?);
+    a.first()?;
+    match (&ol.shape, &nl.shape, ov.array, nv.array) {
+        (Shape::Array { .. }, Shape::Array { .. }, Some(n), Some(m))
+            if n != m && a.iter().chain(&b).all(|x| x.1 == a[0].1) =>
+        {
+            Some(n.min(m))
+        }
+        _ => None,
+    }
 }
 
 /// A variable retyped whose reads are kept (`read_kept`): the scalar type of its elements
@@ -1221,6 +1243,7 @@ fn pair_vars(
         compare: Vec::new(),
         read: Vec::new(),
         retyped: Vec::new(),
+        resized: Vec::new(),
         from: Vec::new(),
     };
     let what = if owner.is_empty() { "global" } else { "local" };
@@ -1265,6 +1288,7 @@ fn pair_vars(
             p.compare.push(n);
             p.read.push(n);
             p.retyped.push(None);
+            p.resized.push(None);
             p.from.push(Piece::Drop {
                 old_at: ol.offset,
                 len: ol.shape.size(),
@@ -1301,6 +1325,7 @@ fn pair_vars(
             p.compare.push(j);
             p.read.push(j);
             p.retyped.push(None);
+            p.resized.push(None);
             p.from.push(Piece::Copy {
                 old_at: ol.offset,
                 new_at: nl.offset,
@@ -1323,6 +1348,7 @@ fn pair_vars(
         let retyped = Retyped::of(v, ol, w, nl);
         p.read.push(if retyped.is_some() { j } else { n });
         p.retyped.push(retyped);
+        p.resized.push(resized_kept(v, ol, w, nl));
         for ((off, s), to) in scalar_pairs(v, ol, w, nl) {
             let old_at = ol.offset + off;
             p.from.push(match to {
@@ -1445,6 +1471,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
                 compare: Vec::new(),
                 read: Vec::new(),
                 retyped: Vec::new(),
+                resized: Vec::new(),
                 from: Vec::new(),
                 size: y.locals_size,
                 old_size: 0,
@@ -1495,6 +1522,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             compare: p.compare,
             read: p.read,
             retyped: p.retyped,
+            resized: p.resized,
             from: p.from,
             size: y.locals_size,
             old_size: x.locals_size,
@@ -1676,6 +1704,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         compare_globals: globals.compare,
         read_globals: globals.read,
         retyped_globals: globals.retyped,
+        resized_globals: globals.resized,
         from: globals.from,
         old_globals_size: a.records_at - a.globals_at,
         globals_at: b.globals_at,

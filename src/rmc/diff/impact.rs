@@ -163,14 +163,32 @@ impl Impact {
     }
 }
 
-/// Per variable, the numbers its writes and its reads are compared by, and its types where
-/// it was retyped with its reads kept.
-type Compare = (Vec<usize>, Vec<usize>, Vec<Option<Retyped>>);
+/// Per variable, the numbers its writes and its reads are compared by, its types where it
+/// was retyped with its reads kept, and the elements both versions have where it is an
+/// array resized (`Extension::read_globals`, `retyped_globals`, `resized_globals`).
+#[derive(Default)]
+struct Compare {
+    write: Vec<usize>,
+    read: Vec<usize>,
+    retyped: Vec<Option<Retyped>>,
+    resized: Vec<Option<u32>>,
+    /// Per variable, its index in the new version (`DROPPED`: removed).
+    index: Vec<usize>,
+}
+
+impl Compare {
+    fn new_index(&self, i: usize) -> Option<usize> {
+        self.index
+            .get(i)
+            .copied()
+            .filter(|&j| j != crate::rmc::diff::extension::DROPPED)
+    }
+}
 
 /// The number variable `i` is compared by where read (`read`) or written: its own index
 /// where the side numbers its variables as they are.
 fn numbered(c: Option<&Compare>, read: bool, i: usize) -> usize {
-    c.and_then(|(w, r, _)| if read { r } else { w }.get(i).copied())
+    c.and_then(|c| if read { &c.read } else { &c.write }.get(i).copied())
         .unwrap_or(i)
 }
 
@@ -178,9 +196,22 @@ fn numbered(c: Option<&Compare>, read: bool, i: usize) -> usize {
 /// where both its types hold `v` (`Retyped::holds`), else as a write.
 fn numbered_const(c: Option<&Compare>, i: usize, v: i64) -> usize {
     let holds = c
-        .and_then(|(_, _, t)| t.get(i).copied().flatten())
+        .and_then(|c| c.retyped.get(i).copied().flatten())
         .is_some_and(|t| t.holds(v));
     numbered(c, holds, i)
+}
+
+/// The number element `k` of array `i` is compared by, where the array was resized and
+/// both versions have that element (the new index, as if the array were kept).
+fn numbered_element(c: Option<&Compare>, i: usize, k: i64) -> Option<usize> {
+    let c = c?;
+    let n = c.resized.get(i).copied().flatten()?;
+    // (A resized array is compared under a number of its own: a kept variable's is its new
+    // index.)
+    (0..i64::from(n))
+        .contains(&k)
+        .then(|| c.new_index(i))
+        .flatten()
 }
 
 /// One side of the comparison: a program, how its targets map to stable ids, and where its
@@ -218,20 +249,24 @@ impl<'a> Side<'a> {
     /// An old version compared with a new one whose layout maps onto it: its variables
     /// are numbered as the new version numbers them, converted and dropped ones apart.
     fn with_globals(mut self, ext: Option<&Extension>) -> Self {
-        self.globals = ext.map(|e| {
-            (
-                e.compare_globals.clone(),
-                e.read_globals.clone(),
-                e.retyped_globals.clone(),
-            )
+        self.globals = ext.map(|e| Compare {
+            write: e.compare_globals.clone(),
+            read: e.read_globals.clone(),
+            retyped: e.retyped_globals.clone(),
+            resized: e.resized_globals.clone(),
+            index: e.globals.clone(),
         });
         self.locals = ext.map(|e| {
             e.old_tags
                 .iter()
                 .map(|t| {
                     t.and_then(|t| e.procs.get(t as usize))
-                        .map_or_else(Default::default, |p| {
-                            (p.compare.clone(), p.read.clone(), p.retyped.clone())
+                        .map_or_else(Default::default, |p| Compare {
+                            write: p.compare.clone(),
+                            read: p.read.clone(),
+                            retyped: p.retyped.clone(),
+                            resized: p.resized.clone(),
+                            index: p.locals.clone(),
                         })
                 })
                 .collect()
@@ -287,6 +322,14 @@ impl Names for Side<'_> {
 
     fn local_const(&self, proc: usize, i: usize, v: i64) -> usize {
         numbered_const(self.locals.as_ref().and_then(|l| l.get(proc)), i, v)
+    }
+
+    fn global_element(&self, i: usize, k: i64) -> Option<usize> {
+        numbered_element(self.globals.as_ref(), i, k)
+    }
+
+    fn local_element(&self, proc: usize, i: usize, k: i64) -> Option<usize> {
+        numbered_element(self.locals.as_ref().and_then(|l| l.get(proc)), i, k)
     }
 }
 

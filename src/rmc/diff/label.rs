@@ -57,6 +57,18 @@ pub trait Names {
         let _ = v;
         self.local(proc, i)
     }
+    /// The number an access of element `k` (a constant index) of global array `i` is
+    /// compared by, read or written, where that element is the same in both versions though
+    /// the array was resized (None: as the array is).
+    fn global_element(&self, i: usize, k: i64) -> Option<usize> {
+        let _ = (i, k);
+        None
+    }
+    /// Likewise for local `i` of proctype `proc`.
+    fn local_element(&self, proc: usize, i: usize, k: i64) -> Option<usize> {
+        let _ = (proc, i, k);
+        None
+    }
 }
 
 /// The value of an expression that is a constant (`-1` is a negation of one).
@@ -142,23 +154,36 @@ impl<'a, N: Names> Canon<'a, N> {
     }
 
     fn slot(&mut self, v: &LVar, access: Access) {
+        // An element named by a constant index, of an array whose other elements changed.
+        let element = v
+            .index
+            .as_deref()
+            .and_then(constant)
+            .filter(|_| v.fields.is_empty());
         match v.slot {
             Slot::Global(i) => {
                 self.tag(1);
-                let n = match access {
-                    Access::Read => self.names.global_read(i),
-                    Access::Write => self.names.global(i),
-                    Access::WriteConst(c) => self.names.global_const(i, c),
+                let kept = element.and_then(|k| self.names.global_element(i, k));
+                let n = match (kept, access) {
+                    (Some(n), _) => n,
+                    (None, Access::Read) => self.names.global_read(i),
+                    (None, Access::Write) => self.names.global(i),
+                    (None, Access::WriteConst(c)) => self.names.global_const(i, c),
                 };
                 self.u32(n as u32);
             }
             Slot::Local(i) => {
                 self.tag(2);
-                let i = match (self.cur, access) {
-                    (Some(p), Access::Read) => self.names.local_read(p, i),
-                    (Some(p), Access::Write) => self.names.local(p, i),
-                    (Some(p), Access::WriteConst(c)) => self.names.local_const(p, i, c),
-                    (None, _) => i,
+                let kept = self
+                    .cur
+                    .zip(element)
+                    .and_then(|(p, k)| self.names.local_element(p, i, k));
+                let i = match (kept, self.cur, access) {
+                    (Some(n), _, _) => n,
+                    (None, Some(p), Access::Read) => self.names.local_read(p, i),
+                    (None, Some(p), Access::Write) => self.names.local(p, i),
+                    (None, Some(p), Access::WriteConst(c)) => self.names.local_const(p, i, c),
+                    (None, None, _) => i,
                 };
                 self.u32(i as u32);
             }
