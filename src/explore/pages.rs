@@ -54,3 +54,17 @@ pub fn prefetch<T>(r: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = r;
 }
+
+/// As `prefetch`, for memory about to be written: `p` need not hold a value yet, nor be
+/// a valid address (a hint never faults).
+#[inline]
+pub fn prefetch_for_write<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as `prefetch`'s.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+        _mm_prefetch::<_MM_HINT_ET0>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
