@@ -9,15 +9,15 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 /// Commands in a batch before it is handed over: large enough that the hand-over (which
 /// wakes the worker, a system call on the search's thread) is rare, small enough that the
-/// batches in flight (`in_flight`, 2 MB of 40-byte commands) do not weigh on a small
-/// model's recording run. With the batch's lines asked for ahead of the writes
-/// (`Tx::push`), recording, max of nine interleaved runs (s), 2048 / 4096 / 8192 / 16384:
-/// elevator 04 0.395 / 0.383 / 0.374; ring_election N=9 2.054 / 1.989 / 1.947, then
-/// 2.064 / - / 1.951 / 1.894; philosophers N=5 0.360 / 0.330 / 0.328, then 0.363 / - /
-/// 0.341 / 0.354; MESI 0.916 / 0.909 / 0.906 (peak resident the same: 50.9 MB on
-/// elevator 04). (Before the prefetch, ring: 1024 took 2.32 to 2.42 s, 2048 2.18 to 2.31,
-/// 4096 2.15 to 2.49.)
-const BATCH: usize = 8192;
+/// batches in flight (`in_flight`: 1 MB of 40-byte commands, reserved four times over
+/// from the memory budget for the vectors they carry) do not weigh on a small model's
+/// recording run. With the batch's lines asked for ahead of the writes (`Tx::push`),
+/// recording, max of nine interleaved runs (s), 2048 / 4096 / 8192: elevator 04 0.392 /
+/// 0.377 / 0.375, ring_election N=9 1.949 / 1.863 / 1.840, philosophers N=5 0.347 /
+/// 0.321 / 0.323, MESI 0.877 / 0.860 / 0.853 (8192 doubles the reservation for 1 % more).
+/// (Before the prefetch, ring: 1024 took 2.32 to 2.42 s, 2048 2.18 to 2.31, 4096 2.15 to
+/// 2.49.)
+const BATCH: usize = 4096;
 /// Commands ahead of the next one whose memory a push asks for (`Tx::push`).
 const AHEAD: usize = 8;
 /// Batches queued before the search waits for the worker.
