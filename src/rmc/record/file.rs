@@ -882,22 +882,11 @@ impl Record {
         })
     }
 
-    /// Reads the states of the record in `file` (at `path`) into this one, its head, read
-    /// before (`head_from_file`): the head is not parsed again (with 10^5 violations,
-    /// parsing it costs more than the states). The file must be the one the head came from:
-    /// the same model, sources and ids, and as many states.
-    pub fn read_states_from(
-        &mut self,
-        file: &std::fs::File,
-        path: &Path,
-        states: u64,
-    ) -> Result<(), RecordError> {
-        let partial = self.read_fingerprints_from(file, path, states)?;
-        self.read_graph(partial)
-    }
-
-    /// The first half of `read_states_from`: the states' fingerprints and sets, and what
-    /// `read_graph` reads the rest from.
+    /// Reads the fingerprints and sets of the record in `file` (at `path`) into this one,
+    /// its head, read before (`head_from_file`): the head is not parsed again (with 10^5
+    /// violations, parsing it costs more than the states). The file must be the one the
+    /// head came from: the same model, sources and ids, and as many states. Returns what
+    /// `read_graph` reads the graph from.
     pub fn read_fingerprints_from(
         &mut self,
         file: &std::fs::File,
@@ -923,7 +912,7 @@ impl Record {
         Ok(s)
     }
 
-    /// The second half of `read_states_from`: the graph the fingerprints read stand for.
+    /// The graph of the states `read_fingerprints_from` read.
     pub fn read_graph(&mut self, partial: PartialStates) -> Result<(), RecordError> {
         let s = partial.finish()?;
         self.graph = s.graph;
@@ -1121,7 +1110,10 @@ fn partial_states_of(
             let base = identity_of(&btoc)
                 .and_then(|_| {
                     let sets = sets_count(&btoc)?;
-                    partial_states_of(btoc, bsum, Some(&bpath), bases_left - 1, sets)
+                    let mut b = partial_states_of(btoc, bsum, Some(&bpath), bases_left - 1, sets)?;
+                    // (A base's sets are checked, not kept: its graph is what stands.)
+                    b.set_of = Vec::new();
+                    Ok(b)
                 })
                 .map_err(|e| graph_file::base_error(&bref, e))?;
             Some((Box::new(base), bref))
@@ -1159,15 +1151,6 @@ fn partial_states_of(
 }
 
 impl PartialStates {
-    /// The number of states read.
-    pub fn len(&self) -> usize {
-        self.fingerprints.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.fingerprints.is_empty()
-    }
-
     /// The states with their graph, read on the bases' graphs.
     fn finish(self) -> Result<States, RecordError> {
         let base_graph = match self.base {
