@@ -2745,7 +2745,8 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     assert!(plan.incremental());
 
     // Every state of this version is new (`a` from 200, which no recorded state holds):
-    // the look stops, the walks decide, and the graph is not read.
+    // the look stops, the walks decide, and the graph is not read. The look went on as the
+    // full check from where it stopped: the plan holds its run, which is that check.
     let text = common::three_counters(40)
         .replace("byte a, b, c;", "byte a = 200, b, c;")
         .replace("a < 40", "a < 250");
@@ -2753,6 +2754,28 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     let (plan, base) = plan_on_lazy(&new, Algorithm::Auto);
     assert_eq!(plan.algorithm, Algorithm::Full, "{}", plan.reason);
     assert!(plan.reason.contains("random walks"), "{}", plan.reason);
+    let Reuse::Ran(run) = plan.reuse else {
+        panic!("the look was not the check: {}", plan.reason)
+    };
+    let full = check_with(&new, None, Algorithm::Full, &opts);
+    assert!(full.stats.states_stored * check::SMALL_SHARE > stored);
+    assert_eq!(run.outcome.stats.spin_figures(), full.stats.spin_figures());
+    assert!(run.outcome.complete());
+    let mut run = *run;
+    let m = git_rmc::explore::Machine::new(&plan.program).expect("layout");
+    let rec = check::record(
+        &m,
+        &plan.ids,
+        &mut run,
+        Some(&base),
+        new.sources.clone(),
+        &opts,
+    )
+    .expect("a record");
+    let want = full.record.expect("a record");
+    assert_eq!(rec.fingerprints, want.fingerprints);
+    assert_eq!((rec.sets, rec.set_of), (want.sets, want.set_of));
+    assert_eq!(rec.graph, want.graph);
     assert!(
         base.has_fingerprints() && !base.has_states(),
         "{}",

@@ -510,3 +510,68 @@ fn a_depth_limit_cuts_paths_and_the_search_goes_on() {
     assert_eq!(figures(&out), [9, 4, 13, 0, 3]);
     assert_eq!(out.limit, Some(git_rmc::explore::Limit::Depth));
 }
+
+/// A search that stops at a limit on states and is told to go on (`search_paused`, auto's
+/// first look becoming the full check) is the search without that limit: the same figures,
+/// violations (with their trails) and statements executed, on every conformance model and
+/// wherever the limit falls (the first state, inside atomic runs and rendezvous, the last).
+#[test]
+fn a_search_told_to_go_on_at_its_limit_is_the_search_without_it() {
+    use git_rmc::explore::{search_paused, AtLimit, NoRider};
+    let described = |out: &Outcome| {
+        let violations: Vec<String> = out
+            .violations
+            .iter()
+            .map(|v| format!("{} {:?} {:?} {:?}", v.kind.as_str(), v.edge, v.pid, v.trail))
+            .collect();
+        let s = &out.stats;
+        let figures = (s.spin_figures(), s.vector_bytes, s.sccs, s.largest_scc);
+        (
+            format!("{figures:?}"),
+            violations,
+            out.executed.clone(),
+            out.stopped_by,
+        )
+    };
+    let mut paused_somewhere = 0;
+    for e in checkable() {
+        let rel = e["model"].as_str().expect("model name");
+        let loaded = common::load(&common::models_dir().join(rel));
+        let Some(program) = loaded.program.as_ref() else {
+            continue;
+        };
+        let m = Machine::new(program).expect("layout");
+        let whole = explore(&m, &Options::default(), &mut |_| {});
+        let n = whole.stats.states_stored;
+        if n > 20_000 || whole.limit.is_some() {
+            continue;
+        }
+        let mut limits: Vec<u64> = vec![1, 2, n / 3, n / 2, n.saturating_sub(1)];
+        limits.retain(|&l| l >= 1 && l < n);
+        limits.dedup();
+        for limit in limits {
+            let opts = Options {
+                max_states: Some(limit),
+                ..Options::default()
+            };
+            let mut asked = Vec::new();
+            let out = search_paused(&m, &opts, &mut NoRider, &mut |_| {}, &mut |s| {
+                asked.push(s.states_stored);
+                AtLimit::GoOn {
+                    max_states: None,
+                    held: 0,
+                }
+            });
+            // A fatal error may end the search before the limit.
+            let stopped_early = whole.stopped_by.is_some() && asked.is_empty();
+            assert!(
+                asked == [limit] || stopped_early,
+                "{rel} at {limit}: asked at {asked:?}"
+            );
+            paused_somewhere += asked.len();
+            assert!(out.limit.is_none(), "{rel} at {limit}: {:?}", out.limit);
+            assert_eq!(described(&out), described(&whole), "{rel} at {limit}");
+        }
+    }
+    assert!(paused_somewhere >= 100, "{paused_somewhere} pauses");
+}

@@ -47,6 +47,6 @@ pub use machine::{LocIndex, Machine};
 pub use outcome::{
     Blocked, Limit, Options, Outcome, Pid, Stats, Verdict, Violation, ViolationKind,
 };
-pub use search::{explore, search, NoRider, Rider, Visit};
+pub use search::{explore, search, search_paused, AtLimit, NoRider, Rider, Visit};
 pub use store::Fingerprint;
 pub use trail::{Replayed, TrailStep, TrailView};

@@ -409,6 +409,8 @@ struct Search<'m, 'p, R: Rider> {
     stats: Stats,
     found: Register,
     limit: Option<Limit>,
+    /// The limit on states stored (`Options::max_states`, or what `AtLimit::GoOn` set).
+    max_states: Option<u64>,
     stopped_by: Option<ViolationKind>,
     executed: Vec<bool>,
     blocked: Vec<Blocked>,
@@ -471,6 +473,16 @@ pub fn explore(m: &Machine, opts: &Options, progress: &mut dyn FnMut(&Stats)) ->
     search(m, opts, &mut NoRider, progress)
 }
 
+/// What a search does at its limit on states (`Options::max_states`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtLimit {
+    /// It stops there (incomplete).
+    Stop,
+    /// It goes on as if it had been started with `max_states` (None: no limit), `held`
+    /// more bytes being held beside it from then on (taken from its memory budget).
+    GoOn { max_states: Option<u64>, held: u64 },
+}
+
 /// The one search, with a rider.
 pub fn search<R: Rider>(
     m: &Machine,
@@ -478,7 +490,22 @@ pub fn search<R: Rider>(
     rider: &mut R,
     progress: &mut dyn FnMut(&Stats),
 ) -> Outcome {
-    let started = Instant::now();
+    search_paused(m, opts, rider, progress, &mut |_| AtLimit::Stop)
+}
+
+/// `search`, which asks `at_limit` what to do when it reaches its limit on states: a search
+/// that goes on is the one it would have been without that limit (the same figures,
+/// violations and rider calls), so a first part of a check can be taken before deciding
+/// whether the rest is wanted. Only a safety search pauses: a product search cuts some
+/// moves short at its limit, so it stops there.
+pub fn search_paused<R: Rider>(
+    m: &Machine,
+    opts: &Options,
+    rider: &mut R,
+    progress: &mut dyn FnMut(&Stats),
+    at_limit: &mut dyn FnMut(&Stats) -> AtLimit,
+) -> Outcome {
+    let mut started = Instant::now();
     let budget = Budget::new(opts.memory_limit);
     let mut found = Register::new(opts.max_trails);
     let empty = |limit, found: Register| Outcome {
@@ -540,6 +567,7 @@ pub fn search<R: Rider>(
         stats: Stats::default(),
         found,
         limit: None,
+        max_states: opts.max_states,
         stopped_by: None,
         executed: vec![false; m.edges.len()],
         blocked: Vec::new(),
@@ -610,6 +638,25 @@ pub fn search<R: Rider>(
     }
     let mut tick = 0u32;
     while !s.frames.is_empty() {
+        if s.limit == Some(Limit::States) && !s.claim && s.stopped_by.is_none() && !s.halted {
+            // (The time the caller takes is not the search's.)
+            let paused = Instant::now();
+            s.stats.elapsed = started.elapsed();
+            let go_on = at_limit(&s.stats);
+            started += paused.elapsed();
+            match go_on {
+                AtLimit::GoOn { max_states, held }
+                    if max_states.is_none_or(|n| s.stats.states_stored < n) =>
+                {
+                    s.max_states = max_states;
+                    s.limit = None;
+                    if s.budget.take(held).is_err() {
+                        s.out_of_memory();
+                    }
+                }
+                _ => break,
+            }
+        }
         if s.limit.is_some() || s.stopped_by.is_some() || s.halted {
             break;
         }
@@ -1372,7 +1419,6 @@ impl<R: Rider> Search<'_, '_, R> {
             self.out_of_memory();
         }
         if self
-            .opts
             .max_states
             .is_some_and(|m| self.stats.states_stored >= m)
         {

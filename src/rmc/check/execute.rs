@@ -3,7 +3,7 @@
 //! its place when a record does not fit (said so, never hidden).
 
 use crate::explore::machine::Machine;
-use crate::explore::search::search;
+use crate::explore::search::{search_paused, AtLimit};
 use crate::explore::{Options, Outcome, Stats};
 use crate::rmc::run::recorder::Recorder;
 
@@ -86,14 +86,15 @@ pub fn run_on(
         Reuse::Replay(r) => (None, Some(*r)),
     };
     let replaying = replay.is_some();
+    let stop = &mut |_: &Stats| AtLimit::Stop;
     let (mut outcome, recorder) = if prune.is_none() && !replaying {
-        recording(m, opts, progress, thread, held)
+        recording(m, opts, progress, thread, held, stop)
     } else {
         let mut recorder = Recorder::new(prune, replay);
         recorder.held = held;
-        let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread);
+        let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread, stop);
         if !kept {
-            let (outcome, recorder) = recording(m, opts, progress, false, held);
+            let (outcome, recorder) = recording(m, opts, progress, false, held, stop);
             return Run {
                 outcome,
                 recorder,
@@ -108,7 +109,7 @@ pub fn run_on(
         (outcome, recorder)
     };
     if replaying && outcome.limit == Some(crate::explore::Limit::Internal) {
-        let (outcome, recorder) = recording(m, opts, progress, thread, held);
+        let (outcome, recorder) = recording(m, opts, progress, thread, held, stop);
         return Run {
             outcome,
             recorder,
@@ -132,6 +133,25 @@ pub fn run_on(
     }
 }
 
+/// Auto's first look at a new version (`plan::first_look`): a recording full check that asks
+/// `at_limit` what to do when it reaches `opts.max_states`, and goes on as the full check
+/// it is when told to. `held`: bytes held beside it, which count against its memory limit.
+pub fn first_look(
+    m: &Machine,
+    held: u64,
+    opts: &Options,
+    progress: &mut dyn FnMut(&Stats),
+    at_limit: &mut dyn FnMut(&Stats) -> AtLimit,
+) -> Run {
+    let (outcome, recorder) = recording(m, opts, progress, second_core(), held, at_limit);
+    Run {
+        outcome,
+        recorder,
+        fell_back: None,
+        unchanged: None,
+    }
+}
+
 /// Whether what rides along is done on a second thread beside the search: when the machine
 /// has a second core to run it. The outcome and the record are the same either way.
 fn second_core() -> bool {
@@ -147,16 +167,17 @@ fn recording(
     progress: &mut dyn FnMut(&Stats),
     thread: bool,
     held: u64,
+    at_limit: &mut dyn FnMut(&Stats) -> AtLimit,
 ) -> (Outcome, Recorder) {
     let mut recorder = Recorder::new(None, None);
     recorder.held = held;
-    let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread);
+    let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread, at_limit);
     if kept {
         return (outcome, recorder);
     }
     let mut recorder = Recorder::new(None, None);
     recorder.held = held;
-    let outcome = search(m, opts, &mut recorder, progress);
+    let outcome = search_paused(m, opts, &mut recorder, progress, at_limit);
     (outcome, recorder)
 }
 
@@ -169,14 +190,15 @@ fn search_recording(
     recorder: &mut Recorder,
     progress: &mut dyn FnMut(&Stats),
     thread: bool,
+    at_limit: &mut dyn FnMut(&Stats) -> AtLimit,
 ) -> (Outcome, bool) {
     if !thread {
-        return (search(m, opts, recorder, progress), true);
+        return (search_paused(m, opts, recorder, progress, at_limit), true);
     }
     let book = std::mem::take(&mut recorder.book);
     let (mut outcome, kept) = crate::rmc::run::book_pipe::beside(m, book, |pipe| {
         recorder.pipe = Some(pipe);
-        let outcome = search(m, opts, recorder, progress);
+        let outcome = search_paused(m, opts, recorder, progress, at_limit);
         (outcome, recorder.pipe.take())
     });
     let Some(book) = kept else {

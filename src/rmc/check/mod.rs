@@ -27,7 +27,7 @@ pub use base::{checks_of, sources_of, Base, BaseError};
 pub use cost::*;
 pub use execute::{run, run_on, Run};
 pub use identity::{gone_from, new_against, new_in, rec_violation, same};
-pub use plan::{plan, Plan, Reuse};
+pub use plan::{plan, plan_with, Plan, Reuse};
 pub use trails::{complete_trails, LostViolation};
 
 /// Which algorithm a check uses: the one enum that the configuration (`algorithm` in
@@ -299,7 +299,13 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
         .base
         .as_ref()
         .map(|b| b.record.sources.content_hash(&b.record.meta.checks));
-    let plan = plan::plan(req.program.clone(), req.base.as_mut(), &req.opts, want);
+    let plan = plan::plan_with(
+        req.program.clone(),
+        req.base.as_mut(),
+        &req.opts,
+        want,
+        &mut *progress,
+    );
     let dangerous = plan.impact.as_ref().map_or(0, |i| i.dangerous.len() as u64);
     let mut mode = if plan.incremental() {
         Mode::Incremental

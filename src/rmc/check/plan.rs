@@ -3,7 +3,7 @@
 //! auto predicted. Decided before anything is searched.
 
 use crate::explore::machine::Machine;
-use crate::explore::Options;
+use crate::explore::{AtLimit, Options, Stats};
 use crate::program::Program;
 use crate::rmc::diff::extension::Extension;
 use crate::rmc::diff::ids::StableIds;
@@ -56,11 +56,18 @@ impl Plan {
 /// order: nothing to reuse; why the record cannot be reused at all; what pruning and a
 /// replay would execute; a full check where either would execute most recorded states; the
 /// unchanged graph; auto's random walks; replay or prune.
-pub fn plan(
+pub fn plan(program: Program, base: Option<&mut Base>, opts: &Options, want: Algorithm) -> Plan {
+    plan_with(program, base, opts, want, &mut |_| {})
+}
+
+/// `plan`, telling `progress` how auto's first look goes (`first_look`): when the plan is a
+/// full check, that look goes on as the check, and the plan holds its run.
+pub fn plan_with(
     mut program: Program,
     base: Option<&mut Base>,
     opts: &Options,
     want: Algorithm,
+    progress: &mut dyn FnMut(&Stats),
 ) -> Plan {
     let Some(base) = base else {
         return recording_plan(program);
@@ -70,7 +77,7 @@ pub fn plan(
     // The table was just made from this very program, so every location has an id.
     let _ = ids.apply(&mut program);
     let extension = layout_extension(base, &program, &impact, opts);
-    let mut cx = Context {
+    let cx = Context {
         program,
         ids,
         impact,
@@ -84,14 +91,16 @@ pub fn plan(
     if let Some(reason) = why_not_incremental(base, &cx, opts) {
         return cx.full(reason, None);
     }
-    if let Some((run, reason, predicted)) = first_look(&cx, base, opts) {
-        return cx.plan(
-            Reuse::Ran(Box::new(run)),
-            Algorithm::Full,
-            reason,
-            predicted,
-        );
+    if looks_first(&cx, opts) {
+        return first_look(cx, base, opts, progress);
     }
+    decide(cx, base, opts)
+}
+
+/// The plan from what the record says of its states: prune, a replay, the unchanged graph,
+/// or a full check.
+fn decide(mut cx: Context, base: &mut Base, opts: &Options) -> Plan {
+    let want = cx.want;
     // (Only now: what the record says of its states is what the rest decides by. Their
     // fingerprints first: the probe and the prediction of pruning need no more, and when
     // the probe decides a full check, the graph, which costs several times as much to read,
@@ -319,44 +328,117 @@ fn keys(g: &Graph, cx: &Context) -> Option<crate::rmc::run::keys::Keys> {
     crate::rmc::run::keys::Keys::build(g, ext, cx.old_hash)
 }
 
-/// Auto's first look at the new version (`SMALL_FROM`), before the record's states are
-/// read: a full check (recording) stopped at a share of the recorded states. When it
-/// completes, it is the check: reading the record would have cost more than all of it
-/// (reading a recorded state costs about a tenth of executing one, `SMALL_SHARE`). Not
-/// where nothing the search executes changed (a change of names, comments, layout of the
-/// text): the recorded graph is the new one, which the check reads and executes nothing.
-fn first_look(
-    cx: &Context,
-    base: &Base,
-    opts: &Options,
-) -> Option<(super::execute::Run, String, Predicted)> {
+/// Whether auto takes a first look at the new version (`first_look`). Not where nothing the
+/// search executes changed (a change of names, comments, layout of the text): the recorded
+/// graph is the new one, which the check reads and executes nothing.
+fn looks_first(cx: &Context, opts: &Options) -> bool {
     let nothing_executed_changed = cx.impact.dangerous.is_empty() && unchanged_may_hold(cx);
-    if cx.want != Algorithm::Auto || cx.states < SMALL_FROM || nothing_executed_changed {
-        return None;
-    }
+    let budget = cx.states / SMALL_SHARE;
+    cx.want == Algorithm::Auto
+        && cx.states >= SMALL_FROM
+        && !nothing_executed_changed
+        && opts.max_states.is_none_or(|n| budget > 0 && n > 0)
+}
+
+/// Auto's first look at the new version (`SMALL_FROM`), before the record's states are
+/// read: a full check (recording) that stops at a share of the recorded states. When it
+/// completes, it is the check: reading the record would have cost more than all of it
+/// (reading a recorded state costs about a tenth of executing one, `SMALL_SHARE`). When it
+/// stops there, the plan is made (`decide`) while it waits: a full check goes on from where
+/// the look stopped (nothing searched twice), anything else drops the look.
+fn first_look(
+    cx: Context,
+    base: &mut Base,
+    opts: &Options,
+    progress: &mut dyn FnMut(&Stats),
+) -> Plan {
     // (Within a limit on states the check has: a version that completes under both is
-    // checked whole.)
+    // checked whole, and a look that stops at the check's own limit is that check.)
     let budget = (cx.states / SMALL_SHARE).min(opts.max_states.unwrap_or(u64::MAX));
-    let m = Machine::new(&cx.program).ok()?;
+    let own_limit = opts.max_states.is_some_and(|n| n <= budget);
+    let program = cx.program.clone();
+    let Ok(m) = Machine::new(&program) else {
+        return decide(cx, base, opts);
+    };
     let look = Options {
         max_states: Some(budget),
         ..opts.clone()
     };
-    let run = super::execute::run(&m, Reuse::Nothing, Some(base), &look, &mut |_| {});
-    let n = run.outcome.stats.states_stored;
-    run.outcome.complete().then(|| {
-        let reason = format!(
-            "auto: a full check, the new version being small: its {n} states are under \
-             1/{SMALL_SHARE} of the {} recorded, and checking them cost less than reading \
-             the record would have",
-            cx.states
-        );
-        let predicted = Predicted {
-            new_states: Some(n),
-            ..Predicted::default()
+    let (states, held) = (cx.states, base.record.memory());
+    // (What a plan is made of, should the look lose its context: never expected.)
+    let (ids, impact) = (cx.ids.clone(), cx.impact.clone());
+    let mut look_at = Some(Look::Pending(Box::new(cx)));
+    let mut at_limit = |_: &Stats| {
+        // (Asked again only if the run is made again inline: the plan stands.)
+        let plan = match look_at.take() {
+            Some(Look::Pending(cx)) if !own_limit => decide(*cx, &mut *base, opts),
+            Some(Look::Decided(plan)) => *plan,
+            other => {
+                look_at = other;
+                return AtLimit::Stop;
+            }
         };
-        (run, reason, predicted)
-    })
+        let go_on = match plan.reuse {
+            Reuse::Nothing => AtLimit::GoOn {
+                max_states: opts.max_states,
+                held: base.record.memory().saturating_sub(held),
+            },
+            _ => AtLimit::Stop,
+        };
+        look_at = Some(Look::Decided(Box::new(plan)));
+        go_on
+    };
+    let run = super::execute::first_look(&m, held, &look, progress, &mut at_limit);
+    match look_at {
+        Some(Look::Decided(plan)) if matches!(plan.reuse, Reuse::Nothing) => Plan {
+            reuse: Reuse::Ran(Box::new(run)),
+            ..*plan
+        },
+        Some(Look::Decided(plan)) => *plan,
+        Some(Look::Pending(cx)) if run.outcome.complete() => {
+            let n = run.outcome.stats.states_stored;
+            let reason = format!(
+                "auto: a full check, the new version being small: its {n} states are under \
+                 1/{SMALL_SHARE} of the {states} recorded, and checking them cost less than \
+                 reading the record would have"
+            );
+            let predicted = Predicted {
+                new_states: Some(n),
+                ..Predicted::default()
+            };
+            cx.plan(
+                Reuse::Ran(Box::new(run)),
+                Algorithm::Full,
+                reason,
+                predicted,
+            )
+        }
+        // A look that stopped at the check's own limit ran with the check's options: when the
+        // plan is a full check, it is that check.
+        Some(Look::Pending(cx)) => match decide(*cx, base, opts) {
+            plan if own_limit && matches!(plan.reuse, Reuse::Nothing) => Plan {
+                reuse: Reuse::Ran(Box::new(run)),
+                ..plan
+            },
+            plan => plan,
+        },
+        None => Plan {
+            program,
+            ids,
+            impact: Some(impact),
+            reuse: Reuse::Nothing,
+            algorithm: Algorithm::Full,
+            reason: "auto's first look lost its plan: a full check".into(),
+            predicted: None,
+        },
+    }
+}
+
+/// Where auto's first look stands: the plan still to be made, or made while the look
+/// waited at its limit.
+enum Look {
+    Pending(Box<Context>),
+    Decided(Box<Plan>),
 }
 
 /// Why nothing of the record can be reused, if so.
