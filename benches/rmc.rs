@@ -240,7 +240,8 @@ fn mutants(text: &str, want: usize) -> Vec<(String, String)> {
 }
 
 /// Declaration mutants, as real commits make them: a global scalar retyped (wider), a
-/// global array resized, a proctype added before the others, a global that statements write
+/// global array resized, a proctype added before the others, a local channel added, a
+/// global that statements write
 /// and none read added beside another change (a layout change with a dangerous location),
 /// and that global removed again (checked against the record of the version that had it:
 /// see `main`). (what, text) each; a kind the model offers no place for is left out.
@@ -276,6 +277,27 @@ fn declaration_mutants(text: &str) -> Vec<(String, String)> {
     let mut ls = lines.clone();
     ls.insert(first, "proctype BenchAdded(byte p) { p > 0 }".to_string());
     out.push(("proctype added".to_string(), join(&ls)));
+    // A local channel no statement names, first in the first proctype's body: every channel
+    // its processes and later ones create is numbered one more.
+    let header = (first..lines.len()).find(|&i| {
+        let t = lines[i].trim_start();
+        t.starts_with("proctype") || t.starts_with("active")
+    });
+    // (The body's brace: on the header's line after its parameters, or on a line after it.)
+    let brace = header.and_then(|i| {
+        let from = lines[i].find(')').map_or(0, |c| c + 1);
+        match lines[i][from..].find('{') {
+            Some(o) => Some((i, from + o + 1)),
+            None => (i + 1..lines.len())
+                .find(|&j| lines[j].contains('{'))
+                .and_then(|j| Some((j, lines[j].find('{')? + 1))),
+        }
+    });
+    if let Some((j, at)) = brace {
+        let mut ls = lines.clone();
+        ls[j].insert_str(at, " chan bench_lc = [1] of { byte }; ");
+        out.push(("local channel added".to_string(), join(&ls)));
+    }
     if let Some(dead) = with_dead_global(&lines, first) {
         out.push(("global added and written".to_string(), dead));
     }

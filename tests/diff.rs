@@ -284,16 +284,40 @@ proctype P() {
 }
 init { run P(); b!1 }
 ";
-    let cases: [(String, &[&str]); 3] = [
+    let cases: [(String, &[&str]); 5] = [
+        // Carried: a process creates its local channels with itself.
         (
             base.replace("    byte i;", "    chan d = [1] of { byte };\n    byte i;"),
-            &["local 'P:d' added", "creation order"],
+            &[
+                "'P:d' added",
+                "proctype P's processes create 1 channel more",
+            ],
         ),
         (
             base.replace("    chan c = [2] of { byte };\n", "")
                 .replace("c!i", "b!i")
                 .replace("c?_", "b?_"),
-            &["local 'P:c' removed", "creation order"],
+            &[
+                "local 'P:c' removed",
+                "proctype P's processes create 1 channel fewer",
+            ],
+        ),
+        // Not carried: a kept variable that creates a channel in one version only.
+        (
+            base.replace("    chan c = [2] of { byte };", "    chan c;"),
+            &[
+                "local 'P:c' creates channels in one version only",
+                "creation order",
+            ],
+        ),
+        (
+            base.replace(
+                "    chan c = [2] of { byte };",
+                "    chan c[2] = [2] of { byte };",
+            )
+            .replace("c!i", "c[0]!i")
+            .replace("c?_", "c[1]?_"),
+            &["local 'P:c' declared as", "creation order"],
         ),
         (
             base.replace("chan a = [1] of { byte };", "chan a = [1] of { chan };")

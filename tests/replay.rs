@@ -1549,13 +1549,13 @@ fn mixed_step(current: &str, steps: usize, rng: &mut Rng) -> Option<String> {
 
 /// Declaration mutants of every seed model (a variable retyped wider or narrower, an array
 /// resized, a proctype added, globals reordered, a channel's field retyped, an mtype name
-/// added; another change every third time), replayed against the seed's record through the
-/// map between the two layouts: a full check's figures, violations and trails, and a
-/// recording run's states and sets in the record. Then versions that remove a variable
-/// statements wrote and none read (and so drop its bytes: several recorded states stand for
-/// one new state), replayed against the record of the version that had it, and the same
-/// for a proctype removed. Then chains of ten versions mixing all of these with statement
-/// mutants.
+/// added, a global or a local channel added; another change every third time), replayed
+/// against the seed's record through the map between the two layouts: a full check's
+/// figures, violations and trails, and a recording run's states and sets in the record.
+/// Then versions that remove a variable statements wrote and none read (and so drop its
+/// bytes: several recorded states stand for one new state), replayed against the record of
+/// the version that had it, and the same for a proctype, a global channel and a local
+/// channel removed. Then chains of ten versions mixing all of these with statement mutants.
 #[test]
 fn replays_across_declaration_changes_equal_full_checks() {
     let mut rng = Rng(0x5eed_0d3c);
@@ -1585,7 +1585,8 @@ fn replays_across_declaration_changes_equal_full_checks() {
     assert!(compared >= 150, "only {compared} compared");
     // Nine in ten run through the map, replayed or keeping the graph (376 of 388 when this
     // was written; a constant written to a retyped variable both types hold moved 11 from
-    // the first to the second), and the replay through the map is exercised on a third.
+    // the first to the second; with local channels added, 287 + 355 of 665), and the replay
+    // through the map is exercised on a third.
     assert!(
         (projected + kept) * 10 >= compared * 9,
         "{projected} of {compared} replayed through the map, {kept} kept the graph"
@@ -1659,6 +1660,30 @@ fn replays_across_declaration_changes_equal_full_checks() {
         }
     });
     eprintln!("{chans_removed} global channel removals replayed through the map");
+    // A local channel removed (one declared in a proctype, so that the channels its
+    // processes create after it, and every later channel, are numbered one less), against
+    // the record of the version that had it.
+    let mut locals_removed = 0;
+    let local_channel_removed = |text: &str, rng: &mut Rng, k: usize| {
+        let with = change_declaration(text, rng, 10 + k * DECLARATION_KINDS)?;
+        let gone = match k {
+            1 => mutate(text, rng).unwrap_or_else(|| text.to_string()),
+            _ => text.to_string(),
+        };
+        Some((with, gone))
+    };
+    each_recorded_pair(&mut rng, 4, local_channel_removed, |what, base, gone| {
+        let what = format!("{what} local channel removed");
+        if let Some((rep, _)) = replay_and_full(&what, base, gone) {
+            locals_removed +=
+                usize::from(rep.algorithm == Algorithm::Replay && rep.reason.contains("fewer"));
+        }
+    });
+    eprintln!("{locals_removed} local channel removals replayed through the map");
+    assert!(
+        locals_removed >= 30,
+        "only {locals_removed} local channel removals replayed"
+    );
     assert!(
         chans_removed >= 30,
         "only {chans_removed} channel removals replayed"
@@ -2103,6 +2128,98 @@ active proctype R() { do :: i < 2 -> i++; a[i] = a[0] :: i == 2 -> i = 0 od }
         let full = replayed_through_the_map(&what, &base, &v2, 1);
         assert_eq!(full.stats.states_stored, states, "{what}");
         assert_eq!(full.violations.len(), errors, "{what}");
+    }
+}
+
+/// Local channels added and removed: a process creates its channels with itself, so one
+/// declared in a proctype renumbers every channel created after it, state by state (how
+/// many such processes a state holds, and where). A replay meets recorded states through
+/// that renumbering: the workers' channels, the spawner's, init's, before and after the
+/// processes that change, with an assertion violated at the end. Each replay equals a
+/// full check (figures, violations, trails, and a recording run's states and sets), in
+/// both directions.
+#[test]
+fn local_channels_added_or_removed_renumber_the_channels_created_after_them() {
+    let v1 = "byte done;
+proctype Worker(byte id) {
+	chan reply = [1] of { byte };
+	chan scratch = [1] of { byte };
+	byte v;
+	scratch!id;
+	scratch?v;
+	reply!v;
+	reply?v;
+	done++
+}
+proctype Spawner() {
+	byte n;
+	chan mine = [1] of { byte };
+	do
+	:: n < 2 -> run Worker(n); n++
+	:: n >= 2 -> mine!n; break
+	od
+}
+init {
+	chan first = [2] of { byte };
+	run Spawner();
+	first!1;
+	run Worker(7);
+	first?_;
+	(done == 3);
+	assert(done < 3)
+}
+";
+    let (base, stored) = recorded(v1, &limited());
+    let versions = [
+        (
+            "a channel array added first in Worker",
+            v1.replace(
+                "\tchan reply = [1] of { byte };",
+                "\tchan extra[2] = [1] of { bit };\n\tchan reply = [1] of { byte };",
+            ),
+            "2 channels more",
+        ),
+        (
+            "a channel added after Worker's own",
+            v1.replace("\tbyte v;", "\tchan late = [0] of { byte };\n\tbyte v;"),
+            "1 channel more",
+        ),
+        (
+            "Worker's scratch channel removed",
+            v1.replace("\tchan scratch = [1] of { byte };\n", "")
+                .replace("\tscratch!id;\n\tscratch?v;\n", "\tv = id;\n"),
+            "1 channel fewer",
+        ),
+        (
+            "Spawner's channel removed",
+            v1.replace("\tchan mine = [1] of { byte };\n", "")
+                .replace("mine!n; break", "break"),
+            "1 channel fewer",
+        ),
+    ];
+    assert_eq!(stored, 7_870);
+    for (k, (what, v2, change)) in versions.iter().enumerate() {
+        let (back, _) = recorded(v2, &limited());
+        let undone = format!("{what}, undone");
+        if k < 2 {
+            // Nothing but the three `run Worker` (whose processes differ) is dangerous.
+            let full = replayed_through_the_map(what, &base, v2, 3);
+            assert_eq!(full.violations.len(), 1, "{what}");
+            replayed_through_the_map(&undone, &back, v1, 3);
+        } else {
+            // The statements on the removed channel too (replaced: 2 locations more, and
+            // 1 back).
+            let both: [(&str, &Record, &str, usize); 2] =
+                [(what, &base, v2, 5), (&undone, &back, v1, 4)];
+            for (what, base, text, dangerous) in both {
+                let (rep, full) = replayed_because(what, base, text, "through their projection");
+                assert_eq!(rep.dangerous, dangerous, "{what}: {}", rep.reason);
+                assert!(rep.stats.states_walked > 0, "{what}");
+                assert_eq!(full.violations.len(), 1, "{what}");
+            }
+        }
+        let rep = check(&version(v2).expect("loads"), Some(&base), Algorithm::Replay);
+        assert!(rep.reason.contains(change), "{what}: {}", rep.reason);
     }
 }
 

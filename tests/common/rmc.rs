@@ -621,7 +621,7 @@ pub fn chains_of_ten(
 }
 
 /// The kinds of declaration change `change_declaration` makes, by `k % DECLARATION_KINDS`.
-pub const DECLARATION_KINDS: usize = 10;
+pub const DECLARATION_KINDS: usize = 11;
 
 /// What `change_declaration` did, by kind.
 pub const DECLARATION_KIND_NAMES: [&str; DECLARATION_KINDS] = [
@@ -635,6 +635,7 @@ pub const DECLARATION_KIND_NAMES: [&str; DECLARATION_KINDS] = [
     "variable removed",
     "typedef field added or retyped",
     "global channel added",
+    "local channel added",
 ];
 
 /// The type keyword a declaration line starts with (after indentation), and where it is.
@@ -788,6 +789,66 @@ pub fn change_declaration(text: &str, rng: &mut Rng, k: usize) -> Option<String>
                 "chan rmc_c[2] = [0] of { bit };"
             };
             ls.insert(at, decl.into());
+        }
+        10 => {
+            // A local channel declared first in a proctype's body (its processes create it
+            // before their other channels, whose numbers, and every later channel's, move
+            // up) or, every other two rounds, after the first local channel declaration
+            // there is: every other round used at once (a message sent and received, new
+            // locations the replay executes), else an array of channels no statement names.
+            // (A version whose later declarations the statements make late may not load.)
+            let decl = if (k / DECLARATION_KINDS).is_multiple_of(2) {
+                "chan rmc_lc[2] = [0] of { bit };"
+            } else {
+                "chan rmc_lc = [1] of { byte }; rmc_lc!1; rmc_lc?_;"
+            };
+            let after_chan = (k / DECLARATION_KINDS) % 4 >= 2;
+            let local_chan = |l: &str| {
+                l.starts_with(char::is_whitespace)
+                    && l.trim_start().starts_with("chan ")
+                    && l.contains("] of {")
+                    && l.trim_end().ends_with(';')
+            };
+            match (0..ls.len()).find(|&i| local_chan(&ls[i])) {
+                Some(i) if after_chan => ls.insert(i + 1, format!("\t{decl}")),
+                _ => {
+                    let i = pick(&ls, rng, &|l: &str| {
+                        let t = l.trim_start();
+                        t.starts_with("proctype")
+                            || t.starts_with("active")
+                            || t.starts_with("init")
+                    })?;
+                    // The body's brace: on the header's line after its parameters, or on a
+                    // line after it.
+                    let from = ls[i].find(')').map_or(0, |c| c + 1);
+                    let (j, open) = match ls[i][from..].find('{') {
+                        Some(o) => (i, from + o + 1),
+                        None => {
+                            let j = (i + 1..ls.len()).find(|&j| ls[j].contains('{'))?;
+                            (j, ls[j].find('{')? + 1)
+                        }
+                    };
+                    // Where the body goes on past the brace's line, after its leading
+                    // declarations (statements before them would make them late).
+                    let declaration = |l: &str| {
+                        let t = l.trim_start();
+                        [
+                            "byte ", "short ", "int ", "bool ", "bit ", "chan ", "pid ", "mtype ",
+                        ]
+                        .iter()
+                        .any(|k| t.starts_with(k))
+                    };
+                    match ls[j][open..].trim().is_empty() {
+                        true => {
+                            let at = (j + 1..ls.len())
+                                .find(|&x| !declaration(&ls[x]))
+                                .unwrap_or(ls.len());
+                            ls.insert(at, format!("\t{decl}"));
+                        }
+                        false => ls[j].insert_str(open, &format!(" {decl} ")),
+                    }
+                }
+            }
         }
         _ => {
             // A global no statement names: its declaration goes.

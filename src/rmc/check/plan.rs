@@ -309,11 +309,12 @@ fn layout_extension(
         .clone()
         // (With the same layout, only a map that renumbers channels has work to do: global
         // channels of one type declared in another order.)
-        .filter(|e| layout != Some(old_hash) || e.handles.is_some())
+        .filter(|e| layout != Some(old_hash) || e.renumbers_handles())
         // With -q a valid end state needs every channel empty: what a changed, added or
         // removed channel holds then matters beyond its own operations.
         .filter(|e| {
-            let same = e.prefix.iter().all(|c| c.old.is_some() && c.new.is_some());
+            let same =
+                e.prefix.iter().all(|c| c.old.is_some() && c.new.is_some()) && !e.local_chans;
             (e.changed_globals.is_empty() && e.changed_locals.is_empty() && same)
                 || !opts.empty_channels
         })

@@ -82,6 +82,11 @@ pub struct Extension {
     /// How channel handles (the values of channel variables: creation numbers) map when
     /// global channels were added, removed or reordered (None: they keep their numbers).
     pub handles: Option<std::sync::Arc<HandleMap>>,
+    /// A proctype's processes create other channels than they did (a local channel added
+    /// or removed: `ProcExtension::creation`): every channel created after one of them has
+    /// another number, which depends on the processes a state holds, so handles are mapped
+    /// state by state (`handle_table`).
+    pub local_chans: bool,
     /// Bytes of a process record before its locals (tag, stable location, priority), in the
     /// canonical vector.
     pub proc_head: u32,
@@ -189,9 +194,45 @@ impl GlobalChan {
 /// handle is its place among them, and every channel a process creates comes after them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HandleMap {
-    /// Per old handle, the new one (None: a removed channel's), and the inverse.
-    fwd: Vec<Option<u8>>,
-    back: Vec<Option<u8>>,
+    /// Per old handle, the new one (none: a removed channel's), and the inverse.
+    fwd: HandleTable,
+    back: HandleTable,
+}
+
+/// Channel handles of one version as the other version numbers them (none: a channel the
+/// other version does not have). Handle 0 (no channel) is 0 in both.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandleTable([u16; 256]);
+
+const NO_HANDLE: u16 = u16::MAX;
+
+impl HandleTable {
+    fn none() -> HandleTable {
+        let mut t = HandleTable([NO_HANDLE; 256]);
+        t.0[0] = 0;
+        t
+    }
+
+    fn identity() -> HandleTable {
+        let mut t = HandleTable::none();
+        for (h, to) in t.0.iter_mut().enumerate() {
+            *to = h as u16;
+        }
+        t
+    }
+
+    #[inline]
+    fn get(&self, h: u8) -> Option<u8> {
+        let to = self.0[h as usize];
+        (to != NO_HANDLE).then_some(to as u8)
+    }
+
+    /// Handle `from` is `to` in the other version (handles past 255 do not exist).
+    fn set(&mut self, from: usize, to: usize) {
+        if let (Some(slot), Ok(to)) = (self.0.get_mut(from), u8::try_from(to)) {
+            *slot = u16::from(to);
+        }
+    }
 }
 
 impl HandleMap {
@@ -199,34 +240,22 @@ impl HandleMap {
     /// index, None: removed), `old_n` old and `new_n` new global channels. None when every
     /// handle keeps its number.
     fn new(pairs: &[Option<usize>], old_n: usize, new_n: usize) -> Option<HandleMap> {
-        let mut fwd = vec![None; 256];
-        let mut back = vec![None; 256];
-        fwd[0] = Some(0);
-        back[0] = Some(0);
+        let (mut fwd, mut back) = (HandleTable::none(), HandleTable::none());
         for (k, to) in pairs.iter().enumerate() {
             if let Some(j) = to {
                 let (h, g) = (u8::try_from(k + 1).ok()?, u8::try_from(j + 1).ok()?);
-                fwd[h as usize] = Some(g);
-                back[g as usize] = Some(h);
+                fwd.set(h as usize, g as usize);
+                back.set(g as usize, h as usize);
             }
         }
-        for (h, to) in fwd.iter_mut().enumerate().skip(old_n + 1) {
+        for h in (old_n + 1)..256 {
             let g = h - old_n + new_n;
             if g < 256 {
-                *to = Some(g as u8);
-                back[g] = Some(h as u8);
+                fwd.set(h, g);
+                back.set(g, h);
             }
         }
-        let identity = (0..256).all(|h| fwd[h] == Some(h as u8));
-        (!identity).then_some(HandleMap { fwd, back })
-    }
-
-    fn fwd(&self, h: u8) -> Option<u8> {
-        self.fwd[h as usize]
-    }
-
-    fn back(&self, h: u8) -> Option<u8> {
-        self.back[h as usize]
+        (fwd != HandleTable::identity()).then_some(HandleMap { fwd, back })
     }
 }
 
@@ -251,7 +280,28 @@ pub struct ProcExtension {
     pub old_size: u32,
     /// A local channel declaration of it changed its type (`Extension::changed_locals`).
     pub chans_changed: bool,
+    /// The channels its processes create, where local channel declarations were added or
+    /// removed (None: the same ones).
+    pub creation: Option<Creation>,
 }
+
+/// The channels a process creates with itself (its local channel declarations, in order,
+/// an array's element by element), across local channel declarations added or removed. A
+/// process's record is followed by the records of these channels in both versions (they
+/// are created with it, before anything else moves), so they are told apart by place.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Creation {
+    /// Per channel a new process creates: which of the old process's it is (None: added).
+    pub new: Vec<Option<u8>>,
+    /// Per channel an old process creates: which of the new process's it is (None:
+    /// removed), and its record's tag and bytes in the old layout.
+    pub old: Vec<Option<u8>>,
+    pub old_recs: Vec<(u8, u32)>,
+}
+
+/// Channels a process may create with itself where some were added or removed (the
+/// records of one are gathered on the stack).
+const MAX_CREATED: usize = 32;
 
 /// The type index a channel record's tag carries.
 fn chan_type(tag: u8) -> usize {
@@ -259,6 +309,113 @@ fn chan_type(tag: u8) -> usize {
 }
 
 impl Extension {
+    /// Whether channel handles are renumbered (global channels added, removed or reordered,
+    /// or local channels added or removed): then a statement that treats a handle as a
+    /// number is dangerous.
+    pub fn renumbers_handles(&self) -> bool {
+        self.handles.is_some() || self.local_chans
+    }
+
+    /// The handles of state `v` (a canonical vector of the new layout when `new`, else of
+    /// the old one) as the other version numbers them: the global channels' by the static
+    /// map, then every record's in creation order, a process's own channels paired by its
+    /// proctype's `Creation`. None: a record does not fit, or a process's channels are not
+    /// where they must be.
+    fn handle_table(&self, v: &[u8], new: bool) -> Option<HandleTable> {
+        let static_map = self
+            .handles
+            .as_deref()
+            .map(|m| if new { &m.back } else { &m.fwd });
+        let mut t = static_map.cloned().unwrap_or_else(HandleTable::identity);
+        let with = |f: fn(&GlobalChan) -> bool| self.prefix.iter().filter(|c| f(c)).count();
+        let (news, olds) = (with(|c| c.new.is_some()), with(|c| c.old.is_some()));
+        let (mine, theirs, at) = match new {
+            true => (
+                news,
+                olds,
+                (self.records_at + self.new_prefix_size) as usize,
+            ),
+            false => (
+                olds,
+                news,
+                (self.globals_at + self.old_globals_size + self.old_prefix_size) as usize,
+            ),
+        };
+        // Handles past the global channels' are numbered from the records.
+        for h in (mine + 1)..256 {
+            t.0[h] = NO_HANDLE;
+        }
+        let (mut h, mut o) = (mine + 1, theirs + 1);
+        let mut recs = self.records(v, at, new);
+        while let Some(rec) = recs.next() {
+            match rec? {
+                Rec::Chan(_) => {
+                    t.set(h, o);
+                    (h, o) = (h + 1, o + 1);
+                }
+                Rec::Proc { tag, .. } => {
+                    let Some(c) = &self.procs.get(tag as usize)?.creation else {
+                        continue;
+                    };
+                    let (own, other) = match new {
+                        true => (&c.new, c.old.len()),
+                        false => (&c.old, c.new.len()),
+                    };
+                    for (i, pair) in own.iter().enumerate() {
+                        if !matches!(recs.next()??, Rec::Chan(_)) {
+                            return None;
+                        }
+                        if let Some(j) = pair {
+                            t.set(h + i, o + *j as usize);
+                        }
+                    }
+                    (h, o) = (h + own.len(), o + other);
+                }
+            }
+        }
+        Some(t)
+    }
+
+    /// The map of handles for state `v` (see `handle_table`): the static one, or one made
+    /// for the state in `buf`. None: `v` does not fit (it has no image).
+    fn handles_for<'a>(
+        &'a self,
+        v: &[u8],
+        new: bool,
+        buf: &'a mut Option<HandleTable>,
+    ) -> Option<Option<&'a HandleTable>> {
+        if self.local_chans {
+            *buf = Some(self.handle_table(v, new)?);
+            return Some(buf.as_ref());
+        }
+        let m = self.handles.as_deref();
+        Some(m.map(|m| if new { &m.back } else { &m.fwd }))
+    }
+
+    /// The records of the channels the process whose record ends at `end` in `v` created
+    /// with itself (`n` of them, of the new layout when `new`), gathered into `out`.
+    fn created<'a>(
+        &self,
+        v: &[u8],
+        end: usize,
+        n: usize,
+        new: bool,
+        out: &'a mut [std::ops::Range<usize>; MAX_CREATED],
+    ) -> Option<&'a [std::ops::Range<usize>]> {
+        let mut at = end;
+        for slot in out.iter_mut().take(n) {
+            let tag = *v.get(at)?;
+            if tag & CHAN_TAG == 0 {
+                return None;
+            }
+            let e = at + self.chan_size(tag, new)?;
+            (e <= v.len()).then_some(())?;
+            *slot = at..e;
+            at = e;
+        }
+        out.get(..n)
+    }
+
     /// The bytes of the record of a channel whose tag is `tag`, in the new layout or the old
     /// one (None: a type it does not know).
     fn chan_size(&self, tag: u8, new: bool) -> Option<usize> {
@@ -330,7 +487,8 @@ impl Extension {
         out.clear();
         let (g, r) = (self.globals_at as usize, self.records_at as usize);
         out.extend_from_slice(canon.get(..g)?);
-        let handles = self.handles.as_deref();
+        let mut table = None;
+        let handles = self.handles_for(canon, true, &mut table)?;
         project_area(canon, g, &self.from, self.old_globals_size, handles, out)?;
         let new_record = |c: &GlobalChan| {
             let at = r + c.new_at as usize;
@@ -363,30 +521,52 @@ impl Extension {
             }
         }
         let at = r + self.new_prefix_size as usize;
-        for rec in self.records(canon, at, true) {
+        let mut recs = self.records(canon, at, true);
+        let mut made: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
+        while let Some(rec) = recs.next() {
             match rec? {
-                Rec::Chan(x) => match self.changed_type(canon[x.start], true) {
-                    Some((n, o)) => {
-                        let rec = &canon[x];
-                        out.push(self.other_tag(rec[0], true)?);
-                        project_contents(
-                            rec,
-                            (n.capacity, n.msg),
-                            (o.capacity, o.msg, o.size),
-                            out,
-                        )?;
-                    }
-                    None => self.retag(&canon[x], true, out)?,
-                },
+                Rec::Chan(x) => self.project_chan(&canon[x], out)?,
                 Rec::Proc { tag, head, locals } => {
                     let p = &self.procs[tag as usize];
                     out.push(p.old_tag?);
                     out.extend_from_slice(&canon[head.start + 1..head.end]);
                     project_area(canon, locals.start, &p.from, p.old_size, handles, out)?;
+                    let Some(c) = &p.creation else {
+                        continue;
+                    };
+                    // Its own channels in the old order: the kept ones projected, a removed
+                    // one empty (its contents dropped, as a removed global channel's), an
+                    // added one left out.
+                    let mine = self.created(canon, locals.end, c.new.len(), true, &mut made)?;
+                    for _ in mine {
+                        recs.next()??;
+                    }
+                    for (pair, &(tag, size)) in c.old.iter().zip(&c.old_recs) {
+                        match pair {
+                            Some(i) => {
+                                self.project_chan(&canon[mine.get(*i as usize)?.clone()], out)?
+                            }
+                            None => {
+                                out.push(tag);
+                                out.resize(out.len() + (size as usize).checked_sub(1)?, 0);
+                            }
+                        }
+                    }
                 }
             }
         }
         Some(())
+    }
+
+    /// A channel record of the new layout (`rec`) as the old layout writes it, appended.
+    fn project_chan(&self, rec: &[u8], out: &mut Vec<u8>) -> Option<()> {
+        match self.changed_type(*rec.first()?, true) {
+            Some((n, o)) => {
+                out.push(self.other_tag(rec[0], true)?);
+                project_contents(rec, (n.capacity, n.msg), (o.capacity, o.msg, o.size), out)
+            }
+            None => self.retag(rec, true, out),
+        }
     }
 
     /// The key a recorded state (old canonical vector `old`) is met by when the map drops
@@ -402,7 +582,8 @@ impl Extension {
         out.clear();
         out.extend_from_slice(old);
         let g = self.globals_at as usize;
-        let handles = self.handles.as_deref();
+        let mut table = None;
+        let handles = self.handles_for(old, false, &mut table)?;
         let blank = |old: &[u8], out: &mut [u8], start: usize, from: &[Piece]| -> Option<()> {
             for p in from {
                 match *p {
@@ -419,7 +600,7 @@ impl Extension {
                         convert(s, new, old, start + old_at as usize)?;
                     }
                     Piece::Handle { old_at, .. } => {
-                        handles?.fwd(*old.get(start + old_at as usize)?)?;
+                        handles?.get(*old.get(start + old_at as usize)?)?;
                     }
                     Piece::Copy { .. } => {}
                 }
@@ -436,13 +617,30 @@ impl Extension {
             }
         }
         let at = base + self.old_prefix_size as usize;
-        for rec in self.records(old, at, false) {
+        let mut recs = self.records(old, at, false);
+        let mut made: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
+        while let Some(rec) = recs.next() {
             match rec? {
                 Rec::Chan(x) => {
                     self.other_tag(old[x.start], false)?;
                 }
                 Rec::Proc { tag, locals, .. } => {
-                    blank(old, out, locals.start, &self.procs[tag as usize].from)?;
+                    let p = &self.procs[tag as usize];
+                    blank(old, out, locals.start, &p.from)?;
+                    let Some(c) = &p.creation else {
+                        continue;
+                    };
+                    // Its own channels: a removed one's contents dropped.
+                    let mine = self.created(old, locals.end, c.old.len(), false, &mut made)?;
+                    for (x, pair) in mine.iter().zip(&c.old) {
+                        recs.next()??;
+                        match pair {
+                            Some(_) => {
+                                self.other_tag(old[x.start], false)?;
+                            }
+                            None => out.get_mut(x.start + 1..x.end)?.fill(0),
+                        }
+                    }
                 }
             }
         }
@@ -502,7 +700,9 @@ impl Extension {
             }
         }
         let at = r + self.new_prefix_size as usize;
-        for rec in self.records(canon, at, true) {
+        let mut recs = self.records(canon, at, true);
+        let mut made: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
+        while let Some(rec) = recs.next() {
             let (tag, locals) = match rec? {
                 Rec::Chan(x) => {
                     if self.changed_type(canon[x.start], true).is_some() {
@@ -512,13 +712,22 @@ impl Extension {
                 }
                 Rec::Proc { tag, locals, .. } => (tag, locals),
             };
-            {
-                out.push(tag);
-                let p = &self.procs[tag as usize];
-                if p.grew() {
-                    let start = out.len();
-                    out.extend_from_slice(&canon[locals]);
-                    zero(out, start, &p.from)?;
+            out.push(tag);
+            let p = &self.procs[tag as usize];
+            if p.grew() {
+                let start = out.len();
+                out.extend_from_slice(&canon[locals.clone()]);
+                zero(out, start, &p.from)?;
+            }
+            // The channels it created that the old version's process does not: the
+            // parent's, as its added variables are.
+            if let Some(c) = &p.creation {
+                let mine = self.created(canon, locals.end, c.new.len(), true, &mut made)?;
+                for (x, pair) in mine.iter().zip(&c.new) {
+                    recs.next()??;
+                    if pair.is_none() || self.changed_type(canon[x.start], true).is_some() {
+                        out.extend_from_slice(&canon[x.clone()]);
+                    }
                 }
             }
         }
@@ -527,7 +736,8 @@ impl Extension {
 
     fn try_embed(&self, old: &[u8], parent: &[u8], out: &mut Vec<u8>) -> Option<()> {
         out.clear();
-        let handles = self.handles.as_deref();
+        let mut table = None;
+        let handles = self.handles_for(old, false, &mut table)?;
         self.embed_into(
             old,
             parent,
@@ -545,12 +755,15 @@ impl Extension {
     /// `EmbedPlan::apply` makes far faster than `embed` walks the records. None: they do
     /// not fit (as `embed`).
     pub fn embed_plan(&self, old: &[u8], parent: &[u8]) -> Option<EmbedPlan> {
+        // (The handles' map is a function of the old vector's records: of the shape.)
+        let mut table = None;
+        let map = self.handles_for(old, false, &mut table)?.cloned();
         let mut plan = PlanBuilder {
             parent,
             old_len: old.len(),
             plan: EmbedPlan {
                 old_len: old.len(),
-                map: self.handles.clone(),
+                map,
                 ..EmbedPlan::default()
             },
         };
@@ -647,19 +860,32 @@ impl Extension {
                 Some(_) => None,
                 None => Some(None),
             });
-        for rec in self.records(old, at, false) {
+        // A channel record of the old successor, in the new layout: a changed one is the
+        // parent's, any other the successor's.
+        fn chan(
+            ext: &Extension,
+            (old, parent): (&[u8], &[u8]),
+            x: std::ops::Range<usize>,
+            changed: &mut impl Iterator<Item = Option<std::ops::Range<usize>>>,
+            out: &mut impl Emit,
+        ) -> Option<()> {
+            let tag = ext.other_tag(old[x.start], false)?;
+            if ext.changed_type(old[x.start], false).is_some() {
+                let theirs = changed.next()??;
+                if tag != parent[theirs.start] {
+                    return None;
+                }
+                return out.parent(theirs);
+            }
+            out.byte(tag);
+            out.old(x.start + 1..x.end)
+        }
+        let mut recs = self.records(old, at, false);
+        let mut made: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
+        let mut theirs: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
+        while let Some(rec) = recs.next() {
             match rec? {
-                Rec::Chan(x) if self.changed_type(old[x.start], false).is_some() => {
-                    let theirs = changed.next()??;
-                    if self.other_tag(old[x.start], false)? != parent[theirs.start] {
-                        return None;
-                    }
-                    out.parent(theirs)?;
-                }
-                Rec::Chan(x) => {
-                    out.byte(self.other_tag(old[x.start], false)?);
-                    out.old(x.start + 1..x.end)?;
-                }
+                Rec::Chan(x) => chan(self, (old, parent), x, &mut changed, out)?,
                 Rec::Proc { tag, head, locals } => {
                     out.byte(tag);
                     out.old(head.start + 1..head.end)?;
@@ -667,12 +893,43 @@ impl Extension {
                     let start = out.len();
                     // (The parent's record of the same pid is passed even when not needed,
                     // to keep the two walks in step.)
-                    match parents.next() {
+                    let mate = match parents.next() {
+                        Some(Some((t, l))) if t == tag => Some(l),
+                        _ => None,
+                    };
+                    match &mate {
                         _ if !p.grew() => out.zeros(p.size as usize),
-                        Some(Some((t, l))) if t == tag => out.parent(l)?,
-                        _ => return None,
+                        Some(l) => out.parent(l.clone())?,
+                        None => return None,
                     }
                     overlay(out, start, &p.from, locals.start)?;
+                    let Some(c) = &p.creation else {
+                        continue;
+                    };
+                    // Its own channels in the new order: a kept one the successor's, an
+                    // added one the parent's process's (no step that leaves it alone
+                    // touches it), a removed one gone.
+                    let mine = self.created(old, locals.end, c.old.len(), false, &mut made)?;
+                    for _ in mine {
+                        recs.next()??;
+                    }
+                    let added = c.new.iter().any(Option::is_none);
+                    let parents_own = match (&mate, added) {
+                        (Some(l), true) => {
+                            self.created(parent, l.end, c.new.len(), true, &mut theirs)?
+                        }
+                        (None, true) => return None,
+                        (_, false) => &[],
+                    };
+                    for (i, pair) in c.new.iter().enumerate() {
+                        match pair {
+                            Some(j) => {
+                                let x = mine.get(*j as usize)?.clone();
+                                chan(self, (old, parent), x, &mut changed, out)?;
+                            }
+                            None => out.parent(parents_own.get(i)?.clone())?,
+                        }
+                    }
                 }
             }
         }
@@ -708,7 +965,7 @@ fn project_area(
     start: usize,
     from: &[Piece],
     size: u32,
-    handles: Option<&HandleMap>,
+    handles: Option<&HandleTable>,
     out: &mut Vec<u8>,
 ) -> Option<()> {
     let base = out.len();
@@ -737,7 +994,7 @@ fn project_area(
                 old.write(out, o, v);
             }
             Piece::Handle { old_at, new_at } => {
-                let h = handles?.back(*canon.get(start + new_at as usize)?)?;
+                let h = handles?.get(*canon.get(start + new_at as usize)?)?;
                 *out.get_mut(base + old_at as usize)? = h;
             }
             Piece::Drop { .. } => {}
@@ -765,7 +1022,7 @@ trait Emit {
 struct Bytes<'a> {
     old: &'a [u8],
     parent: &'a [u8],
-    handles: Option<&'a HandleMap>,
+    handles: Option<&'a HandleTable>,
     out: &'a mut Vec<u8>,
 }
 
@@ -800,7 +1057,7 @@ impl Emit for Bytes<'_> {
         Some(())
     }
     fn handle(&mut self, at: usize, src: usize) -> Option<()> {
-        let h = self.handles?.fwd(*self.old.get(src)?)?;
+        let h = self.handles?.get(*self.old.get(src)?)?;
         *self.out.get_mut(at)? = h;
         Some(())
     }
@@ -818,7 +1075,7 @@ pub struct EmbedPlan {
     converts: Vec<(u32, u32, Scalar, Scalar)>,
     /// (where in the new vector, where in the old one) of channel handles, and their map.
     handles: Vec<(u32, u32)>,
-    map: Option<std::sync::Arc<HandleMap>>,
+    map: Option<HandleTable>,
     old_len: usize,
 }
 
@@ -844,7 +1101,7 @@ impl EmbedPlan {
             }
         }
         for &(at, src) in &self.handles {
-            match self.map.as_deref().and_then(|m| m.fwd(old[src as usize])) {
+            match self.map.as_ref().and_then(|m| m.get(old[src as usize])) {
                 Some(h) => out[at as usize] = h,
                 None => return false,
             }
@@ -1167,6 +1424,94 @@ fn plain_chan(owner: &str, v: &Var) -> bool {
     owner.is_empty() && matches!(v.ty, Type::Chan)
 }
 
+/// A local channel variable whose addition or removal the map carries: one whose channels
+/// are created with its process (`Creation`), or one that creates none. Not a late
+/// declaration that creates channels: they are created where it stands, after whatever
+/// the process created before.
+fn local_chan(owner: &str, v: &Var) -> bool {
+    !owner.is_empty()
+        && matches!(v.ty, Type::Chan)
+        && (!v.late || !matches!(v.init, VarInit::Chan(_)))
+}
+
+/// The channels a process of a proctype with locals `locals` creates with itself, in order:
+/// (local, element, type).
+fn created_with(locals: &[Var]) -> Vec<(usize, u32, &ChanType)> {
+    let mut out = Vec::new();
+    for (k, v) in locals.iter().enumerate() {
+        if let (VarInit::Chan(ct), false) = (&v.init, v.late) {
+            out.extend((0..v.array.unwrap_or(1)).map(|e| (k, e, ct)));
+        }
+    }
+    out
+}
+
+/// How the channels a proctype's processes create with themselves pair across versions
+/// (`index`: per old local, its new index or `DROPPED`; `a`, `b`: the old and the new
+/// layout). None: the same ones, in the same order. Refused where the kept ones are
+/// created in another order, or a kept variable creates channels in one version only.
+fn creation(
+    (op, np): (&crate::program::Proc, &crate::program::Proc),
+    index: &[usize],
+    a: &Layout,
+) -> Result<Option<Creation>, String> {
+    let (olds, news) = (created_with(&op.locals), created_with(&np.locals));
+    let mut c = Creation {
+        new: vec![None; news.len()],
+        old: vec![None; olds.len()],
+        old_recs: Vec::with_capacity(olds.len()),
+    };
+    for (k, &(ok, e, oct)) in olds.iter().enumerate() {
+        let t = a
+            .chans
+            .iter()
+            .position(|x| &x.source == oct)
+            .ok_or_else(|| "a channel type the layout lacks".to_string())?;
+        let size = a.chans[t].record_size() as u32;
+        c.old_recs.push(((t as u8) | CHAN_TAG, size));
+        let Some(&nk) = index.get(ok).filter(|&&j| j != DROPPED) else {
+            continue;
+        };
+        match news.iter().position(|&(j, f, _)| j == nk && f == e) {
+            Some(i) => {
+                c.old[k] = Some(i as u8);
+                c.new[i] = Some(k as u8);
+            }
+            None => {
+                return Err(format!(
+                    "local '{}:{}' creates channels in one version only{CREATION_ORDER}",
+                    np.name, op.locals[ok].name
+                ))
+            }
+        }
+    }
+    // A kept variable that creates channels only in the new version.
+    for (i, &(j, _, _)) in news.iter().enumerate() {
+        if c.new[i].is_none() && index.contains(&j) {
+            return Err(format!(
+                "local '{}:{}' creates channels in one version only{CREATION_ORDER}",
+                np.name, np.locals[j].name
+            ));
+        }
+    }
+    let kept: Vec<u8> = c.new.iter().flatten().copied().collect();
+    if kept.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "proctype {}: its local channels are declared in another order{CREATION_ORDER}",
+            np.name
+        ));
+    }
+    if olds.len() > MAX_CREATED || news.len() > MAX_CREATED {
+        return Err(format!(
+            "proctype {}: more than {MAX_CREATED} local channels{CREATION_ORDER}",
+            np.name
+        ));
+    }
+    let same =
+        olds.len() == news.len() && c.new.iter().enumerate().all(|(i, p)| *p == Some(i as u8));
+    Ok((!same).then_some(c))
+}
+
 /// The scalars of a shape with the path that names each in it (`[2]`, `.f`, `[1].g.h`) and
 /// its offset from `base`.
 fn named_scalars(shape: &Shape, path: &str, base: u32, out: &mut Vec<(String, u32, Scalar)>) {
@@ -1277,7 +1622,8 @@ fn pair_vars(
         let Some(j) = by_name.or_else(renamed) else {
             // Removed: its bytes are dropped. (A channel's record goes too: only a global
             // channel's, which `layout_extension` takes out of the channels.)
-            if (matches!(v.ty, Type::Chan) || old_chan(v)) && !plain_chan(owner, v) {
+            let carried = plain_chan(owner, v) || local_chan(owner, v);
+            if (matches!(v.ty, Type::Chan) || old_chan(v)) && !carried {
                 return Err(format!(
                     "{what} '{owner}{}' removed, and with it the channels it creates{}",
                     v.name, CREATION_ORDER
@@ -1393,7 +1739,8 @@ fn pair_vars(
         if taken[j] {
             continue;
         }
-        if (matches!(w.ty, Type::Chan) || new_chan(w)) && !plain_chan(owner, w) {
+        let carried = plain_chan(owner, w) || local_chan(owner, w);
+        if (matches!(w.ty, Type::Chan) || new_chan(w)) && !carried {
             return Err(format!(
                 "{what} '{owner}{}' added, and with it the channels it creates{}",
                 w.name, CREATION_ORDER
@@ -1476,6 +1823,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
                 size: y.locals_size,
                 old_size: 0,
                 chans_changed: false,
+                creation: None,
             });
             continue;
         };
@@ -1501,6 +1849,26 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         let Ok(old_tag) = u8::try_from(i) else {
             return refuse("more than 255 proctypes".into());
         };
+        let creation = creation((op, np), &p.index, &a).map_err(NoMap::Refused)?;
+        if let Some(c) = &creation {
+            let (added, removed) = (
+                c.new.iter().filter(|x| x.is_none()).count(),
+                c.old.iter().filter(|x| x.is_none()).count(),
+            );
+            let n = |k: usize| if k == 1 { "channel" } else { "channels" };
+            let mut what = Vec::new();
+            if added > 0 {
+                what.push(format!("{added} {} more", n(added)));
+            }
+            if removed > 0 {
+                what.push(format!("{removed} {} fewer", n(removed)));
+            }
+            d.changed.push(format!(
+                "proctype {}'s processes create {}",
+                np.name,
+                what.join(" and ")
+            ));
+        }
         for (k, ov) in op.locals.iter().enumerate() {
             let Some(nv) = p.index.get(k).and_then(|&j| Some((j, np.locals.get(j)?))) else {
                 continue;
@@ -1527,6 +1895,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             size: y.locals_size,
             old_size: x.locals_size,
             chans_changed: false,
+            creation,
         });
     }
     for (op, t) in old.procs.iter().zip(&old_tags) {
@@ -1610,10 +1979,11 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             .push("global channels declared in another order".into());
     }
     let handles = HandleMap::new(&pairs, olds.len(), news.len()).map(std::sync::Arc::new);
-    if handles.is_some() {
+    let local_chans = procs.iter().any(|p| p.creation.is_some());
+    if handles.is_some() || local_chans {
         if handles_in_data(old, &a) || handles_in_data(new, &b) {
             return refuse(
-                "global channels were added, removed or reordered, which renumbers channels, and channel \
+                "channels were added, removed or reordered, which renumbers channels, and channel \
                  numbers may sit in messages or record fields (a field of type chan), which \
                  the map does not renumber"
                     .into(),
@@ -1718,6 +2088,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         old_prefix_size,
         new_prefix_size,
         handles,
+        local_chans,
         proc_head: b.procs.first().map_or(0, |p| p.header + 4 - b.loc_width),
         added: d.added,
         changed: d.changed,

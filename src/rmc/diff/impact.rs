@@ -606,13 +606,13 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     // Across renumbered channel handles, a statement that treats a handle as a number (or
     // moves one between variables, or writes one from elsewhere) is dangerous: only channel
     // operations are blind to the numbering.
-    if extension.as_ref().is_some_and(|e| e.handles.is_some()) {
+    if extension.as_ref().is_some_and(|e| e.renumbers_handles()) {
         pairs.mark(&mut dangerous, |op, ol, paired| {
             let uses = |p: &Program, pr: &Proc, l: &Location| {
                 l.edges.iter().any(|e| uses_handle(p, pr, &e.stmt))
             };
             (uses(old, op, ol) || paired.is_some_and(|(np, nl)| uses(new, np, nl))).then(|| {
-                "uses a channel's number, which global channels added, removed or reordered \
+                "uses a channel's number, which channels added, removed or reordered \
                  change"
                     .into()
             })
