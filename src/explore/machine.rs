@@ -360,7 +360,7 @@ impl<'p> Machine<'p> {
                     return false;
                 };
                 out.chans.push(out.v.len() as u32);
-                out.v.extend_from_slice(rec);
+                super::small_copy::extend(&mut out.v, rec);
                 at += c.record_size();
                 continue;
             }
@@ -383,8 +383,8 @@ impl<'p> Machine<'p> {
             };
             out.procs.push(out.v.len() as u32);
             out.v.push(tag);
-            out.v.extend_from_slice(&li.to_le_bytes()[..lw]);
-            out.v.extend_from_slice(rest);
+            super::small_copy::extend(&mut out.v, &li.to_le_bytes()[..lw]);
+            super::small_copy::extend(&mut out.v, rest);
             at += 5 + size - 1 - lw;
         }
         debug_assert!({

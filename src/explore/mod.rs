@@ -25,6 +25,7 @@ pub(crate) mod pan_size;
 pub(crate) mod property;
 pub mod search;
 pub mod shortest;
+pub(crate) mod small_copy;
 pub mod state;
 pub(crate) mod store;
 pub(crate) mod succ;

@@ -102,6 +102,8 @@ pub struct Extension {
     pub changed_locals: Vec<((usize, usize), (usize, usize))>,
     /// Some old bytes are dropped: recorded states are met by key (`key_of_old`).
     pub drops: bool,
+    /// The spans of the new globals area that no old byte fills (offset, bytes).
+    pub fresh_globals: Vec<(u32, u32)>,
 }
 
 /// An old global or local with no place in the new layout.
@@ -283,6 +285,9 @@ pub struct ProcExtension {
     /// The channels its processes create, where local channel declarations were added or
     /// removed (None: the same ones).
     pub creation: Option<Creation>,
+    /// The spans of its new locals that no old byte fills (offset, bytes): what `extras`
+    /// takes from a parent's process.
+    pub fresh: Vec<(u32, u32)>,
 }
 
 /// The channels a process creates with itself (its local channel declarations, in order,
@@ -684,15 +689,16 @@ impl Extension {
     fn try_extras(&self, canon: &[u8], out: &mut Vec<u8>) -> Option<()> {
         out.clear();
         let (g, r) = (self.globals_at as usize, self.records_at as usize);
-        let zero = |out: &mut Vec<u8>, start: usize, from: &[Piece]| {
-            for (off, size) in from.iter().filter_map(Piece::new_span) {
+        // (Only the bytes no old byte fills: the others are the successor's own.)
+        let fresh = |out: &mut Vec<u8>, start: usize, spans: &[(u32, u32)]| {
+            for &(off, len) in spans {
                 let o = start + off as usize;
-                out.get_mut(o..o + size as usize)?.fill(0);
+                crate::explore::small_copy::extend(out, canon.get(o..o + len as usize)?);
             }
             Some(())
         };
-        out.extend_from_slice(canon.get(g..r)?);
-        zero(out, 0, &self.from)?;
+        canon.get(g..r)?;
+        fresh(out, g, &self.fresh_globals)?;
         for c in self.prefix.iter().filter(|c| c.new.is_some()) {
             let at = r + c.new_at as usize;
             if c.changed || c.old.is_none() {
@@ -714,11 +720,7 @@ impl Extension {
             };
             out.push(tag);
             let p = &self.procs[tag as usize];
-            if p.grew() {
-                let start = out.len();
-                out.extend_from_slice(&canon[locals.clone()]);
-                zero(out, start, &p.from)?;
-            }
+            fresh(out, locals.start, &p.fresh)?;
             // The channels it created that the old version's process does not: the
             // parent's, as its added variables are.
             if let Some(c) = &p.creation {
@@ -1090,7 +1092,7 @@ impl EmbedPlan {
         out.extend_from_slice(&self.template);
         for &(at, src, n) in &self.copies {
             let (at, src, n) = (at as usize, src as usize, n as usize);
-            out[at..at + n].copy_from_slice(&old[src..src + n]);
+            crate::explore::small_copy::copy(&mut out[at..at + n], &old[src..src + n]);
         }
         for &(at, src, o, n) in &self.converts {
             match convert(o, n, old, src as usize) {
@@ -1190,13 +1192,25 @@ impl ProcExtension {
     /// Whether the proctype's new locals hold bytes the old ones do not fill (added
     /// variables, an array's added elements).
     fn grew(&self) -> bool {
-        self.from
-            .iter()
-            .filter_map(Piece::new_span)
-            .map(|s| s.1)
-            .sum::<u32>()
-            < self.size
+        !self.fresh.is_empty()
     }
+}
+
+/// The spans of an area of `size` bytes that none of `from`'s pieces fill (offset, bytes).
+fn fresh_spans(from: &[Piece], size: u32) -> Vec<(u32, u32)> {
+    let mut filled: Vec<(u32, u32)> = from.iter().filter_map(Piece::new_span).collect();
+    filled.sort_unstable();
+    let (mut out, mut at) = (Vec::new(), 0u32);
+    for (off, len) in filled {
+        if off > at {
+            out.push((at, off - at));
+        }
+        at = at.max(off + len);
+    }
+    if at < size {
+        out.push((at, size - at));
+    }
+    out
 }
 
 /// One record of a canonical vector, as byte ranges.
@@ -1824,6 +1838,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
                 old_size: 0,
                 chans_changed: false,
                 creation: None,
+                fresh: Vec::new(),
             });
             continue;
         };
@@ -1896,6 +1911,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             old_size: x.locals_size,
             chans_changed: false,
             creation,
+            fresh: Vec::new(),
         });
     }
     for (op, t) in old.procs.iter().zip(&old_tags) {
@@ -2065,6 +2081,11 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             });
         }
     }
+    // (The pieces are final: channel variables' bytes are handles now.)
+    for p in &mut procs {
+        p.fresh = fresh_spans(&p.from, p.size);
+    }
+    let fresh_globals = fresh_spans(&globals.from, b.records_at - b.globals_at);
     let mut old_order: Vec<usize> = (0..prefix.len())
         .filter(|&e| prefix[e].old.is_some())
         .collect();
@@ -2095,6 +2116,7 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         changed_globals,
         changed_locals,
         drops: d.drops,
+        fresh_globals,
     })
 }
 
