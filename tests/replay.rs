@@ -1619,66 +1619,15 @@ fn replays_across_declaration_changes_equal_full_checks() {
         }
     });
     // A proctype removed (one added before the others, so that the others' tags move
-    // back), against the record of the version that had it.
-    let mut procs_removed = 0;
-    let proctype_removed = |text: &str, rng: &mut Rng, k: usize| {
-        let with = change_declaration(text, rng, 3 + k * DECLARATION_KINDS)?;
-        let gone = match k {
-            1 => mutate(text, rng).unwrap_or_else(|| text.to_string()),
-            _ => text.to_string(),
-        };
-        Some((with, gone))
-    };
-    each_recorded_pair(&mut rng, 2, proctype_removed, |what, base, gone| {
-        let what = format!("{what} proctype removed");
-        if let Some((rep, _)) = replay_and_full(&what, base, gone) {
-            procs_removed += usize::from(
-                rep.algorithm == Algorithm::Replay
-                    && rep.reason.contains("proctype RmcAdded removed"),
-            );
-        }
-    });
+    // back), a global channel removed (one added before the others, so that their numbers
+    // move back), a local channel removed (so that the channels its processes create after
+    // it, and every later channel, are numbered one less): each against the record of the
+    // version that had it.
+    let procs_removed = removed_again(&mut rng, 3, 2, "proctype RmcAdded removed");
     eprintln!("{procs_removed} proctype removals replayed through the map");
-    // A global channel removed (one added before the others, so that their numbers move
-    // back), against the record of the version that had it.
-    let mut chans_removed = 0;
-    let channel_removed = |text: &str, rng: &mut Rng, k: usize| {
-        let with = change_declaration(text, rng, 9 + k * DECLARATION_KINDS)?;
-        let gone = match k {
-            1 => mutate(text, rng).unwrap_or_else(|| text.to_string()),
-            _ => text.to_string(),
-        };
-        Some((with, gone))
-    };
-    each_recorded_pair(&mut rng, 2, channel_removed, |what, base, gone| {
-        let what = format!("{what} channel removed");
-        if let Some((rep, _)) = replay_and_full(&what, base, gone) {
-            chans_removed += usize::from(
-                rep.algorithm == Algorithm::Replay
-                    && rep.reason.contains("channel 'rmc_c' removed"),
-            );
-        }
-    });
+    let chans_removed = removed_again(&mut rng, 9, 2, "channel 'rmc_c' removed");
     eprintln!("{chans_removed} global channel removals replayed through the map");
-    // A local channel removed (one declared in a proctype, so that the channels its
-    // processes create after it, and every later channel, are numbered one less), against
-    // the record of the version that had it.
-    let mut locals_removed = 0;
-    let local_channel_removed = |text: &str, rng: &mut Rng, k: usize| {
-        let with = change_declaration(text, rng, 10 + k * DECLARATION_KINDS)?;
-        let gone = match k {
-            1 => mutate(text, rng).unwrap_or_else(|| text.to_string()),
-            _ => text.to_string(),
-        };
-        Some((with, gone))
-    };
-    each_recorded_pair(&mut rng, 4, local_channel_removed, |what, base, gone| {
-        let what = format!("{what} local channel removed");
-        if let Some((rep, _)) = replay_and_full(&what, base, gone) {
-            locals_removed +=
-                usize::from(rep.algorithm == Algorithm::Replay && rep.reason.contains("fewer"));
-        }
-    });
+    let locals_removed = removed_again(&mut rng, 10, 4, "fewer");
     eprintln!("{locals_removed} local channel removals replayed through the map");
     assert!(
         locals_removed >= 30,
@@ -1704,6 +1653,30 @@ fn replays_across_declaration_changes_equal_full_checks() {
     );
     let (chains, _) = chains_of_ten(&mut rng, 40, mixed_step, replayed_step);
     assert!(chains >= 8, "only {chains} chains of 10 versions");
+}
+
+/// Versions of every seed model with a declaration of `kind` (`change_declaration`, each
+/// of `per_model` rounds) recorded, checked without it again (and, the second round,
+/// with a statement mutated): replays equal to full checks. Returns how many replayed
+/// through the map with a reason that `says`.
+fn removed_again(rng: &mut Rng, kind: usize, per_model: usize, says: &str) -> usize {
+    let mut replayed = 0;
+    let make = |text: &str, rng: &mut Rng, k: usize| {
+        let with = change_declaration(text, rng, kind + k * DECLARATION_KINDS)?;
+        let gone = match k {
+            1 => mutate(text, rng).unwrap_or_else(|| text.to_string()),
+            _ => text.to_string(),
+        };
+        Some((with, gone))
+    };
+    each_recorded_pair(rng, per_model, make, |what, base, gone| {
+        let what = format!("{what} removed again");
+        if let Some((rep, _)) = replay_and_full(&what, base, gone) {
+            replayed +=
+                usize::from(rep.algorithm == Algorithm::Replay && rep.reason.contains(says));
+        }
+    });
+    replayed
 }
 
 /// A typedef's fields added, retyped or reordered: every variable of that type maps field

@@ -133,21 +133,27 @@ fn successors_built_ahead_change_nothing() {
         ..Options::default()
     };
     let mut failures = Vec::new();
+    each_checkable_machine(|rel, m| {
+        let plain = explore(m, &Options::default(), &mut |_| {});
+        let built = explore(m, &ahead, &mut |_| {});
+        let shown = |o: &Outcome| format!("{:?} {:?} {:?}", figures(o), o.violations, o.executed);
+        if shown(&plain) != shown(&built) {
+            failures.push(format!("{rel}: {} / {}", shown(&plain), shown(&built)));
+        }
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Calls `f` with the machine of every checkable conformance model that loads.
+fn each_checkable_machine(mut f: impl FnMut(&str, &Machine)) {
     for e in checkable() {
         let rel = e["model"].as_str().expect("model name");
         let loaded = common::load(&common::models_dir().join(rel));
         let Some(program) = loaded.program.as_ref() else {
             continue;
         };
-        let m = Machine::new(program).expect("layout");
-        let plain = explore(&m, &Options::default(), &mut |_| {});
-        let built = explore(&m, &ahead, &mut |_| {});
-        let shown = |o: &Outcome| format!("{:?} {:?} {:?}", figures(o), o.violations, o.executed);
-        if shown(&plain) != shown(&built) {
-            failures.push(format!("{rel}: {} / {}", shown(&plain), shown(&built)));
-        }
+        f(rel, &Machine::new(program).expect("layout"));
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
@@ -534,17 +540,11 @@ fn a_search_told_to_go_on_at_its_limit_is_the_search_without_it() {
         )
     };
     let mut paused_somewhere = 0;
-    for e in checkable() {
-        let rel = e["model"].as_str().expect("model name");
-        let loaded = common::load(&common::models_dir().join(rel));
-        let Some(program) = loaded.program.as_ref() else {
-            continue;
-        };
-        let m = Machine::new(program).expect("layout");
-        let whole = explore(&m, &Options::default(), &mut |_| {});
+    each_checkable_machine(|rel, m| {
+        let whole = explore(m, &Options::default(), &mut |_| {});
         let n = whole.stats.states_stored;
         if n > 20_000 || whole.limit.is_some() {
-            continue;
+            return;
         }
         let mut limits: Vec<u64> = vec![1, 2, n / 3, n / 2, n.saturating_sub(1)];
         limits.retain(|&l| l >= 1 && l < n);
@@ -555,7 +555,7 @@ fn a_search_told_to_go_on_at_its_limit_is_the_search_without_it() {
                 ..Options::default()
             };
             let mut asked = Vec::new();
-            let out = search_paused(&m, &opts, &mut NoRider, &mut |_| {}, &mut |s| {
+            let out = search_paused(m, &opts, &mut NoRider, &mut |_| {}, &mut |s| {
                 asked.push(s.states_stored);
                 AtLimit::GoOn {
                     max_states: None,
@@ -572,6 +572,6 @@ fn a_search_told_to_go_on_at_its_limit_is_the_search_without_it() {
             assert!(out.limit.is_none(), "{rel} at {limit}: {:?}", out.limit);
             assert_eq!(described(&out), described(&whole), "{rel} at {limit}");
         }
-    }
+    });
     assert!(paused_somewhere >= 100, "{paused_somewhere} pauses");
 }
