@@ -2765,7 +2765,7 @@ fn big_record(opts: &Options) -> (Record, u64, tempfile::TempDir, u64) {
 /// graph never is (it costs several times as much to read), since a full check runs.
 #[test]
 fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
-    use git_rmc::rmc::check::{self, Base, Reuse};
+    use git_rmc::rmc::check::{self, Base, Plan, Reuse};
     let opts = Options::default();
     let (record, stored, dir, _) = big_record(&opts);
     let path = dir.path().join("big.rec");
@@ -2799,22 +2799,38 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     );
     assert!(matches!(plan.reuse, Reuse::Ran(_)) && !plan.incremental());
     assert_eq!(plan.algorithm, Algorithm::Full);
+    // The record a plan's run writes is the full check's.
+    let written_as_full =
+        |plan: &Plan, mut run: check::Run, base, v: &common::rmc::Version, full| {
+            let m = git_rmc::explore::Machine::new(&plan.program).expect("layout");
+            let rec = check::record(
+                &m,
+                &plan.ids,
+                &mut run,
+                Some(base),
+                v.sources.clone(),
+                &opts,
+            )
+            .expect("a record");
+            let want: Record = Option::expect(full, "a record");
+            assert_eq!(rec.fingerprints, want.fingerprints);
+            assert_eq!((rec.sets, rec.set_of), (want.sets, want.set_of));
+            assert_eq!(rec.meta.figures, want.meta.figures);
+            assert_eq!(rec.graph, want.graph);
+        };
     let m = git_rmc::explore::Machine::new(&plan.program).expect("layout");
-    let mut run = check::run(&m, plan.reuse, Some(&base), &opts, &mut |_| {});
+    let run = check::run(&m, plan.reuse, Some(&base), &opts, &mut |_| {});
     assert_eq!(run.outcome.stats.spin_figures(), full.stats.spin_figures());
-    let rec = check::record(
-        &m,
-        &plan.ids,
-        &mut run,
-        Some(&base),
-        small.sources.clone(),
-        &opts,
-    )
-    .expect("a record");
-    let want = full.record.expect("a record");
-    assert_eq!(rec.fingerprints, want.fingerprints);
-    assert_eq!((rec.sets, rec.set_of), (want.sets, want.set_of));
-    assert_eq!(rec.meta.figures, want.meta.figures);
+    written_as_full(
+        &Plan {
+            reuse: Reuse::Nothing,
+            ..plan
+        },
+        run,
+        &base,
+        &small,
+        full.record,
+    );
 
     // A full check asked for reads no recorded state.
     let (plan, base) = plan_on_lazy(&small, Algorithm::Full);
@@ -2851,21 +2867,11 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     assert!(full.stats.states_stored * check::SMALL_SHARE > stored);
     assert_eq!(run.outcome.stats.spin_figures(), full.stats.spin_figures());
     assert!(run.outcome.complete());
-    let mut run = *run;
-    let m = git_rmc::explore::Machine::new(&plan.program).expect("layout");
-    let rec = check::record(
-        &m,
-        &plan.ids,
-        &mut run,
-        Some(&base),
-        new.sources.clone(),
-        &opts,
-    )
-    .expect("a record");
-    let want = full.record.expect("a record");
-    assert_eq!(rec.fingerprints, want.fingerprints);
-    assert_eq!((rec.sets, rec.set_of), (want.sets, want.set_of));
-    assert_eq!(rec.graph, want.graph);
+    let plan = Plan {
+        reuse: Reuse::Nothing,
+        ..plan
+    };
+    written_as_full(&plan, *run, &base, &new, full.record);
     assert!(
         base.has_fingerprints() && !base.has_states(),
         "{}",
