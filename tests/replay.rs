@@ -2104,19 +2104,19 @@ active proctype R() { do :: i < 2 -> i++; a[i] = a[0] :: i == 2 -> i = 0 od }
     }
 }
 
-/// Local channels added and removed: a process creates its channels with itself, so one
-/// declared in a proctype renumbers every channel created after it, state by state (how
-/// many such processes a state holds, and where). A replay meets recorded states through
-/// that renumbering: the workers' channels, the spawner's, init's, before and after the
-/// processes that change, with an assertion violated at the end. Each replay equals a
-/// full check (figures, violations, trails, and a recording run's states and sets), in
-/// both directions.
+/// Local channels added, removed or declared in another order: a process creates its
+/// channels with itself, so one declared in a proctype renumbers every channel created
+/// after it, state by state (how many such processes a state holds, and where). A replay
+/// meets recorded states through that renumbering: the workers' channels, the spawner's,
+/// init's, before and after the processes that change, with an assertion violated at the
+/// end. Each replay equals a full check (figures, violations, trails, and a recording
+/// run's states and sets), in both directions.
 #[test]
 fn local_channels_added_or_removed_renumber_the_channels_created_after_them() {
     let v1 = "byte done;
 proctype Worker(byte id) {
 	chan reply = [1] of { byte };
-	chan scratch = [1] of { byte };
+	chan scratch = [2] of { byte };
 	byte v;
 	scratch!id;
 	scratch?v;
@@ -2158,8 +2158,16 @@ init {
             "1 channel more",
         ),
         (
+            "Worker's channels declared in the other order",
+            v1.replace(
+                "\tchan reply = [1] of { byte };\n\tchan scratch = [2] of { byte };",
+                "\tchan scratch = [2] of { byte };\n\tchan reply = [1] of { byte };",
+            ),
+            "create their channels in another order",
+        ),
+        (
             "Worker's scratch channel removed",
-            v1.replace("\tchan scratch = [1] of { byte };\n", "")
+            v1.replace("\tchan scratch = [2] of { byte };\n", "")
                 .replace("\tscratch!id;\n\tscratch?v;\n", "\tv = id;\n"),
             "1 channel fewer",
         ),
@@ -2174,7 +2182,7 @@ init {
     for (k, (what, v2, change)) in versions.iter().enumerate() {
         let (back, _) = recorded(v2, &limited());
         let undone = format!("{what}, undone");
-        if k < 2 {
+        if k < 3 {
             // Nothing but the three `run Worker` (whose processes differ) is dangerous.
             let full = replayed_through_the_map(what, &base, v2, 3);
             assert_eq!(full.violations.len(), 1, "{what}");

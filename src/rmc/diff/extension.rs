@@ -1461,9 +1461,9 @@ fn created_with(locals: &[Var]) -> Vec<(usize, u32, &ChanType)> {
 }
 
 /// How the channels a proctype's processes create with themselves pair across versions
-/// (`index`: per old local, its new index or `DROPPED`; `a`, `b`: the old and the new
-/// layout). None: the same ones, in the same order. Refused where the kept ones are
-/// created in another order, or a kept variable creates channels in one version only.
+/// (`index`: per old local, its new index or `DROPPED`; `a`: the old layout), in any order
+/// (declarations reordered: each record moves to its place). None: the same ones, in the
+/// same order. Refused where a kept variable creates channels in one version only.
 fn creation(
     (op, np): (&crate::program::Proc, &crate::program::Proc),
     index: &[usize],
@@ -1507,13 +1507,6 @@ fn creation(
                 np.name, np.locals[j].name
             ));
         }
-    }
-    let kept: Vec<u8> = c.new.iter().flatten().copied().collect();
-    if kept.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(format!(
-            "proctype {}: its local channels are declared in another order{CREATION_ORDER}",
-            np.name
-        ));
     }
     if olds.len() > MAX_CREATED || news.len() > MAX_CREATED {
         return Err(format!(
@@ -1877,6 +1870,9 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             }
             if removed > 0 {
                 what.push(format!("{removed} {} fewer", n(removed)));
+            }
+            if what.is_empty() {
+                what.push("their channels in another order".into());
             }
             d.changed.push(format!(
                 "proctype {}'s processes create {}",
