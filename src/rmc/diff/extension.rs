@@ -2,9 +2,10 @@
 //! carried over where the new type holds them), removed or added, arrays resized, proctypes
 //! added or removed (the others keep their processes, whatever their place in the table),
 //! global channels whose declaration changed, added, removed or declared in another order
-//! (channel numbers renumbered),
-//! typedefs' fields; and the maps between the two layouts'
-//! canonical vectors that let a run meet recorded states through their projection.
+//! (channel numbers renumbered), local channels retyped, added, removed or declared in
+//! another order (channel numbers renumbered state by state), typedefs' fields; and the
+//! maps between the two layouts' canonical vectors that let a run meet recorded states
+//! through their projection.
 
 use crate::explore::layout::{Layout, Scalar, Shape, VarLayout, CHAN_TAG};
 use crate::program::types::{ChanType, Type, Var, VarInit};
