@@ -1565,7 +1565,9 @@ type ScalarPairs = Vec<((u32, Scalar), Option<(u32, Scalar)>)>;
 
 /// Why channels a process or a record creates are not mapped when they change.
 const CREATION_ORDER: &str = ": channels are numbered in creation order, so every channel \
-     created after it would be another channel (only global channel variables are mapped)";
+     created after these would be another channel, and the map does not pair these (it \
+     pairs channels added, removed or declared in another order, not an array of channels \
+     resized)";
 
 /// Pairs old variables with new ones by name (the same visibility, neither hidden): the
 /// same scalars are kept, data of another type or length is converted scalar by scalar
