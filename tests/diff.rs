@@ -284,7 +284,7 @@ proctype P() {
 }
 init { run P(); b!1 }
 ";
-    let cases: [(String, &[&str]); 5] = [
+    let cases: [(String, &[&str]); 6] = [
         // Carried: a process creates its local channels with itself.
         (
             base.replace("    byte i;", "    chan d = [1] of { byte };\n    byte i;"),
@@ -313,11 +313,24 @@ init { run P(); b!1 }
         (
             base.replace(
                 "    chan c = [2] of { byte };",
-                "    chan c[2] = [2] of { byte };",
+                "    chan c[2] = [3] of { byte };",
             )
             .replace("c!i", "c[0]!i")
             .replace("c?_", "c[1]?_"),
             &["local 'P:c' declared as", "creation order"],
+        ),
+        // Carried: an array of channels resized (its elements pair by place).
+        (
+            base.replace(
+                "    chan c = [2] of { byte };",
+                "    chan c[2] = [2] of { byte };",
+            )
+            .replace("c!i", "c[0]!i")
+            .replace("c?_", "c[1]?_"),
+            &[
+                "local 'P:c' declared as chan [2] instead of chan",
+                "proctype P's processes create 1 channel more",
+            ],
         ),
         (
             base.replace("chan a = [1] of { byte };", "chan a = [1] of { chan };")

@@ -2204,6 +2204,56 @@ init {
     }
 }
 
+/// Arrays of channels resized, a global one and a process's: the elements both versions
+/// have pair by place, the others are added or removed, every channel created after them is
+/// renumbered (state by state for a process's), and every statement naming the array is
+/// dangerous. Each replay, both ways, equals a full check.
+#[test]
+fn arrays_of_channels_resized_pair_their_elements_by_place() {
+    let v1 = "chan g[2] = [1] of { byte };
+proctype P(byte i) {
+	chan c[2] = [1] of { byte };
+	byte x;
+	do
+	:: c[0]!i -> c[0]?x
+	:: g[i % 2]!i
+	:: g[i % 2]?x
+	:: x < 2 -> x++
+	:: x >= 2 -> break
+	od
+}
+init {
+	chan mine = [1] of { byte };
+	run P(0);
+	mine!1;
+	run P(1);
+	mine?_
+}
+";
+    let (base, stored) = recorded(v1, &limited());
+    assert_eq!(stored, 845);
+    for (what, from, to, says) in [
+        ("g grown", "chan g[2]", "chan g[3]", "channel 'g' added"),
+        ("c grown", "chan c[2]", "chan c[3]", "create 1 channel more"),
+        (
+            "c shrunk",
+            "chan c[2]",
+            "chan c[1]",
+            "create 1 channel fewer",
+        ),
+    ] {
+        let v2 = v1.replace(from, to);
+        let (rep, full) = replayed_because(what, &base, &v2, "through their projection");
+        assert!(rep.reason.contains(says), "{what}: {}", rep.reason);
+        assert!(rep.stats.states_walked > 0, "{what}: {}", rep.reason);
+        assert_eq!(full.stats.states_stored, stored, "{what}");
+        let (back, _) = recorded(&v2, &limited());
+        let undone = format!("{what}, undone");
+        let (rep, _) = replayed_because(&undone, &back, v1, "through their projection");
+        assert!(rep.stats.states_walked > 0, "{undone}: {}", rep.reason);
+    }
+}
+
 #[test]
 fn a_record_without_a_graph_is_pruned_and_says_why() {
     let text = "byte x; active proctype P() { do :: x < 3 -> x++ :: x == 3 -> x = 0 od }\n";

@@ -1449,6 +1449,24 @@ fn local_chan(owner: &str, v: &Var) -> bool {
         && (!v.late || !matches!(v.init, VarInit::Chan(_)))
 }
 
+/// Where `v` and `w` are the same array of channels (or a channel variable and such an
+/// array) but for its length: the elements both have. The same channel type, or neither
+/// creating channels; a local one created with its process, as `local_chan` says.
+fn chans_resized(owner: &str, v: &Var, w: &Var) -> Option<u32> {
+    let same_init = match (&v.init, &w.init) {
+        (VarInit::Chan(a), VarInit::Chan(b)) => a == b,
+        (VarInit::Zero, VarInit::Zero) => true,
+        _ => false,
+    };
+    let carried = |x: &Var| plain_chan(owner, x) || local_chan(owner, x);
+    (matches!((&v.ty, &w.ty), (Type::Chan, Type::Chan))
+        && v.array != w.array
+        && same_init
+        && carried(v)
+        && carried(w))
+    .then(|| v.array.unwrap_or(1).min(w.array.unwrap_or(1)))
+}
+
 /// The channels a process of a proctype with locals `locals` creates with itself, in order:
 /// (local, element, type).
 fn created_with(locals: &[Var]) -> Vec<(usize, u32, &ChanType)> {
@@ -1487,25 +1505,19 @@ fn creation(
         let Some(&nk) = index.get(ok).filter(|&&j| j != DROPPED) else {
             continue;
         };
-        match news.iter().position(|&(j, f, _)| j == nk && f == e) {
-            Some(i) => {
-                c.old[k] = Some(i as u8);
-                c.new[i] = Some(k as u8);
-            }
-            None => {
-                return Err(format!(
-                    "local '{}:{}' creates channels in one version only{CREATION_ORDER}",
-                    np.name, op.locals[ok].name
-                ))
-            }
+        // (An element past a resized array's new length is removed.)
+        if let Some(i) = news.iter().position(|&(j, f, _)| j == nk && f == e) {
+            c.old[k] = Some(i as u8);
+            c.new[i] = Some(k as u8);
         }
     }
-    // A kept variable that creates channels only in the new version.
-    for (i, &(j, _, _)) in news.iter().enumerate() {
-        if c.new[i].is_none() && index.contains(&j) {
+    // A kept variable that creates channels in one version only.
+    let creates = |list: &[(usize, u32, &ChanType)], var: usize| list.iter().any(|x| x.0 == var);
+    for (ok, &nk) in index.iter().enumerate() {
+        if nk != DROPPED && creates(&olds, ok) != creates(&news, nk) {
             return Err(format!(
                 "local '{}:{}' creates channels in one version only{CREATION_ORDER}",
-                np.name, np.locals[j].name
+                np.name, op.locals[ok].name
             ));
         }
     }
@@ -1565,9 +1577,7 @@ type ScalarPairs = Vec<((u32, Scalar), Option<(u32, Scalar)>)>;
 
 /// Why channels a process or a record creates are not mapped when they change.
 const CREATION_ORDER: &str = ": channels are numbered in creation order, so every channel \
-     created after these would be another channel, and the map does not pair these (it \
-     pairs channels added, removed or declared in another order, not an array of channels \
-     resized)";
+     created after these would be another channel, and the map does not pair these";
 
 /// Pairs old variables with new ones by name (the same visibility, neither hidden): the
 /// same scalars are kept, data of another type or length is converted scalar by scalar
@@ -1687,6 +1697,41 @@ fn pair_vars(
                 new_at: nl.offset,
                 len: nl.shape.size(),
             });
+            continue;
+        }
+        if let Some(kept) = chans_resized(owner, v, w) {
+            // An array of channels resized: the elements both have keep their handles
+            // (renumbered as every kept channel variable's), the others are dropped or
+            // fresh, and every statement naming it is dangerous. Its channels pair element
+            // by element (global ones by their place in it, a process's by `Creation`).
+            let n = d.fresh();
+            p.compare.push(n);
+            p.read.push(n);
+            p.retyped.push(None);
+            p.resized.push(None);
+            let old_len = v.array.unwrap_or(1);
+            for e in 0..old_len {
+                p.from.push(match e < kept {
+                    true => Piece::Copy {
+                        old_at: ol.offset + e,
+                        new_at: nl.offset + e,
+                        len: 1,
+                    },
+                    false => {
+                        d.drops = true;
+                        Piece::Drop {
+                            old_at: ol.offset + e,
+                            len: 1,
+                        }
+                    }
+                });
+            }
+            d.changed.push(format!(
+                "{what} '{owner}{}' declared as {} instead of {}",
+                v.name,
+                type_text(w),
+                type_text(v)
+            ));
             continue;
         }
         if matches!(v.ty, Type::Chan) || old_chan(v) || new_chan(w) {
@@ -2163,17 +2208,26 @@ fn handles_in_data(p: &Program, l: &Layout) -> bool {
 fn handle_pieces(from: &mut Vec<Piece>, vars: &[Var], lay: &[VarLayout]) {
     let mut out = Vec::with_capacity(from.len());
     for p in from.drain(..) {
+        // (A piece of a channel variable: the whole of it, or an element of an array of
+        // channels resized. Each handle is a byte.)
         let chan = match p {
             Piece::Copy { old_at, len, .. } => vars.iter().zip(lay).find(|(v, l)| {
-                matches!(v.ty, Type::Chan) && l.offset == old_at && l.shape.size() == len
+                matches!(v.ty, Type::Chan)
+                    && l.offset <= old_at
+                    && old_at + len <= l.offset + l.shape.size()
             }),
             _ => None,
         };
         match (p, chan) {
-            (Piece::Copy { old_at, new_at, .. }, Some((_, l))) => {
-                let mut sc = Vec::new();
-                l.shape.scalars(0, &mut sc);
-                out.extend(sc.iter().map(|&(off, _)| Piece::Handle {
+            (
+                Piece::Copy {
+                    old_at,
+                    new_at,
+                    len,
+                },
+                Some(_),
+            ) => {
+                out.extend((0..len).map(|off| Piece::Handle {
                     old_at: old_at + off,
                     new_at: new_at + off,
                 }));
