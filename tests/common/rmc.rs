@@ -693,8 +693,18 @@ pub fn change_declaration(text: &str, rng: &mut Rng, k: usize) -> Option<String>
             ls[i].replace_range(at..at + t.len(), to);
         }
         2 => {
-            let i = pick(&ls, rng, &|l: &str| {
-                declared_type(l).is_some() && l.contains('[') && !l.contains("chan")
+            // An array of data or, every other round where there is one, an array of
+            // channels (`chan c[2] = [...] of {...}`: the brackets before the `=`).
+            let chan_array = |l: &str| {
+                let t = l.trim_start();
+                t.starts_with("chan ")
+                    && t.find('=')
+                        .is_some_and(|eq| t[..eq].contains('[') && t[..eq].contains(']'))
+            };
+            let chans = (k / DECLARATION_KINDS) % 2 == 1 && ls.iter().any(|l| chan_array(l));
+            let i = pick(&ls, rng, &|l: &str| match chans {
+                true => chan_array(l),
+                false => declared_type(l).is_some() && l.contains('[') && !l.contains("chan"),
             })?;
             let open = ls[i].find('[')? + 1;
             let close = open + ls[i][open..].find(']')?;
