@@ -353,6 +353,7 @@ impl Extension {
         }
         let (mut h, mut o) = (mine + 1, theirs + 1);
         let mut recs = self.records(v, at, new);
+        let mut made: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
         while let Some(rec) = recs.next() {
             match rec? {
                 Rec::Chan(_) => {
@@ -367,10 +368,8 @@ impl Extension {
                         true => (&c.new, c.old.len()),
                         false => (&c.old, c.new.len()),
                     };
+                    recs.own_chans(own.len(), &mut made)?;
                     for (i, pair) in own.iter().enumerate() {
-                        if !matches!(recs.next()??, Rec::Chan(_)) {
-                            return None;
-                        }
                         if let Some(j) = pair {
                             t.set(h + i, o + *j as usize);
                         }
@@ -396,30 +395,6 @@ impl Extension {
         }
         let m = self.handles.as_deref();
         Some(m.map(|m| if new { &m.back } else { &m.fwd }))
-    }
-
-    /// The records of the channels the process whose record ends at `end` in `v` created
-    /// with itself (`n` of them, of the new layout when `new`), gathered into `out`.
-    fn created<'a>(
-        &self,
-        v: &[u8],
-        end: usize,
-        n: usize,
-        new: bool,
-        out: &'a mut [std::ops::Range<usize>; MAX_CREATED],
-    ) -> Option<&'a [std::ops::Range<usize>]> {
-        let mut at = end;
-        for slot in out.iter_mut().take(n) {
-            let tag = *v.get(at)?;
-            if tag & CHAN_TAG == 0 {
-                return None;
-            }
-            let e = at + self.chan_size(tag, new)?;
-            (e <= v.len()).then_some(())?;
-            *slot = at..e;
-            at = e;
-        }
-        out.get(..n)
     }
 
     /// The bytes of the record of a channel whose tag is `tag`, in the new layout or the old
@@ -543,10 +518,7 @@ impl Extension {
                     // Its own channels in the old order: the kept ones projected, a removed
                     // one empty (its contents dropped, as a removed global channel's), an
                     // added one left out.
-                    let mine = self.created(canon, locals.end, c.new.len(), true, &mut made)?;
-                    for _ in mine {
-                        recs.next()??;
-                    }
+                    let mine = recs.own_chans(c.new.len(), &mut made)?;
                     for (pair, &(tag, size)) in c.old.iter().zip(&c.old_recs) {
                         match pair {
                             Some(i) => {
@@ -637,9 +609,8 @@ impl Extension {
                         continue;
                     };
                     // Its own channels: a removed one's contents dropped.
-                    let mine = self.created(old, locals.end, c.old.len(), false, &mut made)?;
+                    let mine = recs.own_chans(c.old.len(), &mut made)?;
                     for (x, pair) in mine.iter().zip(&c.old) {
-                        recs.next()??;
                         match pair {
                             Some(_) => {
                                 self.other_tag(old[x.start], false)?;
@@ -725,9 +696,8 @@ impl Extension {
             // The channels it created that the old version's process does not: the
             // parent's, as its added variables are.
             if let Some(c) = &p.creation {
-                let mine = self.created(canon, locals.end, c.new.len(), true, &mut made)?;
+                let mine = recs.own_chans(c.new.len(), &mut made)?;
                 for (x, pair) in mine.iter().zip(&c.new) {
-                    recs.next()??;
                     if pair.is_none() || self.changed_type(canon[x.start], true).is_some() {
                         out.extend_from_slice(&canon[x.clone()]);
                     }
@@ -912,15 +882,12 @@ impl Extension {
                     // Its own channels in the new order: a kept one the successor's, an
                     // added one the parent's process's (no step that leaves it alone
                     // touches it), a removed one gone.
-                    let mine = self.created(old, locals.end, c.old.len(), false, &mut made)?;
-                    for _ in mine {
-                        recs.next()??;
-                    }
+                    let mine = recs.own_chans(c.old.len(), &mut made)?;
                     let added = c.new.iter().any(Option::is_none);
                     let parents_own = match (&mate, added) {
-                        (Some(l), true) => {
-                            self.created(parent, l.end, c.new.len(), true, &mut theirs)?
-                        }
+                        (Some(l), true) => self
+                            .records(parent, l.end, true)
+                            .own_chans(c.new.len(), &mut theirs)?,
                         (None, true) => return None,
                         (_, false) => &[],
                     };
@@ -1231,6 +1198,24 @@ struct Records<'a> {
     v: &'a [u8],
     at: usize,
     new: bool,
+}
+
+impl Records<'_> {
+    /// The next `n` records, which must be channels' (those a process just walked created
+    /// with itself: `Creation`), gathered into `out`.
+    fn own_chans<'o>(
+        &mut self,
+        n: usize,
+        out: &'o mut [std::ops::Range<usize>; MAX_CREATED],
+    ) -> Option<&'o [std::ops::Range<usize>]> {
+        for slot in out.get_mut(..n)? {
+            match self.next()?? {
+                Rec::Chan(x) => *slot = x,
+                Rec::Proc { .. } => return None,
+            }
+        }
+        out.get(..n)
+    }
 }
 
 impl Iterator for Records<'_> {
