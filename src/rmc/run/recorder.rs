@@ -377,6 +377,16 @@ impl Recorder {
                 return Visit::Replay;
             }
             self.frontier += 1;
+            // Executed, but the groups of its moves the change cannot alter are replayed,
+            // their successors built from the recorded ones as a walked state's are (not
+            // with priorities: the search announces no groups then).
+            if !m.layout.uses_priority {
+                if let Some(r) = self.replay.as_mut() {
+                    r.open_mixed_with(id, slot, &self.canon);
+                }
+                keep!(self, locations(m, st));
+                return Visit::Partly;
+            }
         }
         keep!(self, locations(m, st));
         Visit::Expand
@@ -639,6 +649,11 @@ impl Rider for Recorder {
                 let afresh = self.replay.as_ref().is_some_and(|r| r.project.is_some());
                 if afresh {
                     keep!(self, marker_afresh(m, pid, rv, foot));
+                    // A walked state's set has its whole footprint already; an executed
+                    // one's gains what its replayed group passes.
+                    if self.replay.as_ref().is_some_and(|r| r.top_is_mixed()) {
+                        keep!(self, foot(foot, false));
+                    }
                 } else {
                     if !verbatim {
                         keep!(self, event(m, ev, blocked));

@@ -412,10 +412,21 @@ impl Replay {
     /// The recorded state `slot`, stored as `id`, is executed, but the groups of its events
     /// that the change cannot alter may be replayed (`group`).
     pub fn open_mixed(&mut self, id: u32, slot: u32) {
-        self.open_with(id, slot, &[]);
+        self.open_mixed_with(id, slot, &[]);
+    }
+
+    /// As `open_mixed`, for a state met through the map whose new canonical vector is
+    /// `canon` (its replayed groups' successors are built from it, as `open_with`'s).
+    pub fn open_mixed_with(&mut self, id: u32, slot: u32, canon: &[u8]) {
+        self.open_with(id, slot, canon);
         if let Some(c) = self.cursors.last_mut() {
             c.mixed = true;
         }
+    }
+
+    /// Whether the state whose events are being read is executed with groups replayed.
+    pub fn top_is_mixed(&self) -> bool {
+        self.cursors.last().is_some_and(|c| c.mixed)
     }
 
     /// The stored state `id` is finished (replayed or not).
@@ -627,12 +638,16 @@ impl Replay {
         same.then_some(l.id.0)
     }
 
-    /// Whether a send may be a rendezvous offer: the new version has a channel type of
-    /// capacity 0, or its states are met through a projection. (With the same layout, the
-    /// old version's channel types are the new one's.) Where none can, a send's outcome is
-    /// a function of the state, as any statement's.
+    /// Whether a send may be a rendezvous offer: either version has a channel type of
+    /// capacity 0 (across a layout change the old version's types are the map's). Where
+    /// none can, a send's outcome is a function of the state, as any statement's, and a
+    /// channel whose declaration changed has its operations dangerous.
     fn rendezvous(&self, m: &Machine) -> bool {
-        self.project.is_some() || m.layout.chans.iter().any(|c| c.capacity == 0)
+        m.layout.chans.iter().any(|c| c.capacity == 0)
+            || self
+                .project
+                .as_ref()
+                .is_some_and(|(e, _)| e.old_chans.iter().any(|c| c.capacity == 0))
     }
 
     /// Whether a group whose process sits at `at`, where its changed conditions keep their
