@@ -15,6 +15,9 @@ struct Diff {
     notes: Vec<String>,
     new_locations: usize,
     deleted: usize,
+    /// Per dangerous location whose change is confined to indices of resized arrays: its
+    /// statements and each index's bound.
+    indexed: Vec<(String, Vec<i64>)>,
 }
 
 fn diff(old: &str, new: &str) -> Diff {
@@ -36,7 +39,21 @@ fn diff(old: &str, new: &str) -> Diff {
             (d.proc.clone(), stmts, d.reason.clone())
         })
         .collect();
+    let statements = |id: u32| -> String {
+        o.procs
+            .iter()
+            .find_map(|p| p.automaton.location(git_rmc::program::LocId(id)))
+            .map(|l| l.edges.iter().map(|e| e.text.clone()).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .join(" | ")
+    };
+    let indexed = imp
+        .indexed
+        .iter()
+        .map(|(&id, b)| (statements(id), b.iter().map(|x| x.1).collect()))
+        .collect();
     Diff {
+        indexed,
         dangerous,
         layout: imp.layout_change,
         notes: imp.notes,
@@ -415,4 +432,67 @@ active proctype Q() { a[2] == 1 -> i = 0 }
     );
     // Retyped as well: every access.
     assert_eq!(stmts("short a[4];").len(), 5, "{:?}", stmts("short a[4];"));
+}
+
+/// The dangerous locations whose change is only which elements of a resized array they
+/// may reach carry each index with the elements both versions have: a process there whose
+/// indices lie below moves as recorded. Not a `d_step` (its statements may change an index
+/// before it is used), nor a statement that also names an added variable.
+#[test]
+fn a_location_that_only_indexes_a_resized_array_keeps_its_indices_and_bounds() {
+    let old = "byte a[3]; byte i;
+active proctype P() {
+    do
+    :: a[0] < 2 -> a[0]++
+    :: a[2] == 1 -> a[1] = a[0]
+    :: i < 2 -> i++
+    :: a[i] == 0 -> a[i] = 1
+    od
+}
+active proctype Q() { a[2] == 1 -> i = 0; d_step { i++; a[i] = 2 } }
+";
+    let indexed = |new: &str| {
+        let mut d = diff(old, new).indexed;
+        d.sort();
+        d
+    };
+    let grown = old.replace("byte a[3];", "byte a[4];");
+    assert_eq!(
+        indexed(&grown),
+        [
+            (
+                "a[0] < 2 | a[2] == 1 | i < 2 | a[i] == 0".to_string(),
+                vec![3, 3, 3]
+            ),
+            ("a[i] = 1".to_string(), vec![3]),
+        ]
+    );
+    assert_eq!(
+        dangerous(&diff(old, &grown)).len(),
+        3,
+        "the d_step is dangerous too"
+    );
+    // Shrunk: a[2] is past the new length; its index says so in every state.
+    assert_eq!(
+        indexed(&old.replace("byte a[3];", "byte a[2];")),
+        [
+            (
+                "a[0] < 2 | a[2] == 1 | i < 2 | a[i] == 0".to_string(),
+                vec![2, 2, 2]
+            ),
+            ("a[2] == 1".to_string(), vec![2]),
+            ("a[i] = 1".to_string(), vec![2]),
+        ]
+    );
+    // With an added variable read by the access: dangerous for that too.
+    let written = grown
+        .replace("byte i;", "byte i; byte b;")
+        .replace("a[i] = 1", "a[i] = b");
+    assert_eq!(
+        indexed(&written),
+        [(
+            "a[0] < 2 | a[2] == 1 | i < 2 | a[i] == 0".to_string(),
+            vec![3, 3, 3]
+        )]
+    );
 }

@@ -2072,6 +2072,16 @@ active proctype S() { do :: z < 5 && x != 7 -> z++ :: z == 5 -> z = 0 od }
 /// dangerous locations, executing under half of the states, equal to a full check (the
 /// record's states and sets too). Returns the full check.
 fn replayed_through_the_map(what: &str, base: &Record, text: &str, dangerous: usize) -> Checked {
+    replayed_through_the_map_with(what, base, text, dangerous).0
+}
+
+/// As `replayed_through_the_map`, with the replay too.
+fn replayed_through_the_map_with(
+    what: &str,
+    base: &Record,
+    text: &str,
+    dangerous: usize,
+) -> (Checked, Checked) {
     let (rep, full) = replayed_because(what, base, text, "through their projection");
     assert_eq!(rep.algorithm, Algorithm::Replay, "{what}: {}", rep.reason);
     assert_eq!(rep.dangerous, dangerous, "{what}: {}", rep.reason);
@@ -2086,14 +2096,16 @@ fn replayed_through_the_map(what: &str, base: &Record, text: &str, dangerous: us
         rep.record.as_ref().expect("a record"),
         full.record.as_ref().expect("a record"),
     );
-    full
+    (full, rep)
 }
 
 /// An array resized, grown and shrunk: the statements that name only elements both versions
 /// have by constant indices are the same statements; the one that indexes it by a variable
 /// is dangerous (an index past one length and within the other reads in one version and
 /// faults in the other: shrunk, the new version faults where the old one wrote). Replay
-/// equals a full check either way.
+/// equals a full check either way; a process at that statement whose index lies below
+/// both lengths moves as recorded (grown: every time; shrunk to 2: at `i == 1`, not at
+/// `i == 2`).
 #[test]
 fn a_resized_array_is_dangerous_where_an_index_may_reach_past_either_length() {
     let v1 = "byte a[3]; byte i;
@@ -2103,13 +2115,19 @@ active proctype R() { do :: i < 2 -> i++; a[i] = a[0] :: i == 2 -> i = 0 od }
 ";
     let (base, stored) = recorded(v1, &limited());
     assert_eq!(stored, 16_704);
-    for (len, states, errors) in [(4, 16_704, 0), (2, 1_872, 1)] {
+    // Groups replayed and executed: grown, every executed state's three processes' moves
+    // come from the record.
+    for (len, states, errors, moves) in [(4, 16_704, 0, (12_528, 0)), (2, 1_872, 1, (1_524, 348))] {
         let v2 = v1.replace("byte a[3];", &format!("byte a[{len}];"));
         let what = format!("a resized to {len}");
         // `a[i] = a[0]` alone.
-        let full = replayed_through_the_map(&what, &base, &v2, 1);
+        let (full, rep) = replayed_through_the_map_with(&what, &base, &v2, 1);
         assert_eq!(full.stats.states_stored, states, "{what}");
         assert_eq!(full.violations.len(), errors, "{what}");
+        assert_eq!(groups(&rep), moves, "{what}");
+        if len == 4 {
+            assert_eq!(moves.0, 3 * rep.stats.states_executed, "{what}");
+        }
     }
 }
 

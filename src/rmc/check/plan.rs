@@ -563,19 +563,21 @@ fn predict_replay(base: &Base, cx: &Context, g: Graph, predicted: &mut Predicted
     rp.project = cx.extension.clone().map(|e| (e, cx.old_hash));
     if rp.project.is_none() {
         rp.guards = impact.guards.clone();
+    } else {
+        rp.indexed = impact.indexed.clone();
     }
     let grouped = !cx.program.uses_priority;
     // Auto runs a full check when pruning, and a replay executing none of its executed
     // states' moves, would each cost most of one: then the groups need no reading.
     let bar = FULL_SHARE * r.fingerprints.len() as f64;
-    let walk = if cx.extension.is_some() {
-        PROJECTED_WALK_COST
+    let (walk, idle) = if cx.extension.is_some() {
+        (PROJECTED_WALK_COST, PROJECTED_IDLE_COST)
     } else {
-        WALK_COST
+        (WALK_COST, IDLE_COST)
     };
     let prune_too = cx.want == Algorithm::Auto && prune_cost(predicted) >= bar;
     let enough = |walked: u64, executed: u64| {
-        prune_too && walked as f64 * walk + executed as f64 * IDLE_COST >= bar
+        prune_too && walked as f64 * walk + executed as f64 * idle >= bar
     };
     let m = Machine::new(&cx.program).ok();
     let p = rp.predict(m.as_ref(), grouped, enough);

@@ -19,6 +19,7 @@ use crate::program::{LocId, Location, Proc, Program};
 use crate::rmc::diff::chan_alias::ChanAlias;
 use crate::rmc::diff::extension::{layout_extension, Extension, NoMap, Retyped};
 use crate::rmc::diff::ids::StableIds;
+use crate::rmc::diff::indexed::{index_bounds, IndexBound, Resized};
 use crate::rmc::diff::label::{Canon, Names, Parts};
 
 /// Why an old location is dangerous.
@@ -55,6 +56,10 @@ pub struct Impact {
     /// stable id, each changed edge's index and its condition in the old and new version.
     /// Where both conditions have the same value, a process there moves as recorded.
     pub guards: BTreeMap<u32, Vec<GuardChange>>,
+    /// Across a map, the dangerous locations whose change is confined to accesses of
+    /// resized arrays: per stable id, each index with the elements both versions have.
+    /// Where every index lies below its bound, a process there moves as recorded.
+    pub indexed: BTreeMap<u32, Vec<IndexBound>>,
 }
 
 /// The two versions with their locations paired (old location id to new, and new to its
@@ -271,6 +276,30 @@ impl<'a> Side<'a> {
                 })
                 .collect()
         });
+        self
+    }
+
+    /// As `with_globals`, with every resized array compared as if it were kept: a label
+    /// that is then the new one differs only in which elements it may reach.
+    fn with_resized_kept(mut self, ext: Option<&Extension>) -> Self {
+        self = self.with_globals(ext);
+        let keep = |c: &mut Compare| {
+            for i in 0..c.resized.len() {
+                if let (Some(_), Some(j)) = (c.resized[i], c.new_index(i)) {
+                    for v in [&mut c.write, &mut c.read] {
+                        if let Some(x) = v.get_mut(i) {
+                            *x = j;
+                        }
+                    }
+                }
+            }
+        };
+        if let Some(c) = self.globals.as_mut() {
+            keep(c);
+        }
+        for c in self.locals.iter_mut().flatten() {
+            keep(c);
+        }
         self
     }
 
@@ -499,9 +528,18 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     let new_side = Side::new(new, Some(&map));
     let mut dangerous = BTreeMap::new();
     let mut guards = BTreeMap::new();
+    // Locations dangerous only by the resized arrays they index, with their indices:
+    // settled once every other reason a location may be dangerous has been looked for.
+    let mut pending_indexed = BTreeMap::new();
+    let kept_side = Side::new(old, None).with_resized_kept(extension.as_ref());
     let mut deleted = 0;
     for op in &old.procs {
-        let np = new.procs.iter().find(|p| p.name == op.name);
+        let at = new.procs.iter().position(|p| p.name == op.name);
+        let np = at.map(|i| &new.procs[i]);
+        let resized = match (extension.as_ref(), at) {
+            (Some(e), Some(i)) => Some(Resized::new(e, i)).filter(Resized::any),
+            _ => None,
+        };
         for ol in &op.automaton.locations {
             let danger = |reason: String, new: Option<LocId>| Danger {
                 proc: op.name.clone(),
@@ -531,7 +569,21 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
                 if let Some(g) = guard_change(&a, &b, ol, nl) {
                     guards.insert(ol.id.0, g);
                 }
-                dangerous.insert(ol.id.0, danger(reason, Some(LocId(map[&n]))));
+                let d = danger(reason, Some(LocId(map[&n])));
+                let bounds = resized.as_ref().and_then(|r| {
+                    let kept = kept_side.parts(op, ol);
+                    difference(&kept, &b, ol, nl)
+                        .is_none()
+                        .then(|| index_bounds(nl, r))?
+                });
+                match bounds {
+                    Some(b) if !b.is_empty() => {
+                        pending_indexed.insert(ol.id.0, (d, b));
+                    }
+                    _ => {
+                        dangerous.insert(ol.id.0, d);
+                    }
+                }
             }
         }
     }
@@ -618,6 +670,15 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
             })
         });
     }
+    // A location that indexes a resized array is dangerous; when nothing else makes it
+    // so, a process there whose indices stay below their bounds moves as recorded.
+    let mut indexed = BTreeMap::new();
+    for (id, (d, b)) in pending_indexed {
+        if let std::collections::btree_map::Entry::Vacant(v) = dangerous.entry(id) {
+            v.insert(d);
+            indexed.insert(id, b);
+        }
+    }
     // A location that reads `P@L` is dangerous when L's location is.
     loop {
         let mut more = Vec::new();
@@ -678,6 +739,7 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
         extension,
         dangerous,
         guards,
+        indexed,
     }
 }
 

@@ -85,6 +85,10 @@ pub struct Replay {
     /// process there whose changed conditions keep their value moves as recorded. Empty
     /// across a layout change.
     pub guards: std::collections::BTreeMap<u32, Vec<crate::rmc::diff::impact::GuardChange>>,
+    /// Across a layout change, the dangerous locations whose change is confined to indices
+    /// of resized arrays (`Impact::indexed`): a process there whose indices stay below
+    /// their bounds moves as recorded.
+    pub indexed: std::collections::BTreeMap<u32, Vec<crate::rmc::diff::indexed::IndexBound>>,
     /// Per footprint: its only dangerous location, if it has exactly one (computed when
     /// first asked; NONE: none or several).
     foot_single: Vec<Option<u32>>,
@@ -126,6 +130,8 @@ pub struct Replay {
     /// Per shape: (search-form length, pan bytes) in the new machine, once computed.
     shapes: Vec<Option<(u64, u64)>>,
     pub failed: bool,
+    /// The new initial state's canonical vector, once `sample_state` needs it.
+    initial_canon: Vec<u8>,
 }
 
 impl Replay {
@@ -169,6 +175,7 @@ impl Replay {
             holds: Vec::new(),
             foot_wide: Vec::new(),
             guards: Default::default(),
+            indexed: Default::default(),
             foot_single: Vec::new(),
             groups_replayed: 0,
             groups_executed: 0,
@@ -186,6 +193,7 @@ impl Replay {
             plans: Default::default(),
             shapes: Vec::new(),
             failed: false,
+            initial_canon: Vec::new(),
         }
     }
 
@@ -304,6 +312,7 @@ impl Replay {
             .step_by(every)
             .collect();
         let (mut st, mut canon, mut chain) = (State::default(), Vec::new(), Vec::new());
+        let mut embedded = Vec::new();
         // The changed conditions a state's groups are replayed at: the state is idle when
         // they are all the change its footprint meets (a process blocked at a dangerous
         // location has no group, and is executed).
@@ -319,11 +328,11 @@ impl Replay {
             {
                 let meets = self.foot_danger.get(foot as usize).copied().unwrap_or(true);
                 let mut executed = rv || meets;
-                if executed && !rv && !self.guards.is_empty() {
+                if executed && !rv && self.has_guards() {
                     if let Some(m) = m {
                         let ok = *loaded.get_or_insert_with(|| {
                             self.graph.decode_vector(s, &mut chain, &mut canon)
-                                && m.from_canonical(&canon, &mut st)
+                                && self.sample_state(m, &canon, &mut embedded, &mut st)
                         });
                         let steps = ok && steps_only(self.graph.events_of(s), start, end, s);
                         let at = steps
@@ -366,6 +375,28 @@ impl Replay {
             moves: work * scale,
             idle: idle as f64 * scale,
         }
+    }
+
+    /// A sampled recorded state (its recorded vector `canon`) as a state of the new machine,
+    /// to read its conditions or indices. Across a layout change it is embedded with the
+    /// new initial state's extras: what `guards_hold` reads there is kept, not added.
+    fn sample_state(
+        &mut self,
+        m: &Machine,
+        canon: &[u8],
+        embedded: &mut Vec<u8>,
+        st: &mut State,
+    ) -> bool {
+        let Some((ext, _)) = &self.project else {
+            return m.from_canonical(canon, st);
+        };
+        if self.initial_canon.is_empty() {
+            let Ok(init) = m.initial() else {
+                return false;
+            };
+            m.canonical(&init, &mut self.initial_canon);
+        }
+        ext.embed(canon, &self.initial_canon, embedded) && m.from_canonical(embedded, st)
     }
 
     /// Starts reading the events of `slot`, stored as search id `id`.
@@ -613,10 +644,11 @@ impl Replay {
 
     /// The stable location of process `pid` of `st`, when it is dangerous only by
     /// conditions (`guards`) that have the same value in the old and the new version here,
-    /// and nothing else there reads other processes' code or sends. (A condition that
-    /// faults in either version does not count as the same.)
+    /// or by indices of resized arrays (`indexed`) that lie below their bounds here, and
+    /// nothing else there reads other processes' code or sends. (A condition or an index
+    /// that faults does not count.)
     fn guards_hold(&mut self, m: &Machine, st: &State, pid: Pid) -> Option<u32> {
-        if self.guards.is_empty() || self.project.is_some() || !self.location(m, st, pid).0 {
+        if !self.has_guards() || !self.location(m, st, pid).0 {
             return None;
         }
         let l = m
@@ -626,8 +658,16 @@ impl Replay {
             .automaton
             .locations
             .get(st.loc(pid) as usize)?;
-        let changed = self.guards.get(&l.id.0)?;
         let cx = crate::explore::eval::Ctx::of(pid);
+        if let Some(ix) = self.indexed.get(&l.id.0) {
+            let below = ix.iter().all(|(e, n)| {
+                m.eval(st, cx, e)
+                    .is_ok_and(|v| (0..*n).contains(&i64::from(v)))
+            });
+            return below.then_some(l.id.0);
+        }
+        // (Conditions are compared in one layout only: `guards` is empty across a map.)
+        let changed = self.guards.get(&l.id.0)?;
         let same =
             changed.iter().all(
                 |(_, old, new)| match (m.eval(st, cx, old), m.eval(st, cx, new)) {
@@ -636,6 +676,11 @@ impl Replay {
                 },
             );
         same.then_some(l.id.0)
+    }
+
+    /// Whether some dangerous location's change is confined to what `guards_hold` reads.
+    fn has_guards(&self) -> bool {
+        !self.guards.is_empty() || !self.indexed.is_empty()
     }
 
     /// Whether a send may be a rendezvous offer: either version has a channel type of
