@@ -495,4 +495,29 @@ active proctype Q() { a[2] == 1 -> i = 0; d_step { i++; a[i] = 2 } }
             vec![3, 3, 3]
         )]
     );
+    // A local array resized (and a global one): its process's accesses carry their
+    // indices; another process's remote read of it does not (it stays dangerous outright).
+    let local = "byte g[2];
+active proctype P() {
+    byte b[2]; byte i;
+    do
+    :: i < 1 -> i++
+    :: b[i] == 0 -> b[i] = 1
+    od
+}
+active proctype Q() { P[0]:b[1] == g[1] }
+";
+    let grown = local
+        .replace("byte b[2];", "byte b[3];")
+        .replace("byte g[2];", "byte g[3];");
+    let mut got = diff(local, &grown).indexed;
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("b[i] = 1".to_string(), vec![2]),
+            ("i < 1 | b[i] == 0".to_string(), vec![2]),
+        ]
+    );
+    assert_eq!(dangerous(&diff(local, &grown)).len(), 3);
 }

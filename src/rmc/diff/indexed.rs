@@ -56,7 +56,8 @@ impl Resized {
 /// The accesses of resized arrays the statements of new location `l` make, each index with
 /// its bound. None where the state before the move cannot tell the index: inside a
 /// `d_step` (its statements may change it), or a received element whose index is not a
-/// constant (the receive may write the index first).
+/// constant (the receive may write the index first); and where a statement reads another
+/// process's local (`P[0]:a[i]`).
 pub fn index_bounds(l: &Location, r: &Resized) -> Option<Vec<IndexBound>> {
     let mut out = Vec::new();
     for e in &l.edges {
@@ -74,11 +75,17 @@ fn stmt(s: &LStmt, r: &Resized, out: &mut Vec<IndexBound>) -> Option<()> {
             out.push((ix, i64::from(n)));
         }
     };
-    s.each_expr(&mut |x| {
-        if let LExpr::Var(v) | LExpr::Len(v) = x {
-            push(v, out);
-        }
+    let mut remote = false;
+    s.each_expr(&mut |x| match x {
+        LExpr::Var(v) | LExpr::Len(v) => push(v, out),
+        LExpr::RemoteVar { .. } => remote = true,
+        _ => {}
     });
+    // Another process's local, which may be an array resized, is compared by its number
+    // alone: its index is not judged here.
+    if remote {
+        return None;
+    }
     match s {
         LStmt::Assign(v, _) => push(v, out),
         LStmt::Recv { args, .. } => {
