@@ -394,13 +394,8 @@ active proctype P() {
     assert_eq!(stmts("byte"), ["x = -1", "x = 70000", "x = y"]);
 }
 
-/// An array of scalars resized: an element both versions have, named by a constant index,
-/// is the same element, kept as it was, so a statement that reads or writes only such
-/// elements is the same statement; an index that is not a constant, or an element one
-/// version lacks, makes it dangerous. Not where the elements' type changed too.
-#[test]
-fn a_resized_array_is_the_same_where_a_constant_index_names_an_element_both_have() {
-    let old = "byte a[3]; byte i;
+/// A global array and a process that names it by constant indices and by a variable.
+const ARRAY_P: &str = "byte a[3]; byte i;
 active proctype P() {
     do
     :: a[0] < 2 -> a[0]++
@@ -409,8 +404,15 @@ active proctype P() {
     :: a[i] == 0 -> a[i] = 1
     od
 }
-active proctype Q() { a[2] == 1 -> i = 0 }
 ";
+
+/// An array of scalars resized: an element both versions have, named by a constant index,
+/// is the same element, kept as it was, so a statement that reads or writes only such
+/// elements is the same statement; an index that is not a constant, or an element one
+/// version lacks, makes it dangerous. Not where the elements' type changed too.
+#[test]
+fn a_resized_array_is_the_same_where_a_constant_index_names_an_element_both_have() {
+    let old = &format!("{ARRAY_P}active proctype Q() {{ a[2] == 1 -> i = 0 }}\n");
     let stmts = |decl: &str| {
         let mut d = dangerous(&diff(old, &old.replace("byte a[3];", decl)));
         d.sort();
@@ -440,17 +442,9 @@ active proctype Q() { a[2] == 1 -> i = 0 }
 /// before it is used), nor a statement that also names an added variable.
 #[test]
 fn a_location_that_only_indexes_a_resized_array_keeps_its_indices_and_bounds() {
-    let old = "byte a[3]; byte i;
-active proctype P() {
-    do
-    :: a[0] < 2 -> a[0]++
-    :: a[2] == 1 -> a[1] = a[0]
-    :: i < 2 -> i++
-    :: a[i] == 0 -> a[i] = 1
-    od
-}
-active proctype Q() { a[2] == 1 -> i = 0; d_step { i++; a[i] = 2 } }
-";
+    let old = &format!(
+        "{ARRAY_P}active proctype Q() {{ a[2] == 1 -> i = 0; d_step {{ i++; a[i] = 2 }} }}\n"
+    );
     let indexed = |new: &str| {
         let mut d = diff(old, new).indexed;
         d.sort();
