@@ -531,7 +531,13 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     // Locations dangerous only by the resized arrays they index, with their indices:
     // settled once every other reason a location may be dangerous has been looked for.
     let mut pending_indexed = BTreeMap::new();
-    let kept_side = Side::new(old, None).with_resized_kept(extension.as_ref());
+    let kept_side = extension
+        .as_ref()
+        .filter(|e| {
+            let any = |r: &[Option<u32>]| r.iter().any(Option::is_some);
+            any(&e.resized_globals) || e.procs.iter().any(|p| any(&p.resized))
+        })
+        .map(|e| Side::new(old, None).with_resized_kept(Some(e)));
     let mut deleted = 0;
     for op in &old.procs {
         let at = new.procs.iter().position(|p| p.name == op.name);
@@ -570,8 +576,8 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
                     guards.insert(ol.id.0, g);
                 }
                 let d = danger(reason, Some(LocId(map[&n])));
-                let bounds = resized.as_ref().and_then(|r| {
-                    let kept = kept_side.parts(op, ol);
+                let bounds = resized.as_ref().zip(kept_side.as_ref()).and_then(|(r, k)| {
+                    let kept = k.parts(op, ol);
                     difference(&kept, &b, ol, nl)
                         .is_none()
                         .then(|| index_bounds(nl, r))?
