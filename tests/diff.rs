@@ -301,7 +301,7 @@ proctype P() {
 }
 init { run P(); b!1 }
 ";
-    let cases: [(String, &[&str]); 6] = [
+    let cases: [(String, &[&str]); 7] = [
         // Carried: a process creates its local channels with itself.
         (
             base.replace("    byte i;", "    chan d = [1] of { byte };\n    byte i;"),
@@ -349,12 +349,25 @@ init { run P(); b!1 }
                 "proctype P's processes create 1 channel more",
             ],
         ),
+        // Carried: channels renumbered where handles sit in messages (renumbered with
+        // them); not where they sit in record fields.
         (
             base.replace("chan a = [1] of { byte };", "chan a = [1] of { chan };")
                 .replace("chan b = [2] of { int };", "")
                 .replace("a!i", "a!c")
                 .replace("b!1", "skip"),
-            &["channel numbers may sit in messages"],
+            &[
+                "channel 'a' declared as [1] of {chan}",
+                "channel 'b' removed",
+            ],
+        ),
+        (
+            base.replace(
+                "chan b = [2] of { int };",
+                "chan b = [2] of { int }; chan d = [1] of { bit };
+typedef Reply { chan h; byte n };",
+            ),
+            &["channel numbers may sit in record fields"],
         ),
     ];
     for (new, says) in cases {

@@ -2231,6 +2231,95 @@ init {
     }
 }
 
+/// Channels passed in messages (a reply channel sent with each request): where global
+/// channels are added or removed, every channel created after them is renumbered, and so is
+/// each handle a message holds. Sending or receiving a handle is dangerous (a handle used as
+/// a value); a state whose request channel holds handles is walked with them renumbered.
+/// Each replay, both ways, equals a full check. Where a process's own channels change,
+/// nothing maps.
+#[test]
+fn handles_in_messages_are_renumbered_with_the_channels() {
+    let v1 = "chan req = [2] of { chan, byte };
+byte served;
+proctype Client(byte id) {
+	chan reply = [1] of { byte };
+	byte r;
+	req!reply, id;
+	reply?r;
+	assert(r != 4)
+}
+proctype Server() {
+	chan c;
+	byte x;
+	do
+	:: req?c, x -> c!x + 1; served++
+	:: served == 3 -> break
+	od
+}
+init {
+	atomic { run Server(); run Client(1); run Client(2); run Client(3) }
+}
+";
+    let (base, stored) = recorded(v1, &limited());
+    let versions = [
+        (
+            "a global channel added before the requests",
+            v1.replace("chan req", "chan log = [1] of { byte };\nchan req"),
+            "global 'log' added",
+            390,
+        ),
+        (
+            "the global channel declared after another one",
+            v1.replace("byte served;", "byte served;\nchan log = [1] of { byte };"),
+            "global 'log' added",
+            390,
+        ),
+    ];
+    assert_eq!(stored, 834);
+    // A channel added where a process creates its own: the handle a message holds may be
+    // that of a channel whose process has ended, whose number in the other version the
+    // state does not tell, so nothing maps.
+    let spare = v1.replace(
+        "\tchan reply = [1] of { byte };",
+        "\tchan spare = [1] of { bit };\n\tchan reply = [1] of { byte };",
+    );
+    let rep = check(
+        &version(&spare).expect("loads"),
+        Some(&base),
+        Algorithm::Replay,
+    );
+    assert_eq!(rep.algorithm, Algorithm::Full, "{}", rep.reason);
+    assert!(
+        rep.reason.contains("a channel whose process has ended"),
+        "{}",
+        rep.reason
+    );
+    for (what, v2, change, walked) in versions {
+        let (back, _) = recorded(&v2, &limited());
+        let undone = format!("{what}, undone");
+        let both: [(&str, &Record, &str); 2] = [(what, &base, &v2), (&undone, &back, v1)];
+        for (what, base, text) in both {
+            let (rep, full) = replayed_because(what, base, text, "through their projection");
+            // (Sending and receiving a handle, and the four `run`s, whose processes'
+            // channels are numbered otherwise.)
+            assert_eq!(rep.dangerous, 6, "{what}: {}", rep.reason);
+            assert_eq!(rep.stats.states_walked, walked, "{what}");
+            assert_eq!(full.violations.len(), 1, "{what}");
+            same_states_and_sets(
+                what,
+                rep.record.as_ref().expect("a record"),
+                full.record.as_ref().expect("a record"),
+            );
+        }
+        let rep = check(
+            &version(&v2).expect("loads"),
+            Some(&base),
+            Algorithm::Replay,
+        );
+        assert!(rep.reason.contains(change), "{what}: {}", rep.reason);
+    }
+}
+
 /// Arrays of channels resized, a global one and a process's: the elements both versions
 /// have pair by place, the others are added or removed, every channel created after them is
 /// renumbered (state by state for a process's), and every statement naming the array is

@@ -155,6 +155,8 @@ pub struct ChanLayout {
     /// Offset of each field within a message.
     pub field_offsets: Vec<u32>,
     pub msg_size: u32,
+    /// Offsets within a message of its fields of type `chan` (channel handles).
+    pub handle_offsets: Vec<u32>,
     pub source: ChanType,
 }
 
@@ -456,7 +458,12 @@ pub fn chan_index(
         return Err(LayoutError::ChanTooLarge(ct.capacity));
     }
     let mut sc = Vec::new();
+    // (The first scalar of each field of type chan.)
+    let mut handle_fields = Vec::new();
     for f in &ct.fields {
+        if matches!(f, Type::Chan) {
+            handle_fields.push(sc.len());
+        }
         shape_of(p, f, None).scalars(0, &mut sc);
     }
     let mut fields = Vec::new();
@@ -467,11 +474,13 @@ pub fn chan_index(
         off += s.width as u32;
         fields.push(s);
     }
+    let handle_offsets = handle_fields.iter().map(|&i| field_offsets[i]).collect();
     chans.push(ChanLayout {
         capacity: ct.capacity,
         fields,
         field_offsets,
         msg_size: off,
+        handle_offsets,
         source: ct.clone(),
     });
     if chans.len() > 127 {

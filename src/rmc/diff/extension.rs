@@ -69,6 +69,10 @@ pub struct Extension {
     /// and the other layout's tag for the same type.
     pub chans: Vec<ChanMap>,
     pub old_chans: Vec<ChanMap>,
+    /// Per channel type of the new layout, and of the old one: the offsets within a message
+    /// of its fields of type chan, whose handles are renumbered as channel variables' are.
+    pub msg_handles: Vec<Vec<u32>>,
+    pub old_msg_handles: Vec<Vec<u32>>,
     /// The global channels' records: they open the records area of every state (created
     /// with the globals, before any process, and never removed). In the new order, then
     /// the removed ones; each knows where its record lies in both versions, so that
@@ -378,6 +382,9 @@ impl Extension {
                 }
             }
         }
+        // (A handle past every channel the state holds, one that outlived its channel,
+        // has no image: which channel it was, and so its number in the other version, the
+        // state does not tell.)
         Some(t)
     }
 
@@ -435,6 +442,54 @@ impl Extension {
         Some(table.get(chan_type(tag))?.other? | CHAN_TAG)
     }
 
+    /// Where the channel handles lie in a record of a channel whose tag is `tag` (of the new
+    /// layout when `new`, else of the old one), from the record's start: the fields of type
+    /// chan of each message slot (a slot past the channel's length is zero, which every
+    /// table keeps). None where handles keep their numbers.
+    fn handle_spots(&self, tag: u8, new: bool) -> impl Iterator<Item = usize> + '_ {
+        let (table, offsets) = if new {
+            (&self.chans, &self.msg_handles)
+        } else {
+            (&self.old_chans, &self.old_msg_handles)
+        };
+        let t = chan_type(tag);
+        let (cap, msg) = table
+            .get(t)
+            .map_or((0, 0), |c| (c.capacity as usize, c.msg as usize));
+        let offsets: &[u32] = match offsets.get(t) {
+            Some(o) if self.renumbers_handles() => o,
+            _ => &[],
+        };
+        (0..cap).flat_map(move |k| offsets.iter().map(move |&o| 2 + k * msg + o as usize))
+    }
+
+    /// The handles in the messages of channel record `rec` (of the new layout when `new`,
+    /// else of the old one), renumbered by `handles` in place (None: one the other version
+    /// has no channel for).
+    fn renumber_messages(
+        &self,
+        rec: &mut [u8],
+        new: bool,
+        handles: Option<&HandleTable>,
+    ) -> Option<()> {
+        let tag = *rec.first()?;
+        for at in self.handle_spots(tag, new) {
+            let b = rec.get_mut(at)?;
+            *b = handles?.get(*b)?;
+        }
+        Some(())
+    }
+
+    /// Whether every handle in the messages of channel record `rec` (as `renumber_messages`)
+    /// has a number in the other version.
+    fn messages_map(&self, rec: &[u8], new: bool, handles: Option<&HandleTable>) -> Option<()> {
+        let tag = *rec.first()?;
+        for at in self.handle_spots(tag, new) {
+            handles?.get(*rec.get(at)?)?;
+        }
+        Some(())
+    }
+
     /// What changed: "global 'g' added", "global 'x' retyped (byte to int)", "channel 'c'
     /// declared as [2] of {…} instead of [0] of {…}", joined.
     pub fn describe(&self) -> String {
@@ -486,8 +541,10 @@ impl Extension {
             let o = c.old?;
             match c.new {
                 Some(_) if !c.changed => {
+                    let start = out.len();
                     out.push(o.0);
                     out.extend_from_slice(new_record(c)?.get(1..)?);
+                    self.renumber_messages(&mut out[start..], false, handles)?;
                 }
                 Some(n) => {
                     out.push(o.0);
@@ -506,7 +563,7 @@ impl Extension {
         let mut made: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
         while let Some(rec) = recs.next() {
             match rec? {
-                Rec::Chan(x) => self.project_chan(&canon[x], out)?,
+                Rec::Chan(x) => self.project_chan(&canon[x], handles, out)?,
                 Rec::Proc { tag, head, locals } => {
                     let p = &self.procs[tag as usize];
                     out.push(p.old_tag?);
@@ -522,7 +579,8 @@ impl Extension {
                     for (pair, &(tag, size)) in c.old.iter().zip(&c.old_recs) {
                         match pair {
                             Some(i) => {
-                                self.project_chan(&canon[mine.get(*i as usize)?.clone()], out)?
+                                let rec = &canon[mine.get(*i as usize)?.clone()];
+                                self.project_chan(rec, handles, out)?
                             }
                             None => {
                                 out.push(tag);
@@ -536,14 +594,24 @@ impl Extension {
         Some(())
     }
 
-    /// A channel record of the new layout (`rec`) as the old layout writes it, appended.
-    fn project_chan(&self, rec: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    /// A channel record of the new layout (`rec`) as the old layout writes it, appended,
+    /// the handles its messages hold renumbered by `handles`.
+    fn project_chan(
+        &self,
+        rec: &[u8],
+        handles: Option<&HandleTable>,
+        out: &mut Vec<u8>,
+    ) -> Option<()> {
         match self.changed_type(*rec.first()?, true) {
             Some((n, o)) => {
                 out.push(self.other_tag(rec[0], true)?);
                 project_contents(rec, (n.capacity, n.msg), (o.capacity, o.msg, o.size), out)
             }
-            None => self.retag(rec, true, out),
+            None => {
+                let start = out.len();
+                self.retag(rec, true, out)?;
+                self.renumber_messages(&mut out[start..], false, handles)
+            }
         }
     }
 
@@ -588,10 +656,14 @@ impl Extension {
         blank(old, out, g, &self.from)?;
         let base = g + self.old_globals_size as usize;
         for c in &self.prefix {
-            if c.old.is_some() && c.new.is_none() {
+            let at = base + c.old_at as usize;
+            match (c.old, c.new) {
                 // A removed channel: its contents are dropped.
-                let at = base + c.old_at as usize;
-                out.get_mut(at + 1..at + c.old_size())?.fill(0);
+                (Some(_), None) => out.get_mut(at + 1..at + c.old_size())?.fill(0),
+                (Some(_), Some(_)) if !c.changed => {
+                    self.messages_map(old.get(at..at + c.old_size())?, false, handles)?
+                }
+                _ => {}
             }
         }
         let at = base + self.old_prefix_size as usize;
@@ -599,9 +671,7 @@ impl Extension {
         let mut made: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
         while let Some(rec) = recs.next() {
             match rec? {
-                Rec::Chan(x) => {
-                    self.other_tag(old[x.start], false)?;
-                }
+                Rec::Chan(x) => self.old_chan_maps(&old[x], handles)?,
                 Rec::Proc { tag, locals, .. } => {
                     let p = &self.procs[tag as usize];
                     blank(old, out, locals.start, &p.from)?;
@@ -612,14 +682,24 @@ impl Extension {
                     let mine = recs.own_chans(c.old.len(), &mut made)?;
                     for (x, pair) in mine.iter().zip(&c.old) {
                         match pair {
-                            Some(_) => {
-                                self.other_tag(old[x.start], false)?;
-                            }
+                            Some(_) => self.old_chan_maps(&old[x.clone()], handles)?,
                             None => out.get_mut(x.start + 1..x.end)?.fill(0),
                         }
                     }
                 }
             }
+        }
+        Some(())
+    }
+
+    /// Whether an old channel record (kept, not removed) has an image: its type is the new
+    /// layout's too, and the handles its messages hold (where its declaration is kept) have
+    /// new numbers.
+    fn old_chan_maps(&self, rec: &[u8], handles: Option<&HandleTable>) -> Option<()> {
+        let tag = *rec.first()?;
+        self.other_tag(tag, false)?;
+        if self.changed_type(tag, false).is_none() {
+            self.messages_map(rec, false, handles)?;
         }
         Some(())
     }
@@ -803,8 +883,12 @@ impl Extension {
                 // Changed or added: the parent's (no step that leaves it alone changes it).
                 Some(_) if c.changed || c.old.is_none() => out.parent(from..from + c.new_size())?,
                 Some(n) => {
+                    let start = out.len();
                     out.byte(n.0);
                     out.old(at + 1..at + c.old_size())?;
+                    for k in self.handle_spots(n.0, true) {
+                        out.handle(start + k, at + k)?;
+                    }
                 }
                 None => {}
             }
@@ -850,8 +934,13 @@ impl Extension {
                 }
                 return out.parent(theirs);
             }
+            let start = out.len();
             out.byte(tag);
-            out.old(x.start + 1..x.end)
+            out.old(x.start + 1..x.end)?;
+            for k in ext.handle_spots(tag, true) {
+                out.handle(start + k, x.start + k)?;
+            }
+            Some(())
         }
         let mut recs = self.records(old, at, false);
         let mut made: [std::ops::Range<usize>; MAX_CREATED] = Default::default();
@@ -1966,6 +2055,9 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
             .collect()
     };
     let (mut chans, mut old_chans) = (table(&b, &a), table(&a, &b));
+    let msg_handles = |x: &Layout| -> Vec<Vec<u32>> {
+        x.chans.iter().map(|c| c.handle_offsets.clone()).collect()
+    };
     // A local channel declaration whose type changed pairs its two types, where each is
     // the type of no other channel in either version: its records are then known by their
     // tag alone.
@@ -2026,11 +2118,21 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
     let handles = HandleMap::new(&pairs, olds.len(), news.len()).map(std::sync::Arc::new);
     let local_chans = procs.iter().any(|p| p.creation.is_some());
     if handles.is_some() || local_chans {
-        if handles_in_data(old, &a) || handles_in_data(new, &b) {
+        if handles_in_records(old) || handles_in_records(new) {
             return refuse(
                 "channels were added, removed or reordered, which renumbers channels, and channel \
-                 numbers may sit in messages or record fields (a field of type chan), which \
-                 the map does not renumber"
+                 numbers may sit in record fields (a typedef field of type chan), which the \
+                 map does not renumber"
+                    .into(),
+            );
+        }
+        let in_messages = |l: &Layout| l.chans.iter().any(|c| !c.handle_offsets.is_empty());
+        if local_chans && (in_messages(&a) || in_messages(&b)) {
+            return refuse(
+                "local channels were added or removed, which renumbers the channels processes \
+                 create, and channel numbers may sit in messages (a field of type chan): a \
+                 message can hold the number of a channel whose process has ended, whose \
+                 number in the other version the state does not tell"
                     .into(),
             );
         }
@@ -2133,6 +2235,8 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
         old_tags,
         chans,
         old_chans,
+        msg_handles: msg_handles(&b),
+        old_msg_handles: msg_handles(&a),
         prefix,
         old_order,
         old_prefix_size,
@@ -2177,15 +2281,12 @@ fn chans_reordered(old: &Program, new: &Program) -> bool {
     a != b && sorted(&a) == sorted(&b)
 }
 
-/// Whether channel handles may sit anywhere but in channel variables: a message field or a
-/// record field of type `chan`.
-fn handles_in_data(p: &Program, l: &Layout) -> bool {
-    l.chans
+/// Whether channel handles may sit in record fields (a typedef's field of type `chan`).
+/// (Those in messages are renumbered with the channel records that hold them.)
+fn handles_in_records(p: &Program) -> bool {
+    p.typedefs
         .iter()
-        .any(|c| c.source.fields.iter().any(|t| matches!(t, Type::Chan)))
-        || p.typedefs
-            .iter()
-            .any(|t| t.fields.iter().any(|f| matches!(f.ty, Type::Chan)))
+        .any(|t| t.fields.iter().any(|f| matches!(f.ty, Type::Chan)))
 }
 
 /// The kept channel variables of `vars` (laid out as `lay`) hold handles: their bytes are

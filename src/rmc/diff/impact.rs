@@ -105,11 +105,41 @@ impl Pairs<'_> {
     }
 }
 
+/// The message fields that hold channel handles, in either version: (fields of the
+/// message, index of the field), for every channel type with a field of type chan.
+fn handle_fields(progs: [&Program; 2]) -> HandleFields {
+    let mut out = HandleFields::new();
+    for p in progs {
+        // (A layout that does not build maps nothing: the fields are then not needed.)
+        let Ok(l) = Layout::new(p) else { continue };
+        for c in &l.chans {
+            let n = c.source.fields.len();
+            for (i, f) in c.source.fields.iter().enumerate() {
+                if matches!(f, crate::program::types::Type::Chan) {
+                    out.insert((n, i));
+                }
+            }
+        }
+    }
+    out
+}
+
+type HandleFields = std::collections::BTreeSet<(usize, usize)>;
+
 /// Whether a statement of `proc` uses a channel handle otherwise than to name the channel
 /// it operates on: as a value (an expression, an argument, a message field, a `run`'s
-/// argument) or written into a channel variable.
-fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt) -> bool {
+/// argument) or written into a channel variable. A message field that may hold a handle
+/// (`fields`: a channel's operand does not tell its type) is such a use unless it is
+/// received into `_`: the map renumbers the handle in the message, not what it was sent
+/// from or is received into, nor what a constant there is compared with.
+fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt, fields: &HandleFields) -> bool {
     use crate::program::expr::{LRecvArg, LVar, Slot};
+    let at_handle = |args: &[LRecvArg]| {
+        args.iter().enumerate().any(|(i, a)| {
+            fields.contains(&(args.len(), i))
+                && !matches!(a, LRecvArg::Var(v) if v.slot == Slot::Underscore)
+        })
+    };
     let chan_var = |v: &LVar| {
         let var = match v.slot {
             Slot::Global(i) => prog.globals.get(i),
@@ -129,6 +159,7 @@ fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt) -> bool {
                     .and_then(|p| p.locals.get(*local))
                     .is_none_or(|x| matches!(x.ty, crate::program::types::Type::Chan));
             }
+            LExpr::Poll { args, .. } => found |= at_handle(args),
             _ => {}
         });
         found
@@ -141,15 +172,21 @@ fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt) -> bool {
                 found
             }
         }
-        LStmt::Recv { args, .. } => args.iter().any(|a| match a {
-            LRecvArg::Var(v) => chan_var(v),
-            LRecvArg::Eval(e) | LRecvArg::Const(e) => in_expr(e),
+        LStmt::Recv { args, .. } => {
+            at_handle(args)
+                || args.iter().any(|a| match a {
+                    LRecvArg::Var(v) => chan_var(v),
+                    LRecvArg::Eval(e) | LRecvArg::Const(e) => in_expr(e),
+                })
+        }
+        LStmt::Send { args, .. } if (0..args.len()).any(|i| fields.contains(&(args.len(), i))) => {
+            true
+        }
+        LStmt::DStep(a) => a.auto.locations.iter().any(|l| {
+            l.edges
+                .iter()
+                .any(|e| uses_handle(prog, proc, &e.stmt, fields))
         }),
-        LStmt::DStep(a) => a
-            .auto
-            .locations
-            .iter()
-            .any(|l| l.edges.iter().any(|e| uses_handle(prog, proc, &e.stmt))),
         LStmt::ChanInit(..) => false,
         _ => {
             let mut found = false;
@@ -665,9 +702,10 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     // moves one between variables, or writes one from elsewhere) is dangerous: only channel
     // operations are blind to the numbering.
     if extension.as_ref().is_some_and(|e| e.renumbers_handles()) {
+        let fields = handle_fields([old, new]);
         pairs.mark(&mut dangerous, |op, ol, paired| {
             let uses = |p: &Program, pr: &Proc, l: &Location| {
-                l.edges.iter().any(|e| uses_handle(p, pr, &e.stmt))
+                l.edges.iter().any(|e| uses_handle(p, pr, &e.stmt, &fields))
             };
             (uses(old, op, ol) || paired.is_some_and(|(np, nl)| uses(new, np, nl))).then(|| {
                 "uses a channel's number, which channels added, removed or reordered \
