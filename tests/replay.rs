@@ -2320,6 +2320,116 @@ init {
     }
 }
 
+/// With `-q` a valid end state needs every channel empty. A channel added (that P writes
+/// first, in new code) or removed (that P wrote first) changes what the states below hold,
+/// so a recorded end state reached by walking may be judged otherwise: the replay executes
+/// every recorded state without moves, and finds the invalid end state the channel left
+/// (added), and none (removed), as full checks do. Pruning cannot run there.
+#[test]
+fn end_states_are_judged_anew_with_empty_channels_across_channels_added_or_removed() {
+    let v1 = "chan a = [1] of { byte };
+active proctype P() {
+	byte i;
+	do
+	:: i < 3 -> a!i; a?_; i++
+	:: i == 3 -> break
+	od
+}
+active proctype Q() {
+	byte n;
+	do
+	:: n < 4 -> n++
+	:: n == 4 -> break
+	od
+}
+";
+    let v2 = v1
+        .replace("chan a", "chan b = [1] of { byte };\nchan a")
+        .replace("\tbyte i;\n", "\tbyte i;\n\tb!9;\n");
+    let q = Options {
+        empty_channels: true,
+        ..limited()
+    };
+    let (base, _) = recorded(v1, &q);
+    let (back, _) = recorded(&v2, &q);
+    for (what, base, text, violations) in [
+        ("b added", &base, v2.as_str(), 1),
+        ("b removed", &back, v1, 0),
+    ] {
+        let v = version(text).expect("loads");
+        let rep = check_with(&v, Some(base), Algorithm::Replay, &q);
+        let full = check_with(&v, Some(base), Algorithm::Full, &q);
+        assert!(
+            rep.reason.contains("through their projection"),
+            "{what}: {}",
+            rep.reason
+        );
+        assert_same(what, text, &rep, &full);
+        assert_eq!(full.violations.len(), violations, "{what}");
+        assert!(rep.stats.states_walked > 0, "{what}");
+        same_states_and_sets(
+            what,
+            rep.record.as_ref().expect("a record"),
+            full.record.as_ref().expect("a record"),
+        );
+        let prune = check_with(&v, Some(base), Algorithm::Prune, &q);
+        assert_eq!(prune.algorithm, Algorithm::Full, "{what}: {}", prune.reason);
+        assert!(prune.reason.contains("(-q)"), "{what}: {}", prune.reason);
+        let auto = check_with(&v, Some(base), Algorithm::Auto, &q);
+        assert_eq!(auto.violations.len(), violations, "{what}: {}", auto.reason);
+    }
+}
+
+/// Every kind of declaration change on every seed model, checked with `-q` (a valid end
+/// state needs every channel empty): the replay equals a full check field by field, and
+/// where it ran through the map, its record holds a recording run's states and sets.
+#[test]
+fn replays_across_declaration_changes_with_empty_channels_equal_full_checks() {
+    let mut rng = Rng(0x5eed_e0c4);
+    let q = Options {
+        empty_channels: true,
+        ..limited()
+    };
+    let (mut compared, mut projected) = (0usize, 0usize);
+    for (name, text) in seed_models(20_000) {
+        let Some(v) = version(&text) else { continue };
+        let Some(record) = check_with(&v, None, Algorithm::Full, &q).record else {
+            continue;
+        };
+        for k in 0..DECLARATION_KINDS {
+            let Some(m) = change_declaration(&text, &mut rng, k) else {
+                continue;
+            };
+            let Some(nv) = version(&m) else { continue };
+            let what = format!("{name}: {}", DECLARATION_KIND_NAMES[k]);
+            let rep = check_with(&nv, Some(&record), Algorithm::Replay, &q);
+            let full = check_with(&nv, Some(&record), Algorithm::Full, &q);
+            if full.record.is_none() {
+                continue;
+            }
+            assert_same(&what, &m, &rep, &full);
+            compared += 1;
+            if rep.algorithm == Algorithm::Replay && rep.reason.contains("through their projection")
+            {
+                projected += 1;
+                same_states_and_sets(
+                    &what,
+                    rep.record.as_ref().expect("a record"),
+                    full.record.as_ref().expect("a record"),
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{compared} declaration mutants compared with -q, {projected} replayed through the map"
+    );
+    assert!(compared >= 100, "only {compared} compared");
+    assert!(
+        projected * 4 >= compared,
+        "{projected} of {compared} replayed through the map"
+    );
+}
+
 /// Arrays of channels resized, a global one and a process's: the elements both versions
 /// have pair by place, the others are added or removed, every channel created after them is
 /// renumbered (state by state for a process's), and every statement naming the array is

@@ -76,8 +76,11 @@ pub fn plan_with(
     let ids = impact.ids.clone();
     // The table was just made from this very program, so every location has an id.
     let _ = ids.apply(&mut program);
-    let extension = layout_extension(base, &program, &impact, opts);
+    let extension = layout_extension(base, &program, &impact);
+    let ends_change =
+        opts.empty_channels && extension.as_ref().is_some_and(Extension::changes_channels);
     let cx = Context {
+        ends_change,
         program,
         ids,
         impact,
@@ -249,6 +252,9 @@ struct Context {
     dangerous: String,
     /// Across a change that drops bytes: the recorded states by key.
     keys: Option<std::sync::Arc<crate::rmc::run::keys::Keys>>,
+    /// A valid end state needs every channel empty (`-q`), and the map changes the
+    /// channels a state holds: a recorded end state's verdict may not stand.
+    ends_change: bool,
 }
 
 impl Context {
@@ -294,12 +300,7 @@ fn recording_plan(program: Program) -> Plan {
 /// A layout that only gains variables or changes global channels: states are looked up by
 /// their projection onto the record's layout (whose hash must be the old program's, to seed
 /// its fingerprints).
-fn layout_extension(
-    base: &Base,
-    program: &Program,
-    impact: &Impact,
-    opts: &Options,
-) -> Option<Extension> {
+fn layout_extension(base: &Base, program: &Program, impact: &Impact) -> Option<Extension> {
     let layout = crate::explore::layout::Layout::new(program)
         .map(|l| l.hash)
         .ok();
@@ -310,14 +311,6 @@ fn layout_extension(
         // (With the same layout, only a map that renumbers channels has work to do: global
         // channels of one type declared in another order.)
         .filter(|e| layout != Some(old_hash) || e.renumbers_handles())
-        // With -q a valid end state needs every channel empty: what a changed, added or
-        // removed channel holds then matters beyond its own operations.
-        .filter(|e| {
-            let same =
-                e.prefix.iter().all(|c| c.old.is_some() && c.new.is_some()) && !e.local_chans;
-            (e.changed_globals.is_empty() && e.changed_locals.is_empty() && same)
-                || !opts.empty_channels
-        })
         .filter(|_| {
             crate::explore::layout::Layout::new(&base.program).is_ok_and(|l| l.hash == old_hash)
         })
@@ -561,6 +554,7 @@ fn predict_replay(base: &Base, cx: &Context, g: Graph, predicted: &mut Predicted
     let impact = &cx.impact;
     let mut rp = Replay::new(g, r.fingerprints.clone(), |l| impact.is_dangerous(l));
     rp.project = cx.extension.clone().map(|e| (e, cx.old_hash));
+    rp.ends_execute = cx.ends_change;
     if rp.project.is_none() {
         rp.guards = impact.guards.clone();
     } else {
@@ -778,6 +772,22 @@ fn prune_plan(
 ) -> Plan {
     let (want, states) = (cx.want, cx.states);
     let dangerous = cx.dangerous.clone();
+    // Below a pruned state, an end state's verdict is the record's; with -q it reads every
+    // channel, and the map changes which a state holds or what one holds.
+    if let (true, Some(e)) = (cx.ends_change, &cx.extension) {
+        let reason = format!(
+            "{}a full check: a valid end state needs every channel empty (-q), and the state \
+             layout changed its channels ({}), so an end state below a pruned state may be \
+             judged otherwise; {dangerous}",
+            match want {
+                Algorithm::Auto => "auto: ",
+                Algorithm::Replay => "neither replay nor pruning can run: ",
+                _ => "pruning cannot run: ",
+            },
+            e.describe()
+        );
+        return cx.full(reason, Some(predicted));
+    }
     // A pruned state keeps its recorded slot, vector and events: not across a layout change
     // (the vectors would be the old layout's). There the old graph serves to carry what lies
     // below the pruned states into the new layout (`carry`).

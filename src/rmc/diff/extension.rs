@@ -319,6 +319,19 @@ fn chan_type(tag: u8) -> usize {
 }
 
 impl Extension {
+    /// Whether a state's image may hold other channels, or other contents in one, than the
+    /// state: a global channel added, removed or whose declaration changed, a local
+    /// channel's declaration changed, or local channels added or removed.
+    pub fn changes_channels(&self) -> bool {
+        !self.changed_globals.is_empty()
+            || !self.changed_locals.is_empty()
+            || self.local_chans
+            || self
+                .prefix
+                .iter()
+                .any(|c| c.old.is_none() || c.new.is_none())
+    }
+
     /// Whether channel handles are renumbered (global channels added, removed or reordered,
     /// or local channels added or removed): then a statement that treats a handle as a
     /// number is dangerous.

@@ -67,6 +67,10 @@ pub struct Replay {
     pub fp_of_slot: Vec<Fingerprint>,
     /// Per footprint: whether it meets a dangerous location.
     pub foot_danger: Vec<bool>,
+    /// A recorded state without moves is executed, not walked: where a valid end state
+    /// needs every channel empty (`-q`) and the map changes what channels a state holds,
+    /// its recorded verdict may not be the new one (its moves, none, are).
+    pub ends_execute: bool,
     /// The new machine's edge per edge-table entry, filled at the first replayed event.
     edges: Option<Vec<EdgeNo>>,
     /// Read positions of the replayed (or partly replayed) states on the search stack.
@@ -169,6 +173,7 @@ impl Replay {
             fingerprints,
             fp_of_slot: Vec::new(),
             foot_danger,
+            ends_execute: false,
             edges: None,
             cursors: Vec::new(),
             danger_id,
@@ -259,7 +264,12 @@ impl Replay {
 
     /// Whether the recorded expansion of `slot` holds in the new version.
     pub fn replayable(&self, slot: u32) -> bool {
+        let moves = || {
+            let ev = self.graph.events_of(slot);
+            has_step(ev, 0, ev.len(), slot)
+        };
         !self.foot_danger[self.graph.foot[slot as usize] as usize]
+            && (!self.ends_execute || moves())
     }
 
     /// How many recorded states would be walked, and how many executed (the record's
