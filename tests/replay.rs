@@ -2396,12 +2396,12 @@ fn replays_across_declaration_changes_with_empty_channels_equal_full_checks() {
         let Some(record) = check_with(&v, None, Algorithm::Full, &q).record else {
             continue;
         };
-        for k in 0..DECLARATION_KINDS {
+        for (k, kind) in DECLARATION_KIND_NAMES.iter().enumerate() {
             let Some(m) = change_declaration(&text, &mut rng, k) else {
                 continue;
             };
             let Some(nv) = version(&m) else { continue };
-            let what = format!("{name}: {}", DECLARATION_KIND_NAMES[k]);
+            let what = format!("{name}: {kind}");
             let rep = check_with(&nv, Some(&record), Algorithm::Replay, &q);
             let full = check_with(&nv, Some(&record), Algorithm::Full, &q);
             if full.record.is_none() {
