@@ -405,6 +405,35 @@ impl Layout {
     }
 }
 
+/// The offsets, from `base`, of the channel handles a value of type `ty` laid out as `shape`
+/// holds: a channel variable's bytes, and a record's fields of type chan, element by
+/// element.
+pub fn handles_in_shape(p: &Program, ty: &Type, shape: &Shape, base: u32, out: &mut Vec<u32>) {
+    match shape {
+        Shape::Array { elem, len, stride } => {
+            for i in 0..*len {
+                handles_in_shape(p, ty, elem, base + i * stride, out);
+            }
+        }
+        Shape::Record { fields, .. } => {
+            let Type::Struct { index, .. } = ty else {
+                return;
+            };
+            let Some(td) = p.typedefs.get(*index) else {
+                return;
+            };
+            for (f, (o, s)) in td.fields.iter().zip(fields) {
+                handles_in_shape(p, &f.ty, s, base + o, out);
+            }
+        }
+        Shape::Scalar(_) => {
+            if matches!(ty, Type::Chan) {
+                out.push(base);
+            }
+        }
+    }
+}
+
 fn shape_of(p: &Program, ty: &Type, array: Option<u32>) -> Shape {
     let one = |in_array: bool| match ty {
         Type::Struct { index, .. } => {
@@ -458,13 +487,14 @@ pub fn chan_index(
         return Err(LayoutError::ChanTooLarge(ct.capacity));
     }
     let mut sc = Vec::new();
-    // (The first scalar of each field of type chan.)
-    let mut handle_fields = Vec::new();
+    let mut handle_offsets = Vec::new();
     for f in &ct.fields {
-        if matches!(f, Type::Chan) {
-            handle_fields.push(sc.len());
-        }
-        shape_of(p, f, None).scalars(0, &mut sc);
+        let shape = shape_of(p, f, None);
+        let at = sc
+            .last()
+            .map_or(0, |&(o, s): &(u32, Scalar)| o + s.width as u32);
+        handles_in_shape(p, f, &shape, at, &mut handle_offsets);
+        shape.scalars(at, &mut sc);
     }
     let mut fields = Vec::new();
     let mut field_offsets = Vec::new();
@@ -474,7 +504,6 @@ pub fn chan_index(
         off += s.width as u32;
         fields.push(s);
     }
-    let handle_offsets = handle_fields.iter().map(|&i| field_offsets[i]).collect();
     chans.push(ChanLayout {
         capacity: ct.capacity,
         fields,

@@ -2131,14 +2131,6 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
     let handles = HandleMap::new(&pairs, olds.len(), news.len()).map(std::sync::Arc::new);
     let local_chans = procs.iter().any(|p| p.creation.is_some());
     if handles.is_some() || local_chans {
-        if handles_in_records(old) || handles_in_records(new) {
-            return refuse(
-                "channels were added, removed or reordered, which renumbers channels, and channel \
-                 numbers may sit in record fields (a typedef field of type chan), which the \
-                 map does not renumber"
-                    .into(),
-            );
-        }
         let in_messages = |l: &Layout| l.chans.iter().any(|c| !c.handle_offsets.is_empty());
         if local_chans && (in_messages(&a) || in_messages(&b)) {
             return refuse(
@@ -2149,11 +2141,28 @@ pub fn layout_extension(old: &Program, new: &Program) -> Result<Extension, NoMap
                     .into(),
             );
         }
-        handle_pieces(&mut globals.from, &old.globals, &a.globals);
-        for p in &mut procs {
-            if let Some(i) = p.old_tag {
+        let retyped = || {
+            refuse(
+                "channels were added, removed or reordered, which renumbers channels, and a \
+                 record's field holds a channel in one version and data in the other"
+                    .into(),
+            )
+        };
+        let (ho, hn) = (
+            area_handles(old, &old.globals, &a.globals),
+            area_handles(new, &new.globals, &b.globals),
+        );
+        if !handle_pieces(&mut globals.from, &ho, &hn) {
+            return retyped();
+        }
+        for (t, p) in procs.iter_mut().enumerate() {
+            if let (Some(i), Some(np), Some(nl)) = (p.old_tag, new.procs.get(t), b.procs.get(t)) {
                 let i = i as usize;
-                handle_pieces(&mut p.from, &old.procs[i].locals, &a.procs[i].locals);
+                let ho = area_handles(old, &old.procs[i].locals, &a.procs[i].locals);
+                let hn = area_handles(new, &np.locals, &nl.locals);
+                if !handle_pieces(&mut p.from, &ho, &hn) {
+                    return retyped();
+                }
             }
         }
     }
@@ -2294,47 +2303,87 @@ fn chans_reordered(old: &Program, new: &Program) -> bool {
     a != b && sorted(&a) == sorted(&b)
 }
 
-/// Whether channel handles may sit in record fields (a typedef's field of type `chan`).
-/// (Those in messages are renumbered with the channel records that hold them.)
-fn handles_in_records(p: &Program) -> bool {
-    p.typedefs
-        .iter()
-        .any(|t| t.fields.iter().any(|f| matches!(f.ty, Type::Chan)))
+/// Where the handles of an area lie (its variables `vars` of program `p`, laid out as
+/// `lay`): a channel variable's bytes, a record's fields of type chan. Sorted.
+fn area_handles(p: &Program, vars: &[Var], lay: &[VarLayout]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for (v, l) in vars.iter().zip(lay) {
+        crate::explore::layout::handles_in_shape(p, &v.ty, &l.shape, l.offset, &mut out);
+    }
+    out.sort_unstable();
+    out
 }
 
-/// The kept channel variables of `vars` (laid out as `lay`) hold handles: their bytes are
-/// renumbered, not copied.
-fn handle_pieces(from: &mut Vec<Piece>, vars: &[Var], lay: &[VarLayout]) {
+/// The handles an area's pieces copy (`old` and `new`: where the area's handles lie in
+/// each version, `area_handles`) are renumbered, not copied: each such byte becomes a
+/// `Piece::Handle`. False where a handle of one version is data in the other (a record's
+/// field of type chan retyped), which has no sound image.
+fn handle_pieces(from: &mut Vec<Piece>, old: &[u32], new: &[u32]) -> bool {
+    let within = |spots: &[u32], at: u32, len: u32| -> Vec<u32> {
+        let lo = spots.partition_point(|&s| s < at);
+        spots[lo..]
+            .iter()
+            .copied()
+            .take_while(|&s| s < at + len)
+            .collect()
+    };
     let mut out = Vec::with_capacity(from.len());
-    for p in from.drain(..) {
-        // (A piece of a channel variable: the whole of it, or an element of an array of
-        // channels resized. Each handle is a byte.)
-        let chan = match p {
-            Piece::Copy { old_at, len, .. } => vars.iter().zip(lay).find(|(v, l)| {
-                matches!(v.ty, Type::Chan)
-                    && l.offset <= old_at
-                    && old_at + len <= l.offset + l.shape.size()
-            }),
-            _ => None,
-        };
-        match (p, chan) {
-            (
-                Piece::Copy {
-                    old_at,
-                    new_at,
-                    len,
-                },
-                Some(_),
-            ) => {
-                out.extend((0..len).map(|off| Piece::Handle {
-                    old_at: old_at + off,
-                    new_at: new_at + off,
-                }));
+    for piece in from.drain(..) {
+        match piece {
+            Piece::Copy {
+                old_at,
+                new_at,
+                len,
+            } => {
+                let here = within(old, old_at, len);
+                let there: Vec<u32> = within(new, new_at, len)
+                    .into_iter()
+                    .map(|s| s - new_at + old_at)
+                    .collect();
+                if here != there {
+                    return false;
+                }
+                let mut start = old_at;
+                for s in here {
+                    if s > start {
+                        out.push(Piece::Copy {
+                            old_at: start,
+                            new_at: new_at + (start - old_at),
+                            len: s - start,
+                        });
+                    }
+                    out.push(Piece::Handle {
+                        old_at: s,
+                        new_at: new_at + (s - old_at),
+                    });
+                    start = s + 1;
+                }
+                if old_at + len > start {
+                    out.push(Piece::Copy {
+                        old_at: start,
+                        new_at: new_at + (start - old_at),
+                        len: old_at + len - start,
+                    });
+                }
             }
-            (p, _) => out.push(p),
+            Piece::Convert {
+                old_at,
+                new_at,
+                old: o,
+                new: n,
+            } => {
+                if !within(old, old_at, o.width as u32).is_empty()
+                    || !within(new, new_at, n.width as u32).is_empty()
+                {
+                    return false;
+                }
+                out.push(piece);
+            }
+            other => out.push(other),
         }
     }
     *from = out;
+    true
 }
 
 /// The channels the globals create, in order (the records that open every state's records

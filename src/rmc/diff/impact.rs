@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::explore::layout::{Layout, VarLayout};
-use crate::program::expr::{LExpr, LStmt};
+use crate::program::expr::{LExpr, LStmt, LVar};
 use crate::program::{LocId, Location, Proc, Program};
 
 use crate::rmc::diff::chan_alias::ChanAlias;
@@ -115,7 +115,7 @@ fn handle_fields(progs: [&Program; 2]) -> HandleFields {
         for c in &l.chans {
             let n = c.source.fields.len();
             for (i, f) in c.source.fields.iter().enumerate() {
-                if matches!(f, crate::program::types::Type::Chan) {
+                if holds_handle(p, f) {
                     out.insert((n, i));
                 }
             }
@@ -126,17 +126,112 @@ fn handle_fields(progs: [&Program; 2]) -> HandleFields {
 
 type HandleFields = std::collections::BTreeSet<(usize, usize)>;
 
+/// Channel variables that always hold the channel their declaration creates (initialised
+/// with one, written by no statement): an operation through one reaches a channel of its
+/// declared type, whose messages tell whether they hold handles. Globals by index, locals
+/// by (proctype, index).
+struct FixedChans {
+    globals: HashMap<usize, crate::program::types::ChanType>,
+    locals: HashMap<(String, usize), crate::program::types::ChanType>,
+}
+
+impl FixedChans {
+    fn of(p: &Program) -> FixedChans {
+        use crate::program::expr::{LRecvArg, Slot};
+        use crate::program::types::VarInit;
+        let init = |v: &crate::program::types::Var| match &v.init {
+            VarInit::Chan(ct) => Some(ct.clone()),
+            _ => None,
+        };
+        let mut globals: HashMap<_, _> = (p.globals.iter().enumerate())
+            .filter_map(|(i, v)| Some((i, init(v)?)))
+            .collect();
+        let mut locals: HashMap<_, _> = (p.procs.iter())
+            .flat_map(|pr| {
+                (pr.locals.iter().enumerate())
+                    .filter_map(|(i, v)| Some(((pr.name.clone(), i), init(v)?)))
+            })
+            .collect();
+        fn writes(stmt: &LStmt, f: &mut dyn FnMut(&LVar)) {
+            match stmt {
+                LStmt::Assign(v, _) | LStmt::ChanInit(v, _) => f(v),
+                LStmt::Recv { args, .. } => args.iter().for_each(|a| {
+                    if let LRecvArg::Var(v) = a {
+                        f(v)
+                    }
+                }),
+                LStmt::DStep(d) => (d.auto.locations.iter())
+                    .flat_map(|l| &l.edges)
+                    .for_each(|e| writes(&e.stmt, f)),
+                _ => {}
+            }
+        }
+        for pr in &p.procs {
+            for e in pr.automaton.locations.iter().flat_map(|l| &l.edges) {
+                writes(&e.stmt, &mut |v| match v.slot {
+                    Slot::Global(i) => {
+                        globals.remove(&i);
+                    }
+                    Slot::Local(i) => {
+                        locals.remove(&(pr.name.clone(), i));
+                    }
+                    _ => {}
+                });
+            }
+        }
+        FixedChans { globals, locals }
+    }
+
+    /// The type of the channel `chan` (an operand in `proc`) names, where that is known.
+    fn type_of(&self, proc: &Proc, chan: &LVar) -> Option<&crate::program::types::ChanType> {
+        use crate::program::expr::Slot;
+        if !chan.fields.is_empty() {
+            return None;
+        }
+        match chan.slot {
+            Slot::Global(i) => self.globals.get(&i),
+            Slot::Local(i) => self.locals.get(&(proc.name.clone(), i)),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a value of type `ty` holds a channel handle: a channel, or a record with a field
+/// that does.
+fn holds_handle(p: &Program, ty: &crate::program::types::Type) -> bool {
+    use crate::program::types::Type;
+    match ty {
+        Type::Chan => true,
+        Type::Struct { index, .. } => p
+            .typedefs
+            .get(*index)
+            .is_some_and(|td| td.fields.iter().any(|f| holds_handle(p, &f.ty))),
+        _ => false,
+    }
+}
+
 /// Whether a statement of `proc` uses a channel handle otherwise than to name the channel
 /// it operates on: as a value (an expression, an argument, a message field, a `run`'s
-/// argument) or written into a channel variable. A message field that may hold a handle
-/// (`fields`: a channel's operand does not tell its type) is such a use unless it is
-/// received into `_`: the map renumbers the handle in the message, not what it was sent
-/// from or is received into, nor what a constant there is compared with.
-fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt, fields: &HandleFields) -> bool {
-    use crate::program::expr::{LRecvArg, LVar, Slot};
-    let at_handle = |args: &[LRecvArg]| {
+/// argument) or written into a channel variable; any statement that names a record holding
+/// a channel (a typedef's field of type chan) does. A message field that may hold a handle
+/// (by the channel's type where its operand always names one of it, `fixed`; else by
+/// `fields`, the fields of that arity that hold handles in any channel type) is such a use
+/// unless it is received into `_`: the map renumbers the handle in the message, not what
+/// it was sent from or is received into, nor what a constant there is compared with.
+fn uses_handle(
+    prog: &Program,
+    proc: &Proc,
+    stmt: &LStmt,
+    (fields, fixed): (&HandleFields, &FixedChans),
+) -> bool {
+    use crate::program::expr::{LRecvArg, Slot};
+    let handle_at = |chan: &LVar, n: usize, i: usize| match fixed.type_of(proc, chan) {
+        Some(ct) => ct.fields.get(i).is_some_and(|t| holds_handle(prog, t)),
+        None => fields.contains(&(n, i)),
+    };
+    let at_handle = |chan: &LVar, args: &[LRecvArg]| {
         args.iter().enumerate().any(|(i, a)| {
-            fields.contains(&(args.len(), i))
+            handle_at(chan, args.len(), i)
                 && !matches!(a, LRecvArg::Var(v) if v.slot == Slot::Underscore)
         })
     };
@@ -146,7 +241,7 @@ fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt, fields: &HandleFields)
             Slot::Local(i) => proc.locals.get(i),
             _ => None,
         };
-        var.is_some_and(|x| matches!(x.ty, crate::program::types::Type::Chan))
+        var.is_some_and(|x| holds_handle(prog, &x.ty))
     };
     let in_expr = |e: &LExpr| {
         let mut found = false;
@@ -157,9 +252,9 @@ fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt, fields: &HandleFields)
                     .procs
                     .get(*proc)
                     .and_then(|p| p.locals.get(*local))
-                    .is_none_or(|x| matches!(x.ty, crate::program::types::Type::Chan));
+                    .is_none_or(|x| holds_handle(prog, &x.ty));
             }
-            LExpr::Poll { args, .. } => found |= at_handle(args),
+            LExpr::Poll { chan, args, .. } => found |= at_handle(chan, args),
             _ => {}
         });
         found
@@ -172,20 +267,22 @@ fn uses_handle(prog: &Program, proc: &Proc, stmt: &LStmt, fields: &HandleFields)
                 found
             }
         }
-        LStmt::Recv { args, .. } => {
-            at_handle(args)
+        LStmt::Recv { chan, args, .. } => {
+            at_handle(chan, args)
                 || args.iter().any(|a| match a {
                     LRecvArg::Var(v) => chan_var(v),
                     LRecvArg::Eval(e) | LRecvArg::Const(e) => in_expr(e),
                 })
         }
-        LStmt::Send { args, .. } if (0..args.len()).any(|i| fields.contains(&(args.len(), i))) => {
+        LStmt::Send { chan, args, .. }
+            if (0..args.len()).any(|i| handle_at(chan, args.len(), i)) =>
+        {
             true
         }
         LStmt::DStep(a) => a.auto.locations.iter().any(|l| {
             l.edges
                 .iter()
-                .any(|e| uses_handle(prog, proc, &e.stmt, fields))
+                .any(|e| uses_handle(prog, proc, &e.stmt, (fields, fixed)))
         }),
         LStmt::ChanInit(..) => false,
         _ => {
@@ -703,11 +800,13 @@ pub fn analyze(old: &Program, new: &Program, next_free: u32) -> Impact {
     // operations are blind to the numbering.
     if extension.as_ref().is_some_and(|e| e.renumbers_handles()) {
         let fields = handle_fields([old, new]);
+        let (fixed_old, fixed_new) = (FixedChans::of(old), FixedChans::of(new));
         pairs.mark(&mut dangerous, |op, ol, paired| {
-            let uses = |p: &Program, pr: &Proc, l: &Location| {
-                l.edges.iter().any(|e| uses_handle(p, pr, &e.stmt, &fields))
+            let uses = |p: &Program, pr: &Proc, l: &Location, fixed: &FixedChans| {
+                (l.edges.iter()).any(|e| uses_handle(p, pr, &e.stmt, (&fields, fixed)))
             };
-            (uses(old, op, ol) || paired.is_some_and(|(np, nl)| uses(new, np, nl))).then(|| {
+            let new_uses = |(np, nl)| uses(new, np, nl, &fixed_new);
+            (uses(old, op, ol, &fixed_old) || paired.is_some_and(new_uses)).then(|| {
                 "uses a channel's number, which channels added, removed or reordered \
                  change"
                     .into()
