@@ -772,18 +772,19 @@ fn prune_plan(
 ) -> Plan {
     let (want, states) = (cx.want, cx.states);
     let dangerous = cx.dangerous.clone();
+    // (Who says that pruning does not run across this layout change.)
+    let who = match want {
+        Algorithm::Auto => "auto: ",
+        Algorithm::Replay => "neither replay nor pruning can run: ",
+        _ => "pruning cannot run: ",
+    };
     // Below a pruned state, an end state's verdict is the record's; with -q it reads every
     // channel, and the map changes which a state holds or what one holds.
     if let (true, Some(e)) = (cx.ends_change, &cx.extension) {
         let reason = format!(
-            "{}a full check: a valid end state needs every channel empty (-q), and the state \
-             layout changed its channels ({}), so an end state below a pruned state may be \
-             judged otherwise; {dangerous}",
-            match want {
-                Algorithm::Auto => "auto: ",
-                Algorithm::Replay => "neither replay nor pruning can run: ",
-                _ => "pruning cannot run: ",
-            },
+            "{who}a full check: a valid end state needs every channel empty (-q), and the \
+             state layout changed its channels ({}), so an end state below a pruned state may \
+             be judged otherwise; {dangerous}",
             e.describe()
         );
         return cx.full(reason, Some(predicted));
@@ -799,14 +800,9 @@ fn prune_plan(
     // and a later run could prune into what it lacks.
     if let (Some(e), None) = (&cx.extension, &across) {
         let reason = format!(
-            "{}a full check: the state layout changed ({}) and the record has no state graph \
-             from which to carry the pruned parts of the state space into the new layout; \
-             {dangerous}",
-            match want {
-                Algorithm::Auto => "auto: ",
-                Algorithm::Replay => "neither replay nor pruning can run: ",
-                _ => "pruning cannot run: ",
-            },
+            "{who}a full check: the state layout changed ({}) and the record has no state \
+             graph from which to carry the pruned parts of the state space into the new \
+             layout; {dangerous}",
             e.describe()
         );
         return cx.full(reason, Some(predicted));
