@@ -155,7 +155,8 @@ pub struct ChanLayout {
     /// Offset of each field within a message.
     pub field_offsets: Vec<u32>,
     pub msg_size: u32,
-    /// Offsets within a message of its fields of type `chan` (channel handles).
+    /// Offsets within a message of the channel handles it holds: its fields of type chan,
+    /// and its records' fields of type chan (`handles_in_shape`).
     pub handle_offsets: Vec<u32>,
     pub source: ChanType,
 }
@@ -487,14 +488,12 @@ pub fn chan_index(
         return Err(LayoutError::ChanTooLarge(ct.capacity));
     }
     let mut sc = Vec::new();
-    let mut handle_offsets = Vec::new();
+    let (mut handle_offsets, mut at) = (Vec::new(), 0);
     for f in &ct.fields {
         let shape = shape_of(p, f, None);
-        let at = sc
-            .last()
-            .map_or(0, |&(o, s): &(u32, Scalar)| o + s.width as u32);
         handles_in_shape(p, f, &shape, at, &mut handle_offsets);
         shape.scalars(at, &mut sc);
+        at += shape.size();
     }
     let mut fields = Vec::new();
     let mut field_offsets = Vec::new();

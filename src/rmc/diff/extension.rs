@@ -70,7 +70,8 @@ pub struct Extension {
     pub chans: Vec<ChanMap>,
     pub old_chans: Vec<ChanMap>,
     /// Per channel type of the new layout, and of the old one: the offsets within a message
-    /// of its fields of type chan, whose handles are renumbered as channel variables' are.
+    /// of the handles it holds (`ChanLayout::handle_offsets`), renumbered as channel
+    /// variables' are.
     pub msg_handles: Vec<Vec<u32>>,
     pub old_msg_handles: Vec<Vec<u32>>,
     /// The global channels' records: they open the records area of every state (created
@@ -458,7 +459,7 @@ impl Extension {
     /// Where the channel handles lie in a record of a channel whose tag is `tag` (of the new
     /// layout when `new`, else of the old one), from the record's start: the fields of type
     /// chan of each message slot (a slot past the channel's length is zero, which every
-    /// table keeps). None where handles keep their numbers.
+    /// table keeps). Nothing where handles keep their numbers.
     fn handle_spots(&self, tag: u8, new: bool) -> impl Iterator<Item = usize> + '_ {
         let (table, offsets) = if new {
             (&self.chans, &self.msg_handles)
