@@ -72,9 +72,135 @@ pub fn record(
         .enumerate()
         .map(|(i, (f, s))| (Fingerprint::from_kept_words(f), s, builder.slot(i as u32)))
         .collect();
-    sort_by_fingerprint(&mut states);
-    let old_graph = rec.prune().and_then(|p| p.graph.as_ref());
+    let pruned = rec.prune().is_some();
+    // (A full check reuses nothing, and may not have read the recorded states at all.)
+    let reused = pruned || rec.replay.is_some();
     let mut carried = 0u64;
+    let mut met = rec.old_states_met_bits().map(<[u64]>::to_vec);
+    let graph = if pruned {
+        sort_by_fingerprint(&mut states);
+        carry_pruned(
+            &mut builder,
+            &mut table,
+            run,
+            base,
+            m,
+            &mut states,
+            &mut met,
+            &mut carried,
+        );
+        states.dedup_by_key(|s| s.0);
+        let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
+        // The old graph's bytes go in front of the new ones (moved, not copied).
+        builder.join(run.recorder.take_old_graph());
+        builder.finish(slot_of)
+    } else {
+        builder.join(run.recorder.take_old_graph());
+        finish_beside_sort(builder, &mut states)
+    };
+    if let Some(base) = base.filter(|_| reused) {
+        // Across a layout change, the old states met through their projection; else both
+        // lists are sorted: one merge.
+        let (mut j, mut still) = (0, 0u64);
+        if let Some(met) = &met {
+            still = met.iter().map(|w| w.count_ones() as u64).sum();
+        } else {
+            for fp in base.record.fingerprints.iter() {
+                while j < states.len() && states[j].0 < *fp {
+                    j += 1;
+                }
+                still += u64::from(states.get(j).is_some_and(|s| s.0 == *fp));
+            }
+        }
+        let st = &mut run.outcome.stats;
+        st.states_dropped = base.record.fingerprints.len() as u64 - still;
+        st.states_reused = st.states_walked + st.states_pruned + carried;
+    }
+    // SPIN's figures only: a record's bytes depend on the model and the checks, never on
+    // the machine (time, memory).
+    let s = &run.outcome.stats;
+    let figures = serde_json::json!({
+        "states_stored": s.states_stored,
+        "states_matched": s.states_matched,
+        "transitions": s.transitions,
+        "atomic_steps": s.atomic_steps,
+        "depth_reached": s.depth_reached,
+        "state_vector_bytes": s.state_vector_bytes,
+        "vector_bytes": s.vector_bytes,
+        "states_pruned": s.states_pruned,
+        "sccs": s.sccs,
+        "largest_scc": s.largest_scc,
+    });
+    Some(Record {
+        meta: Meta {
+            semantics: SEMANTICS,
+            checks: checks_of(opts),
+            layout_hash: m.layout.hash,
+            figures,
+            prunable: prunable(m.prog),
+            executed: executed_stable(m, &run.outcome.executed),
+        },
+        sources,
+        ids: ids.clone(),
+        elements: table.elements,
+        sets: table.sets,
+        fingerprints: std::sync::Arc::new(states.iter().map(|s| s.0).collect()),
+        set_of: states.iter().map(|s| s.1).collect(),
+        graph,
+        violations: recorded_violations(m, &run.outcome),
+        trails: recorded_trails(m, &run.outcome),
+    })
+}
+
+/// The graph of a run that pruned nothing, its bytes written while `states` are sorted by
+/// fingerprint (and made distinct) on a second thread: neither waits for the other until
+/// the graph takes each state's slot.
+fn finish_beside_sort(
+    builder: crate::rmc::record::graph_build::GraphBuilder,
+    states: &mut Vec<(Fingerprint, u32, u32)>,
+) -> Option<crate::rmc::record::graph::Graph> {
+    let arrange = |states: &mut Vec<(Fingerprint, u32, u32)>| {
+        sort_by_fingerprint(states);
+        states.dedup_by_key(|s| s.0);
+    };
+    let (finished, sorted) = std::thread::scope(|s| {
+        let sorting = std::thread::Builder::new()
+            .name("git-rmc-sort".into())
+            .spawn_scoped(s, || arrange(&mut *states));
+        let finished = builder.finish_graph();
+        // (A sort that panicked leaves no order to trust: no graph.)
+        let sorted = match sorting {
+            Ok(h) => h.join().is_ok(),
+            Err(_) => false,
+        };
+        (finished, sorted)
+    });
+    let sorted = sorted || {
+        // (No thread: sorted here.)
+        arrange(states);
+        true
+    };
+    let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
+    finished.filter(|_| sorted)?.with(slot_of)
+}
+
+/// What a pruning run adds to the record beside the states it stored (`states`, sorted by
+/// fingerprint): the old states below its pruned ones, still reachable (`carried`), by the
+/// old graph or, across a layout change, carried into the new layout (`met` marks the old
+/// states met).
+#[allow(clippy::too_many_arguments)]
+fn carry_pruned(
+    builder: &mut crate::rmc::record::graph_build::GraphBuilder,
+    table: &mut Table,
+    run: &Run,
+    base: Option<&Base>,
+    m: &Machine,
+    states: &mut Vec<(Fingerprint, u32, u32)>,
+    met: &mut Option<Vec<u64>>,
+    carried: &mut u64,
+) {
+    let rec = &run.recorder;
+    let old_graph = rec.prune().and_then(|p| p.graph.as_ref());
     // With the old graph, the old states a pruning run did not reach but that are still
     // reachable are known: those below its pruned states (carried, in their slots). The
     // others are dropped, as a replay drops what it does not reach. Without it, every old
@@ -133,12 +259,11 @@ pub fn record(
                 continue;
             };
             kept.push((fp, known, slot));
-            carried += 1;
+            *carried += 1;
         }
-        states = merge(states, kept);
+        *states = merge(std::mem::take(states), kept);
     }
     // Across a layout change: the recorded states below the pruned ones, re-keyed.
-    let mut met = rec.old_states_met_bits().map(<[u64]>::to_vec);
     if let (Some(base), Some(prune), Some(c)) = (base, rec.prune(), rec.carry.as_ref()) {
         if let (Some((ext, _)), Some(g)) = (&prune.project, &prune.across) {
             let r = &base.record;
@@ -175,69 +300,10 @@ pub fn record(
                 }
                 states.get(i).is_none_or(|t| t.0 != s.0)
             });
-            carried += kept.len() as u64;
-            states = merge(states, kept);
+            *carried += kept.len() as u64;
+            *states = merge(std::mem::take(states), kept);
         }
     }
-    states.dedup_by_key(|s| s.0);
-    let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
-    // (A full check reuses nothing, and may not have read the recorded states at all.)
-    let reused = rec.prune().is_some() || rec.replay.is_some();
-    if let Some(base) = base.filter(|_| reused) {
-        // Across a layout change, the old states met through their projection; else both
-        // lists are sorted: one merge.
-        let (mut j, mut still) = (0, 0u64);
-        if let Some(met) = &met {
-            still = met.iter().map(|w| w.count_ones() as u64).sum();
-        } else {
-            for fp in base.record.fingerprints.iter() {
-                while j < states.len() && states[j].0 < *fp {
-                    j += 1;
-                }
-                still += u64::from(states.get(j).is_some_and(|s| s.0 == *fp));
-            }
-        }
-        let st = &mut run.outcome.stats;
-        st.states_dropped = base.record.fingerprints.len() as u64 - still;
-        st.states_reused = st.states_walked + st.states_pruned + carried;
-    }
-    // The old graph's bytes go in front of the new ones (moved, not copied).
-    builder.join(run.recorder.take_old_graph());
-    let graph = builder.finish(slot_of);
-    // SPIN's figures only: a record's bytes depend on the model and the checks, never on
-    // the machine (time, memory).
-    let s = &run.outcome.stats;
-    let figures = serde_json::json!({
-        "states_stored": s.states_stored,
-        "states_matched": s.states_matched,
-        "transitions": s.transitions,
-        "atomic_steps": s.atomic_steps,
-        "depth_reached": s.depth_reached,
-        "state_vector_bytes": s.state_vector_bytes,
-        "vector_bytes": s.vector_bytes,
-        "states_pruned": s.states_pruned,
-        "sccs": s.sccs,
-        "largest_scc": s.largest_scc,
-    });
-    Some(Record {
-        meta: Meta {
-            semantics: SEMANTICS,
-            checks: checks_of(opts),
-            layout_hash: m.layout.hash,
-            figures,
-            prunable: prunable(m.prog),
-            executed: executed_stable(m, &run.outcome.executed),
-        },
-        sources,
-        ids: ids.clone(),
-        elements: table.elements,
-        sets: table.sets,
-        fingerprints: std::sync::Arc::new(states.iter().map(|s| s.0).collect()),
-        set_of: states.iter().map(|s| s.1).collect(),
-        graph,
-        violations: recorded_violations(m, &run.outcome),
-        trails: recorded_trails(m, &run.outcome),
-    })
 }
 
 /// The run's violations as the record names them (by stable places).

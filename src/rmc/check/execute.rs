@@ -77,7 +77,8 @@ pub fn run_on(
     progress: &mut dyn FnMut(&Stats),
     thread: bool,
 ) -> Run {
-    let held = base.map_or(0, |b| b.record.memory()) + reuse.memory();
+    let base_held = base.map_or(0, |b| b.record.memory());
+    let held = base_held + reuse.memory();
     let (prune, replay) = match reuse {
         Reuse::Unchanged(u) => return Run::unchanged(*u),
         Reuse::Ran(run) => return *run,
@@ -91,7 +92,8 @@ pub fn run_on(
         recording(m, opts, progress, thread, held, stop)
     } else {
         let mut recorder = Recorder::new(prune, replay);
-        recorder.held = held;
+        // (A replay's lookups are built as the recorder is made: counted from there.)
+        recorder.held = base_held + recorder.reused_memory();
         let (outcome, kept) = search_recording(m, opts, &mut recorder, progress, thread, stop);
         if !kept {
             let (outcome, recorder) = recording(m, opts, progress, false, held, stop);

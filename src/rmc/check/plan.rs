@@ -216,8 +216,6 @@ fn decide(mut cx: Context, base: &mut Base, opts: &Options) -> Plan {
                 || (want == Algorithm::Auto && prune_graphless) =>
         {
             let reason = replay_reason(&cx, &predicted);
-            let mut rp = rp;
-            rp.ready();
             cx.plan(
                 Reuse::Replay(Box::new(rp)),
                 Algorithm::Replay,

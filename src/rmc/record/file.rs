@@ -1070,6 +1070,8 @@ pub struct PartialStates {
     set_of: Vec<u32>,
     /// The base record the graph stands on, read as far, and its reference.
     base: Option<(Box<PartialStates>, graph_file::BaseRef)>,
+    /// The graph's section, being read on a second thread (`graph_file::read_ahead`).
+    ahead: Option<graph_file::Ahead>,
 }
 
 /// The states of the record whose sections are `toc` (`STAT`, the base it stands on, the
@@ -1092,6 +1094,7 @@ fn partial_states_of(
     bases_left: u32,
     sets: usize,
 ) -> Result<PartialStates, RecordError> {
+    let ahead = graph_file::read_ahead(&toc);
     let stat = required(&toc, b"STAT")?;
     let mut r = R { b: &stat, at: 0 };
     let n = r.count(4)?;
@@ -1147,6 +1150,7 @@ fn partial_states_of(
         fingerprints: Arc::new(fingerprints),
         set_of,
         base,
+        ahead,
     })
 }
 
@@ -1170,6 +1174,7 @@ impl PartialStates {
             self.checksum,
             base_graph.as_ref(),
             &self.fingerprints,
+            self.ahead,
         )?;
         if let Some(g) = &graph {
             g.validate(self.fingerprints.len())
@@ -1348,6 +1353,15 @@ pub(super) fn checked(b: &Bytes) -> Result<(Toc, u64), RecordError> {
         ));
     }
     Ok((toc, u64::from_le_bytes(s)))
+}
+
+/// The length of section `tag` decompressed, if the record has it.
+pub(super) fn section_len(toc: &[([u8; 4], Stored)], tag: &[u8; 4]) -> Option<u64> {
+    let (_, s) = toc.iter().find(|(t, _)| t == tag)?;
+    Some(match s.raw {
+        0 => s.bytes.len() as u64,
+        n => n,
+    })
 }
 
 /// The bytes of the section `tag` (None: the record has none), decompressed when stored

@@ -739,24 +739,33 @@ impl GraphBuilder {
     /// only). Dead slots keep only their vector (a base of others); when they are most of the
     /// slots, the graph is renumbered densely (and `slot_of` with it). None when the graph is
     /// incomplete.
-    pub fn finish(mut self, mut slot_of: Vec<u32>) -> Option<Graph> {
+    pub fn finish(self, slot_of: Vec<u32>) -> Option<Graph> {
+        self.finish_graph()?.with(slot_of)
+    }
+
+    /// `finish` but for `slot_of`, which `Finished::with` takes: the graph's bytes are
+    /// written while the record's states are sorted (`assemble`), which `slot_of` follows.
+    pub fn finish_graph(mut self) -> Option<Finished> {
         // (Not joined to its old graph: its offsets do not fit its bytes.)
         if self.broken || !self.open.is_empty() || self.old_bytes.is_some() {
             return None;
         }
         let n = self.table.len();
-        let live = self.table.lives().filter(|&l| l).count();
-        if slot_of.iter().any(|&s| !self.table.live(s as usize)) || slot_of.len() != live {
-            return None;
-        }
-        if (0..n).any(|s| self.table.live(s) && self.table.foot(s) == NONE) {
+        let lives: Vec<bool> = self.table.lives().collect();
+        let live = lives.iter().filter(|&&l| l).count();
+        if (0..n).any(|s| lives[s] && self.table.foot(s) == NONE) {
             return None;
         }
         let new_events = std::mem::take(&mut self.events).into_vec()?;
         let new_vectors = std::mem::take(&mut self.vectors).into_vec()?;
         // Dense numbering when the dead are the majority; else stable slots.
         if live * 2 >= n {
-            return self.finish_in_place(slot_of, new_events, new_vectors);
+            return Some(Finished {
+                graph: self.finish_in_place(new_events, new_vectors)?,
+                map: None,
+                lives,
+                live,
+            });
         }
         let map: Vec<u32> = {
             let mut next = 0;
@@ -781,25 +790,90 @@ impl GraphBuilder {
             origin: None,
             ..Graph::default()
         };
-        let (mut blocked, mut evs, mut blocked_all) = (Vec::new(), Vec::new(), Vec::new());
-        g.foot.reserve_exact(live);
-        g.shape.reserve_exact(live);
-        g.ev.reserve_exact(live);
-        g.vec.reserve_exact(live);
-        let mut events = Vec::with_capacity(new_events.len());
+        // The live slots' events renamed in two halves (by their bytes), each on a thread
+        // where one can be had: this is most of what writing a graph costs when a change
+        // cut most of the state space off, and the halves share nothing.
+        let (mut total, mut cut) = (0u64, n);
         for s in 0..n {
+            if self.table.live(s) {
+                total += u64::from(self.ev.get(s).map_or(0, |x| x.1));
+            }
+        }
+        let mut bytes = 0u64;
+        for s in 0..n {
+            if self.table.live(s) {
+                bytes += u64::from(self.ev.get(s).map_or(0, |x| x.1));
+                if bytes * 2 >= total {
+                    cut = s + 1;
+                    break;
+                }
+            }
+        }
+        let (nf, ns) = (g.foots.len(), g.shapes.len());
+        let rename = |slots: std::ops::Range<usize>| self.renamed(slots, &map, &new_events, nf, ns);
+        let (first, second) = std::thread::scope(|sc| {
+            let second = std::thread::Builder::new()
+                .name("git-rmc-rename".into())
+                .spawn_scoped(sc, || rename(cut..n));
+            let first = rename(0..cut);
+            let second = match second {
+                Ok(h) => h.join().ok().flatten(),
+                Err(_) => rename(cut..n),
+            };
+            (first, second)
+        });
+        let (first, second) = (first?, second?);
+        g.foot = first.foot;
+        g.foot.extend_from_slice(&second.foot);
+        g.shape = first.shape;
+        g.shape.extend_from_slice(&second.shape);
+        let shift = first.events.len() as u64;
+        g.ev = first.ev;
+        g.ev.extend(second.ev.iter().map(|&(a, l)| (a + shift, l)));
+        let mut events = first.events;
+        events.extend_from_slice(&second.events);
+        g.vec.reserve_exact(live);
+        let mut vectors = Vec::new();
+        self.renumber_vectors(&new_vectors, &map, &mut g.vec, &mut vectors, live)?;
+        g.events = Blob::from_vec(events);
+        g.vectors = Blob::from_vec(vectors);
+        if g.foots.is_empty() && !g.foot.is_empty() {
+            return None;
+        }
+        Some(Finished {
+            graph: g,
+            map: Some(map),
+            lives,
+            live,
+        })
+    }
+
+    /// The live slots among `slots`, their events renamed by `map` (slot to dense slot):
+    /// their footprints, shapes, spans and events. None when a footprint, a shape or an
+    /// event does not fit (`nf` footprints and `ns` shapes).
+    fn renamed(
+        &self,
+        slots: std::ops::Range<usize>,
+        map: &[u32],
+        new_events: &[u8],
+        nf: usize,
+        ns: usize,
+    ) -> Option<Renamed> {
+        let (mut blocked, mut evs, mut blocked_all) = (Vec::new(), Vec::new(), Vec::new());
+        let mut out = Renamed::default();
+        for s in slots {
             if !self.table.live(s) {
                 continue;
             }
             let (f, sh) = (self.table.foot(s), self.table.shape(s));
-            if f as usize >= g.foots.len() || sh as usize >= g.shapes.len() {
+            if f as usize >= nf || sh as usize >= ns {
                 return None;
             }
-            g.foot.push(f);
-            g.shape.push(sh);
+            out.foot.push(f);
+            out.shape.push(sh);
             let (a, l) = self.ev.get(s)?;
-            let b = self.event_record(&new_events, a, l)?;
-            let at = events.len() as u64;
+            let b = self.event_record(new_events, a, l)?;
+            let at = out.events.len() as u64;
             // Targets: slot → dense slot.
             let to = |k: u32| map.get(k as usize).copied().filter(|&x| x != NONE);
             evs.clear();
@@ -818,31 +892,15 @@ impl GraphBuilder {
             let items = evs
                 .iter()
                 .map(|&(ev, at, n)| (ev, &blocked_all[at..at + n]));
-            encode_events(&mut events, map[s], items);
-            g.ev.push((at, (events.len() as u64 - at) as u32));
+            encode_events(&mut out.events, map[s], items);
+            out.ev.push((at, (out.events.len() as u64 - at) as u32));
         }
-        let mut vectors = Vec::new();
-        self.renumber_vectors(&new_vectors, &map, &mut g.vec, &mut vectors, live)?;
-        g.events = Blob::from_vec(events);
-        g.vectors = Blob::from_vec(vectors);
-        for s in slot_of.iter_mut() {
-            *s = map[*s as usize];
-        }
-        g.slot_of = slot_of;
-        if g.foots.is_empty() && !g.foot.is_empty() {
-            return None;
-        }
-        Some(g)
+        Some(out)
     }
 
     /// The graph in its slots as they are: the buffers move into it as they lie (a dead
     /// slot keeps only its vector, a base of others; the file is written in slot order).
-    fn finish_in_place(
-        self,
-        slot_of: Vec<u32>,
-        new_events: Vec<u8>,
-        new_vectors: Vec<u8>,
-    ) -> Option<Graph> {
+    fn finish_in_place(self, new_events: Vec<u8>, new_vectors: Vec<u8>) -> Option<Graph> {
         let (nf, ns) = (self.foots.len(), self.shapes.len());
         let (mut events, mut vectors) = self.old.unwrap_or_default();
         events.append(Blob::from_vec(new_events));
@@ -874,9 +932,51 @@ impl GraphBuilder {
             events,
             vec: self.vec.to_vec(),
             vectors,
-            slot_of,
+            slot_of: Vec::new(),
             origin: self.origin,
         })
+    }
+}
+
+/// Live slots' parts with their events renamed (`GraphBuilder::renamed`).
+#[derive(Default)]
+struct Renamed {
+    foot: Vec<u32>,
+    shape: Vec<u32>,
+    ev: Vec<(u64, u32)>,
+    events: Vec<u8>,
+}
+
+/// A graph whose bytes are written, waiting for the slot of each of the record's states
+/// (`GraphBuilder::finish_graph`).
+pub struct Finished {
+    graph: Graph,
+    /// Per slot of the builder, its slot in the graph, where the graph was renumbered
+    /// densely (None: slots kept).
+    map: Option<Vec<u32>>,
+    /// Per slot of the builder: whether it is live, and how many are.
+    lives: Vec<bool>,
+    live: usize,
+}
+
+impl Finished {
+    /// The graph, `slot_of` giving the slot of each fingerprint of the record (live slots
+    /// only, in the builder's numbering). None when it names another slot, or not every
+    /// live one.
+    pub fn with(self, mut slot_of: Vec<u32>) -> Option<Graph> {
+        let lives = &self.lives;
+        let live = |s: u32| lives.get(s as usize).copied().unwrap_or(false);
+        if slot_of.len() != self.live || slot_of.iter().any(|&s| !live(s)) {
+            return None;
+        }
+        if let Some(map) = &self.map {
+            for s in slot_of.iter_mut() {
+                *s = map[*s as usize];
+            }
+        }
+        let mut g = self.graph;
+        g.slot_of = slot_of;
+        Some(g)
     }
 }
 

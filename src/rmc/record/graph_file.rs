@@ -17,7 +17,7 @@ use crate::explore::Fingerprint;
 use crate::rmc::record::blob::Blob;
 use crate::rmc::record::graph::{get_varint, put_varint, Graph, Origin};
 use crate::rmc::record::{
-    checked, mapped, section, Part, RecordError, Toc, ENTRY, MAGIC, MAX_BASES, R, W,
+    checked, mapped, section, section_len, Part, RecordError, Toc, ENTRY, MAGIC, MAX_BASES, R, W,
 };
 
 /// The layout of the `GRPH` and `GOVL` sections. A record whose graph has another layout is
@@ -188,17 +188,26 @@ pub(super) fn read(
     checksum: u64,
     base: Option<&Graph>,
     fingerprints: &Arc<Vec<Fingerprint>>,
+    ahead: Option<Ahead>,
 ) -> Result<Option<Graph>, RecordError> {
+    let early = ahead.and_then(Ahead::join);
     let (graph, depth) = match base {
         Some(base) => {
-            let body = section(toc, b"GOVL")?
-                .ok_or_else(|| RecordError::Corrupt("a BASE section without GOVL".into()))?;
+            let body = match early {
+                Some(Early::Body(body)) => body?,
+                _ => section(toc, b"GOVL")?,
+            };
+            let body =
+                body.ok_or_else(|| RecordError::Corrupt("a BASE section without GOVL".into()))?;
             let depth = base.origin.as_ref().map_or(0, |o| o.depth + 1);
             (section_graph(&body, Some(base))?, depth)
         }
-        None => match section(toc, b"GRPH")? {
-            Some(body) => (section_graph(&body, None)?, 0),
-            None => (None, 0),
+        None => match early {
+            Some(Early::Graph(graph)) => ((*graph)?, 0),
+            _ => match section(toc, b"GRPH")? {
+                Some(body) => (section_graph(&body, None)?, 0),
+                None => (None, 0),
+            },
         },
     };
     Ok(graph.map(|mut g| {
@@ -213,6 +222,53 @@ pub(super) fn read(
         });
         g
     }))
+}
+
+/// A graph section larger than this (decompressed) is not read ahead: a check that decides
+/// on the fingerprints alone to run in full would hold it, unused, beside its search.
+const AHEAD_MAX: u64 = 1 << 28;
+
+/// A record's graph section read on a second thread while its fingerprints and sets are
+/// read on this one (`read_ahead`): the two are independent until the graph is finished,
+/// and reading them one after the other left the machine's second core idle through the
+/// costliest part of planning an incremental check.
+pub(super) struct Ahead(std::thread::JoinHandle<Early>);
+
+/// What was read ahead: a `GRPH` section's graph (it stands on nothing), or a `GOVL`
+/// section decompressed (its graph is built on its base's, which `read` has then).
+enum Early {
+    Graph(Box<Result<Option<Graph>, RecordError>>),
+    Body(Result<Option<Bytes>, RecordError>),
+}
+
+impl Ahead {
+    /// What the thread read; None if it failed (a panic), and the caller reads it itself.
+    fn join(self) -> Option<Early> {
+        self.0.join().ok()
+    }
+}
+
+/// Starts reading the graph section of the record whose sections are `toc`, if it has one
+/// of at most `AHEAD_MAX` bytes and a thread can be had (else `read` reads it as before).
+pub(super) fn read_ahead(toc: &Toc) -> Option<Ahead> {
+    let on_base = toc.iter().any(|(t, _)| t == b"BASE");
+    let tag = if on_base { b"GOVL" } else { b"GRPH" };
+    if section_len(toc, tag).is_none_or(|n| n > AHEAD_MAX) {
+        return None;
+    }
+    let toc = toc.clone();
+    let read = move || match on_base {
+        true => Early::Body(section(&toc, b"GOVL")),
+        false => Early::Graph(Box::new(
+            section(&toc, b"GRPH")
+                .and_then(|body| body.map_or(Ok(None), |b| section_graph(&b, None))),
+        )),
+    };
+    std::thread::Builder::new()
+        .name("git-rmc-read".into())
+        .spawn(read)
+        .ok()
+        .map(Ahead)
 }
 
 /// The sections of the base record a `BASE` section (`base`) names, beside the record at

@@ -276,7 +276,13 @@ macro_rules! keep {
 }
 
 impl Recorder {
-    pub fn new(prune: Option<Prune>, replay: Option<Replay>) -> Recorder {
+    /// Heap bytes of what the run reuses (beside the record's own).
+    pub fn reused_memory(&self) -> u64 {
+        self.prune.as_ref().map_or(0, Prune::memory)
+            + self.replay.as_ref().map_or(0, Replay::memory)
+    }
+
+    pub fn new(prune: Option<Prune>, mut replay: Option<Replay>) -> Recorder {
         // Across a layout change, the new graph is written afresh (its vectors are new).
         let old = replay
             .as_ref()
@@ -291,8 +297,27 @@ impl Recorder {
                 .as_ref()
                 .filter(|p| p.project.is_some())
                 .map(|p| p.known.fingerprints.len()));
+        // (A replay's lookups and the builder that starts from its graph read the graph
+        // alone: on two threads, where one can be had.)
+        let (builder, lookups) = match replay.as_ref().filter(|r| !r.is_ready()) {
+            Some(r) => std::thread::scope(|s| {
+                let lookups = std::thread::Builder::new()
+                    .name("git-rmc-lookups".into())
+                    .spawn_scoped(s, || r.lookups());
+                let builder = GraphBuilder::new(old);
+                let lookups = match lookups {
+                    Ok(h) => h.join().unwrap_or_else(|_| r.lookups()),
+                    Err(_) => r.lookups(),
+                };
+                (builder, Some(lookups))
+            }),
+            None => (GraphBuilder::new(old), None),
+        };
+        if let (Some(r), Some(l)) = (replay.as_mut(), lookups) {
+            r.take_lookups(l);
+        }
         let book = Book::new(
-            GraphBuilder::new(old),
+            builder,
             prune
                 .as_ref()
                 .filter(|p| p.project.is_none())

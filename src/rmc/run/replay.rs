@@ -54,13 +54,20 @@ pub struct Prediction {
     pub idle: f64,
 }
 
+/// What a replay looks a built state's slot up with (`Replay::lookups`).
+pub struct Lookups {
+    index: crate::rmc::record::fpindex::FpIndex,
+    fp_of_slot: Vec<Fingerprint>,
+    position_of_slot: Vec<u32>,
+}
+
 /// The old graph and what the change makes of it.
 pub struct Replay {
     pub graph: Graph,
     /// The record's fingerprints (sorted; the record's own list), to know a built state's
     /// slot.
     pub fingerprints: Arc<Vec<Fingerprint>>,
-    /// Built when the replay is to run (`ready`): a plan that only predicts, or that runs
+    /// Built when the replay is to run (`lookups`): a plan that only predicts, or that runs
     /// prune or a full check, does without them.
     index: Option<crate::rmc::record::fpindex::FpIndex>,
     /// Per slot: its fingerprint (with `index`).
@@ -202,31 +209,42 @@ impl Replay {
         }
     }
 
-    /// Builds what the replay's search looks states up with: the fingerprints' index and
-    /// each slot's fingerprint.
-    pub fn ready(&mut self) {
-        if self.index.is_some() {
-            return;
-        }
+    /// Whether what the replay's search looks states up with is built (`take_lookups`).
+    pub fn is_ready(&self) -> bool {
+        self.index.is_some()
+    }
+
+    /// What the replay's search looks states up with (the fingerprints' index and each
+    /// slot's fingerprint), built without changing the replay: on a second thread while
+    /// the recorder is made (`Recorder::new`).
+    pub fn lookups(&self) -> Lookups {
         let mut fp_of_slot = vec![Fingerprint::default(); self.graph.len()];
         for (i, &s) in self.graph.slot_of.iter().enumerate() {
-            if s != NONE {
-                fp_of_slot[s as usize] = self.fingerprints[i];
+            if let Some(f) = fp_of_slot.get_mut(s as usize) {
+                *f = self.fingerprints[i];
             }
         }
-        self.fp_of_slot = fp_of_slot;
+        let mut position_of_slot = Vec::new();
         if self.project.is_some() {
-            let mut at = vec![NONE; self.graph.len()];
+            position_of_slot = vec![NONE; self.graph.len()];
             for (i, &s) in self.graph.slot_of.iter().enumerate() {
-                if let Some(p) = at.get_mut(s as usize) {
+                if let Some(p) = position_of_slot.get_mut(s as usize) {
                     *p = i as u32;
                 }
             }
-            self.position_of_slot = at;
         }
-        self.index = Some(crate::rmc::record::fpindex::FpIndex::new(
-            &self.fingerprints,
-        ));
+        Lookups {
+            index: crate::rmc::record::fpindex::FpIndex::new(&self.fingerprints),
+            fp_of_slot,
+            position_of_slot,
+        }
+    }
+
+    /// Takes what `lookups` built: the replay can look states up.
+    pub fn take_lookups(&mut self, l: Lookups) {
+        self.index = Some(l.index);
+        self.fp_of_slot = l.fp_of_slot;
+        self.position_of_slot = l.position_of_slot;
     }
 
     /// The position in the record's list of the state in `slot`, and the slot (None: no
@@ -252,7 +270,7 @@ impl Replay {
     pub fn position_and_slot(&self, fp: Fingerprint) -> Option<(usize, u32)> {
         debug_assert!(
             self.index.is_some(),
-            "a replay looks states up once `ready`"
+            "a replay looks states up once it has its lookups"
         );
         let i = match &self.keys {
             Some(k) => k.find(fp)?,
