@@ -168,20 +168,16 @@ fn finish_beside_sort(
             .name("git-rmc-sort".into())
             .spawn_scoped(s, || arrange(&mut *states));
         let finished = builder.finish_graph();
-        // (A sort that panicked leaves no order to trust: no graph.)
-        let sorted = match sorting {
-            Ok(h) => h.join().is_ok(),
-            Err(_) => false,
-        };
+        let sorted = sorting.is_ok_and(|h| h.join().is_ok());
         (finished, sorted)
     });
-    let sorted = sorted || {
-        // (No thread: sorted here.)
+    if !sorted {
+        // (No thread, or it failed: sorted here. A sort stopped halfway leaves the same
+        // states in another order, none lost.)
         arrange(states);
-        true
-    };
+    }
     let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
-    finished.filter(|_| sorted)?.with(slot_of)
+    finished?.with(slot_of)
 }
 
 /// What a pruning run adds to the record beside the states it stored (`states`, sorted by
