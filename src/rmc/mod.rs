@@ -8,6 +8,7 @@
 //! **Invariant:** a library: it takes programs and records and returns results and
 //! records; it knows nothing of git, the cache or the terminal.
 
+pub(crate) mod beside;
 pub mod check;
 pub mod diff;
 pub mod record;

@@ -163,15 +163,12 @@ fn finish_beside_sort(
         sort_by_fingerprint(states);
         states.dedup_by_key(|s| s.0);
     };
-    let (finished, sorted) = std::thread::scope(|s| {
-        let sorting = std::thread::Builder::new()
-            .name("git-rmc-sort".into())
-            .spawn_scoped(s, || arrange(&mut *states));
-        let finished = builder.finish_graph();
-        let sorted = sorting.is_ok_and(|h| h.join().is_ok());
-        (finished, sorted)
-    });
-    if !sorted {
+    let (sorted, finished) = crate::rmc::beside::beside(
+        "git-rmc-sort",
+        || arrange(&mut *states),
+        || builder.finish_graph(),
+    );
+    if sorted.is_none() {
         // (No thread, or it failed: sorted here. A sort stopped halfway leaves the same
         // states in another order, none lost.)
         arrange(states);

@@ -811,17 +811,9 @@ impl GraphBuilder {
         }
         let (nf, ns) = (g.foots.len(), g.shapes.len());
         let rename = |slots: std::ops::Range<usize>| self.renamed(slots, &map, &new_events, nf, ns);
-        let (first, second) = std::thread::scope(|sc| {
-            let second = std::thread::Builder::new()
-                .name("git-rmc-rename".into())
-                .spawn_scoped(sc, || rename(cut..n));
-            let first = rename(0..cut);
-            let second = match second {
-                Ok(h) => h.join().ok().flatten(),
-                Err(_) => rename(cut..n),
-            };
-            (first, second)
-        });
+        let (second, first) =
+            crate::rmc::beside::beside("git-rmc-rename", || rename(cut..n), || rename(0..cut));
+        let second = second.unwrap_or_else(|| rename(cut..n));
         let (first, second) = (first?, second?);
         g.foot = first.foot;
         g.foot.extend_from_slice(&second.foot);

@@ -300,17 +300,14 @@ impl Recorder {
         // (A replay's lookups and the builder that starts from its graph read the graph
         // alone: on two threads, where one can be had.)
         let (builder, lookups) = match replay.as_ref().filter(|r| !r.is_ready()) {
-            Some(r) => std::thread::scope(|s| {
-                let lookups = std::thread::Builder::new()
-                    .name("git-rmc-lookups".into())
-                    .spawn_scoped(s, || r.lookups());
-                let builder = GraphBuilder::new(old);
-                let lookups = match lookups {
-                    Ok(h) => h.join().unwrap_or_else(|_| r.lookups()),
-                    Err(_) => r.lookups(),
-                };
-                (builder, Some(lookups))
-            }),
+            Some(r) => {
+                let (lookups, builder) = crate::rmc::beside::beside(
+                    "git-rmc-lookups",
+                    || r.lookups(),
+                    || GraphBuilder::new(old),
+                );
+                (builder, Some(lookups.unwrap_or_else(|| r.lookups())))
+            }
             None => (GraphBuilder::new(old), None),
         };
         if let (Some(r), Some(l)) = (replay.as_mut(), lookups) {
