@@ -86,14 +86,6 @@ pub trait Rider {
     fn load(&mut self, _m: &Machine, _key: u32, _out: &mut State) -> bool {
         false
     }
-    /// Builds the state a replayed event names by `key` when the rider does not know states
-    /// by key (`keyed` false): the search then stores it as any built state and tells the
-    /// rider who it is (`built`), unless the rider knows that already.
-    fn build(&mut self, _m: &Machine, _key: u32, _out: &mut State) -> Build {
-        Build::Failed
-    }
-    /// The state `build` made for `key` is search id `id`.
-    fn built(&mut self, _key: u32, _id: u32) {}
     /// The next event of the state being replayed (the last one `stored` answered with
     /// `Replay` whose enumeration is not over). For `End::Invalid` the blocked processes go
     /// to `blocked`.
@@ -182,17 +174,6 @@ pub trait Rider {
     ) -> bool {
         false
     }
-}
-
-/// What `Rider::build` made of a replayed event's target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Build {
-    /// Its vector is built.
-    Built,
-    /// It is the state stored as this search id.
-    Known(u32),
-    /// The rider cannot build it (a record that does not fit).
-    Failed,
 }
 
 /// What `Rider::group` makes of one process's moves in an executed expansion.
@@ -361,15 +342,6 @@ enum Ident {
         sid: u32,
         key: Option<u32>,
     },
-}
-
-impl Ident {
-    /// Its search id.
-    fn id(&self) -> u32 {
-        match *self {
-            Ident::Known(id) | Ident::New { id, .. } => id,
-        }
-    }
 }
 
 struct Search<'m, 'p, R: Rider> {
@@ -954,24 +926,6 @@ impl<R: Rider> Search<'_, '_, R> {
                 self.blocked = blocked;
                 self.pop();
             }
-            Event::End(End::Stored(key)) if !self.keyed => {
-                // The atomic run blocked: the rider builds the state the record names, which
-                // is then stored as a built one.
-                self.loaded = usize::MAX;
-                let mut cur = std::mem::take(&mut self.cur);
-                let built = self.rider.build(self.m, key, &mut cur);
-                self.cur = cur;
-                match built {
-                    Build::Built => self.blocked_in_atomic(fi, Some(key)),
-                    Build::Known(id) => {
-                        let anchor = self.frames.get_ref(fi).anchor;
-                        self.emit(&Event::End(End::Stored(id)), &[]);
-                        self.matched(id, (anchor != NONE).then_some(anchor));
-                        self.pop();
-                    }
-                    Build::Failed => self.halted = true,
-                }
-            }
             Event::End(End::Stored(key)) => {
                 let anchor = self.frames.get_ref(fi).anchor;
                 match self.identify_key(key) {
@@ -1073,25 +1027,6 @@ impl<R: Rider> Search<'_, '_, R> {
         if !self.arrive(depth, step) {
             return;
         }
-        let mut to = to;
-        let mut built_for = None;
-        if let (false, Target::Replayed(To::State(key))) = (self.keyed, to) {
-            // States are not known by key: the rider builds the one the record names.
-            match self.rider.build(self.m, key, &mut self.next) {
-                Build::Built => {}
-                Build::Known(id) => {
-                    self.tell(step, flag, To::State(id));
-                    self.matched(id, self.anchor());
-                    return;
-                }
-                Build::Failed => {
-                    self.halted = true;
-                    return;
-                }
-            }
-            to = Target::Built;
-            built_for = Some(key);
-        }
         let built = to == Target::Built;
         let anchor = self.anchor();
         if let Some(p) = atomic {
@@ -1138,9 +1073,6 @@ impl<R: Rider> Search<'_, '_, R> {
                 return;
             }
         };
-        if let Some(key) = built_for {
-            self.rider.built(key, ident.id());
-        }
         match ident {
             Ident::Known(id) => {
                 self.tell(step, flag, To::State(id));
@@ -1619,7 +1551,7 @@ impl<R: Rider> Search<'_, '_, R> {
             if f.id == NONE {
                 // The process blocked inside its atomic sequence: the state is stored and
                 // every process may move from it.
-                return self.blocked_in_atomic(fi, None);
+                return self.blocked_in_atomic(fi);
             }
             if self.opts.end_states {
                 let mut blocked = std::mem::take(&mut self.blocked);
@@ -1638,16 +1570,13 @@ impl<R: Rider> Search<'_, '_, R> {
     }
 
     /// The atomic frame `fi` blocked, its state (built) in `cur`: it is a state stored
-    /// before, or stored now. `built_for`: the rider built it for this key.
-    fn blocked_in_atomic(&mut self, fi: usize, built_for: Option<u32>) {
+    /// before, or stored now.
+    fn blocked_in_atomic(&mut self, fi: usize) {
         let anchor = self.frames.get_ref(fi).anchor;
         let ident = match self.ident_cur(fi) {
             Ok(i) => i,
             Err(OutOfMemory) => return self.out_of_memory(),
         };
-        if let Some(key) = built_for {
-            self.rider.built(key, ident.id());
-        }
         match ident {
             Ident::Known(id) => {
                 self.emit(&Event::End(End::Stored(id)), &[]);

@@ -479,7 +479,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 return self.arrive_in_place(fi);
             }
             let depth = self.frames.len();
-            self.blocked_in_atomic(fi, None);
+            self.blocked_in_atomic(fi);
             if self.frames.len() == depth && self.frames.get_ref(fi).id != NONE {
                 self.claim_end_check();
             }

@@ -122,7 +122,6 @@ pub fn run_on(
         };
     }
     outcome.stats.states_reused = outcome.stats.states_walked + outcome.stats.states_pruned;
-    outcome.stats.frontier_states += recorder.frontier;
     if let Some(r) = recorder.replay.as_ref() {
         outcome.stats.groups_replayed = r.groups_replayed;
         outcome.stats.groups_executed = r.groups_executed;

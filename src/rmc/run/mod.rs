@@ -4,7 +4,8 @@
 //! graph), kept on a second thread through `book_pipe` and `pipe`; which recorded states and
 //! moves a replay takes from the record (`replay`); the recorded states a pruning run
 //! carries across a layout change (`carry`); recorded states by the key a declaration change
-//! that drops bytes meets them by (`keys`); whether a change left the recorded graph as it
+//! that drops bytes meets them by (`keys`), and the states met through such a map by slot
+//! and extras (`map_keys`); whether a change left the recorded graph as it
 //! was (`unchanged`); auto's random walks through the new version (`probe`); and a never
 //! claim's product whose system moves come from the safety check's graph
 //! (`product_replay`).
@@ -16,6 +17,7 @@ pub(crate) mod book;
 pub(crate) mod book_pipe;
 pub(crate) mod carry;
 pub(crate) mod keys;
+pub(crate) mod map_keys;
 pub(crate) mod pipe;
 pub mod probe;
 pub mod product_replay;

@@ -14,7 +14,7 @@ use crate::explore::budget::{Budget, Held};
 use crate::explore::event::Event;
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::property::Key;
-use crate::explore::search::{Build, Rider, Visit};
+use crate::explore::search::{Rider, Visit};
 use crate::explore::state::State;
 use crate::explore::trail::TrailStep;
 use crate::explore::ViolationKind;
@@ -239,17 +239,15 @@ pub struct Recorder {
     /// Per state open on the book's graph: whether its recorded expansion is kept verbatim
     /// (the graph ignores its events, so they are not sent).
     verbatim: Vec<bool>,
-    /// Recorded states executed in a replay across a layout that gained variables (the
-    /// search counts those it knows by key).
-    pub frontier: u64,
     lookups: Lookups,
     /// The fingerprint of the state `lookup` last failed to find, whose canonical vector is
     /// in `canon`: the search stores that state next (`Rider::lookup`), and its vector and
     /// fingerprint are not made twice.
     missed: Option<Fingerprint>,
-    /// The slot a replayed event named and the search id of the state built for it, last:
-    /// when the search stores that state, its projection is that slot's (no lookup).
-    built_last: Option<(u32, u32)>,
+    /// Across a layout change, the key `lookup` last found, the state's position in the
+    /// record's list and its fingerprint (its canonical vector is in `canon`): when the
+    /// search stores that state next, neither is made twice.
+    found_key: Option<(u32, usize, Fingerprint)>,
     /// Across a layout change, with the old graph: the states pruned, to carry what lies
     /// below them into the record.
     pub carry: Option<crate::rmc::run::carry::Carry>,
@@ -331,7 +329,6 @@ impl Recorder {
             pipe: None,
             met_old: recorded.map(|n| vec![0; n.div_ceil(64)]),
             verbatim: Vec::new(),
-            frontier: 0,
             replay,
             prune,
             skipped: None,
@@ -342,7 +339,7 @@ impl Recorder {
             tags: Vec::new(),
             lookups: Lookups::default(),
             missed: None,
-            built_last: None,
+            found_key: None,
             carry,
             held: 0,
             held_oom: false,
@@ -363,55 +360,89 @@ impl Recorder {
         self.prune.as_ref()
     }
 
-    /// A replay across a layout that gained variables: the state (its canonical vector in
-    /// `canon`) is stored by the search, and replayed when its projection is a recorded
-    /// state whose footprint misses the change. Its slot in the new graph is its own (the
-    /// graph is written afresh: old slots stand for many new states).
-    fn stored_projected(&mut self, m: &Machine, id: u32, st: &State, fp: Fingerprint) -> Visit {
-        // A state built from a recorded slot projects to that slot's vector (`embed` takes
-        // every mapped byte from it, and `project` gives them back), so the lookup's answer
-        // is known: with keys, the representative of that slot's key (`Keys` computed it
-        // from the same projection, `key_of_old`), as a lookup by fingerprint would find.
-        let built = self
-            .built_last
-            .take()
-            .filter(|&(_, i)| i == id)
-            .map(|(k, _)| k);
-        let found = self.replay.as_ref().and_then(|r| {
-            if let Some(at) = built.and_then(|k| r.position_of(k)) {
-                return Some(at);
-            }
-            let (ext, old_hash) = r.project.as_ref()?;
-            ext.project(&self.canon, &mut self.projected)
-                .then(|| crate::explore::store::fingerprint(*old_hash, &self.projected))
-                .and_then(|old| r.position_and_slot(old))
-        });
+    /// A state stored in a replay across a layout change that the record does not hold
+    /// (`lookup` found no key for it; `canon` holds its canonical vector, `fp` its
+    /// fingerprint): expanded, and written to the graph afresh.
+    fn stored_unrecorded(&mut self, m: &Machine, id: u32, st: &State, fp: Fingerprint) -> Visit {
         self.open(id, None, false);
         st.tags(&mut self.tags);
         keep!(self, vector(&self.canon, &self.tags));
         keep!(self, enter(id, fp));
-        if let Some((at, slot)) = found {
-            self.met(at);
-            if let Some(r) = self.replay.as_mut().filter(|r| r.replayable(slot)) {
-                r.open_with(id, slot, &self.canon);
-                let of = r.graph.foot[slot as usize];
-                keep!(self, foot(of, true));
-                return Visit::Replay;
-            }
-            self.frontier += 1;
-            // Executed, but the groups of its moves the change cannot alter are replayed,
-            // their successors built from the recorded ones as a walked state's are (not
-            // with priorities: the search announces no groups then).
-            if !m.layout.uses_priority {
-                if let Some(r) = self.replay.as_mut() {
-                    r.open_mixed_with(id, slot, &self.canon);
-                }
-                keep!(self, locations(m, st));
-                return Visit::Partly;
-            }
-        }
         keep!(self, locations(m, st));
         Visit::Expand
+    }
+
+    /// A state stored in a replay across a layout change that the record holds, known by
+    /// key `k` (`st`: its vector, when the search built it): its new vector goes to the
+    /// graph (built from the record's when the search did not build it), and it is walked
+    /// when its footprint misses the change, else executed with the groups of its moves
+    /// that the change cannot alter replayed (not with priorities: the search announces no
+    /// groups then).
+    fn stored_by_key(&mut self, m: &Machine, id: u32, st: Option<&State>, k: u32) -> Visit {
+        let found = self.found_key.take().filter(|&(key, ..)| key == k);
+        let Some(r) = self.replay.as_mut() else {
+            return Visit::Expand;
+        };
+        let Some((slot, ctx)) = r.pair(k) else {
+            r.failed = true;
+            return Visit::Expand;
+        };
+        let (at, fp) = match (found, st) {
+            (Some((_, at, fp)), Some(_)) => (Some(at), fp),
+            _ => {
+                let at = r.position_of(slot).map(|(at, _)| at);
+                match r.canon_of(k) {
+                    Some(c) => {
+                        self.canon.clear();
+                        self.canon.extend_from_slice(c);
+                    }
+                    None => {
+                        r.failed = true;
+                        return Visit::Expand;
+                    }
+                }
+                (
+                    at,
+                    crate::explore::store::fingerprint(m.layout.hash, &self.canon),
+                )
+            }
+        };
+        match st {
+            Some(st) => st.tags(&mut self.tags),
+            None => {
+                if !r.tags_of(m, k, &mut self.tags) {
+                    r.failed = true;
+                    return Visit::Expand;
+                }
+            }
+        }
+        let replayable = r.replayable(slot);
+        let partly = !replayable && !m.layout.uses_priority;
+        match (replayable, partly) {
+            (true, _) => r.open(id, slot, ctx),
+            (false, true) => r.open_mixed(id, slot, ctx),
+            _ => {}
+        }
+        let of = r.graph.foot[slot as usize];
+        self.open(id, None, false);
+        keep!(self, vector(&self.canon, &self.tags));
+        keep!(self, enter(id, fp));
+        if let Some(at) = at {
+            self.met(at);
+        }
+        if replayable {
+            keep!(self, foot(of, true));
+            return Visit::Replay;
+        }
+        // (A state the search did not build, it loads: `load` adds its locations.)
+        if let Some(st) = st {
+            keep!(self, locations(m, st));
+        }
+        if partly {
+            Visit::Partly
+        } else {
+            Visit::Expand
+        }
     }
 
     /// The recorded state at position `at` of the record's list was met (through its
@@ -504,20 +535,34 @@ impl Rider for Recorder {
     }
 
     fn keyed(&self) -> bool {
-        self.replay.as_ref().is_some_and(|r| r.project.is_none())
+        self.replay.is_some()
     }
 
     fn lookup(&mut self, m: &Machine, st: &State) -> Option<u32> {
-        let r = self.replay.as_ref()?;
+        let r = self.replay.as_mut()?;
         m.canonical(st, &mut self.canon);
         let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
-        let key = r.slot(fp);
+        let key = match r.project {
+            // Across a layout change: by its projection and its extras.
+            Some(_) => {
+                let found = r.find_projected(&self.canon, &mut self.projected);
+                self.found_key = found.map(|(at, key)| (key, at, fp));
+                found.map(|(_, key)| key)
+            }
+            None => r.slot(fp),
+        };
         self.missed = key.is_none().then_some(fp);
         key
     }
 
     fn stored(&mut self, m: &Machine, id: u32, st: Option<&State>, key: Option<u32>) -> Visit {
         let missed = self.missed.take();
+        if let (Some(k), true) = (
+            key,
+            self.replay.as_ref().is_some_and(|r| r.project.is_some()),
+        ) {
+            return self.stored_by_key(m, id, st, k);
+        }
         if let (Some(r), Some(k)) = (self.replay.as_ref(), key) {
             // A recorded state keeps its slot, vector and shape; a replayed one its events
             // and footprint too.
@@ -527,7 +572,7 @@ impl Rider for Recorder {
             keep!(self, enter(id, fp));
             if replayable {
                 if let Some(r) = self.replay.as_mut() {
-                    r.open(id, k);
+                    r.open(id, k, 0);
                     let of = r.graph.foot[k as usize];
                     keep!(self, foot(of, false));
                 }
@@ -538,7 +583,7 @@ impl Rider for Recorder {
             let partly = !m.layout.uses_priority;
             if partly {
                 if let Some(r) = self.replay.as_mut() {
-                    r.open_mixed(id, k);
+                    r.open_mixed(id, k, 0);
                 }
             }
             if let Some(st) = st {
@@ -594,7 +639,7 @@ impl Rider for Recorder {
             }
         };
         if self.replay.is_some() {
-            return self.stored_projected(m, id, st, fp);
+            return self.stored_unrecorded(m, id, st, fp);
         }
         // A pruning run across a layout that gained variables: every state is looked up by
         // its projection (the states met are counted).
@@ -707,20 +752,6 @@ impl Rider for Recorder {
         }
         keep!(self, locations(m, out));
         true
-    }
-
-    fn build(&mut self, m: &Machine, key: u32, out: &mut State) -> Build {
-        match self.replay.as_mut() {
-            Some(r) => r.build(m, key, out),
-            None => Build::Failed,
-        }
-    }
-
-    fn built(&mut self, key: u32, id: u32) {
-        self.built_last = Some((key, id));
-        if let Some(r) = self.replay.as_mut() {
-            r.built(key, id);
-        }
     }
 
     fn replay(&mut self, m: &Machine, blocked: &mut Vec<Blocked>) -> Event {

@@ -15,11 +15,12 @@ use std::sync::Arc;
 
 use crate::explore::event::{End, Event};
 use crate::explore::machine::{EdgeNo, Machine};
-use crate::explore::search::{Build, GroupPlan};
+use crate::explore::search::GroupPlan;
 use crate::explore::state::State;
 use crate::program::expr::{LExpr, LStmt};
 
 use crate::rmc::record::graph::{decode_event, edge_map, group_header, Graph, SeqDecoder, NONE};
+use crate::rmc::run::map_keys::MapKeys;
 
 /// How many executed states `Replay::predict` reads the groups of, at most.
 const PREDICT_SAMPLE: usize = 1 << 12;
@@ -34,8 +35,8 @@ struct Cursor {
     part: usize,
     pos: usize,
     end: usize,
-    /// Where its new canonical vector starts in `canons`, and the id of its extras.
-    canon_at: usize,
+    /// Across a layout change, the id of its extras (`MapKeys`): its successors' keys
+    /// follow from it.
     ctx: u32,
     /// The state is executed, but groups of its events may be replayed (`group`): the end
     /// of the one being replayed (0: none).
@@ -106,38 +107,23 @@ pub struct Replay {
     /// Groups of executed recorded states replayed, and executed.
     pub groups_replayed: u64,
     pub groups_executed: u64,
-    /// When the new layout only adds variables: how a state projects onto the record's
-    /// layout, and that layout's hash. States are then not known by slot (one slot stands
-    /// for every state that projects to it): the search stores them, a built state finds
-    /// its slot through its projection, and a replayed successor is built from its recorded
-    /// vector and the added variables of the state replayed (`build`).
+    /// Across a declaration change: how a state projects onto the record's layout, and that
+    /// layout's hash. States are then not known by slot alone (one slot stands for every
+    /// state that projects to it) but by slot and extras (`MapKeys`): a built state by its
+    /// projection and its own extras, a replayed successor by its recorded slot and the
+    /// extras of the state replayed.
     pub project: Option<(crate::rmc::diff::extension::Extension, u64)>,
     /// Across a declaration change that drops bytes: the recorded states by key, which
     /// lookups answer from instead of the record's fingerprints.
     pub keys: Option<Arc<crate::rmc::run::keys::Keys>>,
     /// Across a layout change: per slot, its position in the record's list (NONE: none).
     position_of_slot: Vec<u32>,
-    /// The new canonical vectors of the replayed states on the stack (with `project`).
-    canons: Vec<u8>,
-    embedded: Vec<u8>,
-    /// Replayed states' extras (`Extension::extras`), interned: a successor is a function
-    /// of its slot and its parent's extras.
-    extras: std::collections::HashMap<Vec<u8>, u32, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
-    extras_buf: Vec<u8>,
-    /// Per slot: the (extras id, search id) of the state built for it last, so that a
-    /// transition to a state met before costs no building.
-    memo: Vec<(u32, u32)>,
+    /// The keys of the states met through the map (with `project`).
+    map: MapKeys,
     blocked: Vec<(u32, u32)>,
-    /// The recorded vectors `load` and `build` decode, each from the one before (their
-    /// slots come about in the order the record's slots were written).
+    /// The recorded vectors `load` decodes, each from the one before (their slots come
+    /// about in the order the record's slots were written).
     loads: SeqDecoder,
-    builds: SeqDecoder,
-    /// Per (recorded shape, parent's extras id): how `build` embeds such a vector.
-    plans: std::collections::HashMap<
-        (u32, u32),
-        crate::rmc::diff::extension::EmbedPlan,
-        xxhash_rust::xxh3::Xxh3DefaultBuilder,
-    >,
     /// Per shape: (search-form length, pan bytes) in the new machine, once computed.
     shapes: Vec<Option<(u64, u64)>>,
     pub failed: bool,
@@ -156,8 +142,7 @@ impl Replay {
             + self.foot_danger.held()
             + self.danger_id.held()
             + self.foot_wide.held()
-            // Filled at the first state built (across a layout that gained variables).
-            + if self.project.is_some() { self.graph.len() as u64 * 8 } else { 0 }
+            + self.map.memory()
             + self.shapes.held()
     }
 
@@ -194,15 +179,9 @@ impl Replay {
             project: None,
             keys: None,
             position_of_slot: Vec::new(),
-            canons: Vec::new(),
-            embedded: Vec::new(),
-            extras: Default::default(),
-            extras_buf: Vec::new(),
-            memo: Vec::new(),
+            map: MapKeys::default(),
             blocked: Vec::new(),
             loads: SeqDecoder::default(),
-            builds: SeqDecoder::default(),
-            plans: Default::default(),
             shapes: Vec::new(),
             failed: false,
             initial_canon: Vec::new(),
@@ -427,41 +406,19 @@ impl Replay {
         ext.embed(canon, &self.initial_canon, embedded) && m.from_canonical(embedded, st)
     }
 
-    /// Starts reading the events of `slot`, stored as search id `id`.
-    pub fn open(&mut self, id: u32, slot: u32) {
-        self.open_with(id, slot, &[]);
-    }
-
-    /// Starts reading the events of `slot` for the state stored as `id` whose new canonical
-    /// vector is `canon` (kept to build its successors when the layout gained variables).
-    pub fn open_with(&mut self, id: u32, slot: u32, canon: &[u8]) {
+    /// Starts reading the events of `slot`, stored as search id `id` (`ctx`: its extras
+    /// id across a layout change, else 0).
+    pub fn open(&mut self, id: u32, slot: u32, ctx: u32) {
         let (at, len) = self.graph.ev[slot as usize];
         // A span no part holds reads as no events: the replay fails and executes.
         let (part, at) = self.graph.events.locate(at, len).unwrap_or((usize::MAX, 0));
         let len = if part == usize::MAX { 0 } else { len };
-        let c = self.canons.len();
-        self.canons.extend_from_slice(canon);
-        let mut ctx = NONE;
-        if let Some((ext, _)) = &self.project {
-            if ext.extras(canon, &mut self.extras_buf) {
-                // Most states share their extras with many others: look before copying.
-                ctx = match self.extras.get(self.extras_buf.as_slice()) {
-                    Some(&c) => c,
-                    None => {
-                        let n = self.extras.len() as u32;
-                        self.extras.insert(self.extras_buf.clone(), n);
-                        n
-                    }
-                };
-            }
-        }
         self.cursors.push(Cursor {
             id,
             slot,
             part,
             pos: at,
             end: at + len as usize,
-            canon_at: c,
             ctx,
             mixed: false,
             group_end: 0,
@@ -470,14 +427,8 @@ impl Replay {
 
     /// The recorded state `slot`, stored as `id`, is executed, but the groups of its events
     /// that the change cannot alter may be replayed (`group`).
-    pub fn open_mixed(&mut self, id: u32, slot: u32) {
-        self.open_mixed_with(id, slot, &[]);
-    }
-
-    /// As `open_mixed`, for a state met through the map whose new canonical vector is
-    /// `canon` (its replayed groups' successors are built from it, as `open_with`'s).
-    pub fn open_mixed_with(&mut self, id: u32, slot: u32, canon: &[u8]) {
-        self.open_with(id, slot, canon);
+    pub fn open_mixed(&mut self, id: u32, slot: u32, ctx: u32) {
+        self.open(id, slot, ctx);
         if let Some(c) = self.cursors.last_mut() {
             c.mixed = true;
         }
@@ -491,9 +442,7 @@ impl Replay {
     /// The stored state `id` is finished (replayed or not).
     pub fn close(&mut self, id: u32) {
         if self.cursors.last().is_some_and(|c| c.id == id) {
-            if let Some(c) = self.cursors.pop() {
-                self.canons.truncate(c.canon_at);
-            }
+            self.cursors.pop();
         }
     }
 
@@ -640,7 +589,7 @@ impl Replay {
         }
         const PROBE: u32 = NONE - 1;
         let counters = (self.groups_replayed, self.groups_executed);
-        self.open_mixed(PROBE, slot);
+        self.open_mixed(PROBE, slot, 0);
         let (mut all, mut moved) = (true, false);
         for pid in st.pids().rev() {
             match self.group(m, PROBE, st, pid) {
@@ -757,66 +706,87 @@ impl Replay {
         single == at && at != NONE
     }
 
-    /// Builds the successor that the replayed state on top reaches as `slot`, in the new
-    /// layout (`project`): its recorded vector with the added variables of the state
-    /// replayed. False (and `failed`) when it does not fit.
-    pub fn build(&mut self, m: &Machine, slot: u32, out: &mut State) -> Build {
-        let ctx = self.cursors.last().map_or(NONE, |c| c.ctx);
-        if let Some(&(x, id)) = self.memo.get(slot as usize) {
-            if x == ctx && ctx != NONE {
-                return Build::Known(id);
-            }
-        }
-        if self.try_build(m, slot, out) {
-            Build::Built
-        } else {
+    /// Across a layout change: the position in the record's list and the key of the new
+    /// state whose canonical vector is `canon` (`projected`: scratch), if its projection is
+    /// recorded. A state whose projection is recorded but that has no extras (a vector of
+    /// another layout) fails the replay.
+    pub fn find_projected(
+        &mut self,
+        canon: &[u8],
+        projected: &mut Vec<u8>,
+    ) -> Option<(usize, u32)> {
+        let (ext, old_hash) = self.project.as_ref()?;
+        let old = ext
+            .project(canon, projected)
+            .then(|| crate::explore::store::fingerprint(*old_hash, projected))?;
+        let (at, slot) = self.position_and_slot(old)?;
+        let key = self
+            .map
+            .intern(ext, canon)
+            .and_then(|ctx| self.map.key(&self.graph, slot, ctx));
+        if key.is_none() {
             self.failed = true;
-            Build::Failed
+        }
+        Some((at, key?))
+    }
+
+    /// The (representative slot, extras id) a key names across a layout change; the slot
+    /// and 0 in one layout.
+    pub fn pair(&self, key: u32) -> Option<(u32, u32)> {
+        match self.project {
+            Some(_) => self.map.pair(self.graph.len(), key),
+            None => Some((key, 0)),
         }
     }
 
-    /// The state built for `slot` from the replayed state on top is search id `id`.
-    pub fn built(&mut self, slot: u32, id: u32) {
-        let ctx = self.cursors.last().map_or(NONE, |c| c.ctx);
-        if self.memo.len() != self.graph.len() {
-            self.memo = vec![(NONE, NONE); self.graph.len()];
-        }
-        if let Some(m) = self.memo.get_mut(slot as usize) {
-            *m = (ctx, id);
+    /// Across a layout change, the new canonical vector of the state `key` names.
+    pub fn canon_of(&mut self, key: u32) -> Option<&[u8]> {
+        let (slot, ctx) = self.pair(key)?;
+        let (ext, _) = self.project.as_ref()?;
+        self.map.embed(&self.graph, ext, slot, ctx)
+    }
+
+    /// Across a layout change, the tags of the state `key` names, into `tags`.
+    pub fn tags_of(&mut self, m: &Machine, key: u32, tags: &mut Vec<u8>) -> bool {
+        let (Some(pair), Some((ext, _))) = (self.pair(key), self.project.as_ref()) else {
+            return false;
+        };
+        match self.map.shape(m, &self.graph, ext, pair) {
+            Some((_, _, t)) => {
+                tags.clear();
+                tags.extend_from_slice(t);
+                true
+            }
+            None => false,
         }
     }
 
-    fn try_build(&mut self, m: &Machine, slot: u32, out: &mut State) -> bool {
-        let (Some((ext, _)), Some(c)) = (&self.project, self.cursors.last()) else {
-            return false;
-        };
-        let Some(&shape) = self.graph.shape.get(slot as usize) else {
-            return false;
-        };
-        let parent = &self.canons[c.canon_at..];
-        let Some(old) = self.builds.decode(&self.graph, slot) else {
-            return false;
-        };
-        // How an old vector is embedded depends on its shape and the parent's extras only
-        // (`Extension::embed_plan`): planned once per pair, applied without walking records.
-        let key = (shape, c.ctx);
-        let plan = match self.plans.get(&key) {
-            Some(p) => Some(p),
-            None if c.ctx != NONE => match ext.embed_plan(old, parent) {
-                Some(p) => Some(&*self.plans.entry(key).or_insert(p)),
-                None => None,
-            },
-            None => None,
-        };
-        let embedded = match plan {
-            Some(p) => p.apply(old, &mut self.embedded),
-            None => ext.embed(old, parent, &mut self.embedded),
-        };
-        embedded && m.from_canonical(&self.embedded, out)
+    /// Across a layout change, the key of the state a step of the replayed state on top
+    /// into the recorded `slot` reaches (its representative, with the extras the step
+    /// leaves: those of the state replayed, as its shape takes them).
+    fn target_key(&mut self, slot: u32) -> Option<u32> {
+        let ctx = self.cursors.last()?.ctx;
+        let (ext, _) = self.project.as_ref()?;
+        if self.keys.is_none() {
+            // (Without keys a slot stands for itself: a step's target is a live slot.)
+            return self.map.target(&self.graph, ext, slot, ctx);
+        }
+        let next = self.map.successor(&self.graph, ext, slot, ctx)?;
+        let rep = self.position_of(slot)?.1;
+        self.map.key(&self.graph, rep, next)
     }
 
     /// The (search-form length, pan bytes) of a recorded state, in the new machine.
     pub fn shape(&mut self, m: &Machine, slot: u32) -> (u64, u64) {
+        if let Some((ext, _)) = self.project.as_ref() {
+            // (Across a layout change, `slot` is a key.)
+            let pair = self.map.pair(self.graph.len(), slot);
+            let got = pair.and_then(|p| self.map.shape(m, &self.graph, ext, p));
+            if got.is_none() {
+                self.failed = true;
+            }
+            return got.map_or((0, 0), |(len, pan, _)| (len, pan));
+        }
         let s = self.graph.shape[slot as usize] as usize;
         if let Some(Some(x)) = self.shapes.get(s) {
             return *x;
@@ -837,6 +807,15 @@ impl Replay {
 
     /// Builds a recorded state for the new machine.
     pub fn load(&mut self, m: &Machine, slot: u32, out: &mut State) -> bool {
+        if let Some((ext, _)) = self.project.as_ref() {
+            // (Across a layout change, `slot` is a key.)
+            let pair = self.map.pair(self.graph.len(), slot);
+            let ok = pair.is_some_and(|p| self.map.load(m, &self.graph, ext, p, out));
+            if !ok {
+                self.failed = true;
+            }
+            return ok;
+        }
         let ok = self
             .loads
             .decode(&self.graph, slot)
@@ -917,7 +896,17 @@ impl Replay {
                 }
             }
         }
-        ev
+        if self.project.is_none() {
+            return ev;
+        }
+        // Across a layout change, the state a step reaches is named by its key.
+        match ev.renamed(|slot| self.target_key(slot)) {
+            Some(ev) => ev,
+            None => {
+                self.failed = true;
+                stop
+            }
+        }
     }
 }
 
