@@ -18,8 +18,9 @@ pub struct Keys {
     /// Per key: a position in the record's list.
     at: Vec<u32>,
     index: FpIndex,
-    /// Per slot of the graph: the position `find` gives for its key (NONE: no image).
-    rep_of_slot: Vec<u32>,
+    /// Per slot of the graph: the position `find` gives for its key and that position's
+    /// slot, side by side (a walked step reads both of its target); NONE: no image.
+    rep_of_slot: Vec<[u32; 2]>,
     /// Recorded states without an image in the new layout.
     pub without_image: u64,
 }
@@ -52,7 +53,7 @@ impl Keys {
             }
         }
         pairs.sort_unstable();
-        let mut rep_of_slot = vec![NONE; graph.len()];
+        let mut rep_of_slot = vec![[NONE; 2]; graph.len()];
         let (mut fps, mut at) = (Vec::new(), Vec::new());
         for &(fp, i, s) in &pairs {
             if fps.last() != Some(&fp) {
@@ -60,7 +61,8 @@ impl Keys {
                 at.push(i);
             }
             if let (Some(r), Some(&rep)) = (rep_of_slot.get_mut(s as usize), at.last()) {
-                *r = rep;
+                let rep_slot = graph.slot_of.get(rep as usize).copied().unwrap_or(NONE);
+                *r = [rep, rep_slot];
             }
         }
         Some(Keys {
@@ -79,11 +81,12 @@ impl Keys {
         Some(self.at[k] as usize)
     }
 
-    /// The position `find` gives for the key of the state in `slot` (None: no image).
+    /// The position `find` gives for the key of the state in `slot`, and its slot (None: no
+    /// image).
     #[inline]
-    pub fn representative(&self, slot: u32) -> Option<usize> {
-        let r = *self.rep_of_slot.get(slot as usize)?;
-        (r != NONE).then_some(r as usize)
+    pub fn representative(&self, slot: u32) -> Option<(usize, u32)> {
+        let [at, s] = *self.rep_of_slot.get(slot as usize)?;
+        (at != NONE && s != NONE).then_some((at as usize, s))
     }
 
     /// Distinct keys.

@@ -231,9 +231,7 @@ impl Replay {
     pub fn position_of(&self, slot: u32) -> Option<(usize, u32)> {
         // With keys, the key's representative, as a lookup gives (with its own slot).
         if let Some(k) = &self.keys {
-            let at = k.representative(slot)?;
-            let s = self.graph.slot_of[at];
-            return (s != NONE).then_some((at, s));
+            return k.representative(slot);
         }
         let at = *self.position_of_slot.get(slot as usize)?;
         (at != NONE).then_some((at as usize, slot))
