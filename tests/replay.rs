@@ -3337,3 +3337,69 @@ fn a_large_record_s_head_is_read_alone_and_checked_by_its_own_sum() {
     let err = lazy(&next_path).err().expect("the base changed");
     assert!(err.to_string().contains("big.rec"), "{err}");
 }
+
+/// Across a declaration change, a walked state is known by its recorded slot and the added
+/// bytes of the state it is reached from (`rmc::run::map_keys`), as a walk in one layout
+/// knows it by slot. Where the added variable is written, one recorded state stands for
+/// new states with different values of it, each under a key of its own: a key that named
+/// the slot alone would merge them and the figures would differ from the full check's.
+#[test]
+fn states_walked_through_a_map_are_known_by_slot_and_added_bytes() {
+    let v1 = "mtype = { elect, leader };
+chan ring[5] = [2] of { mtype, byte };
+byte leaders;
+proctype Node(chan in, out; byte id) {
+	byte v;
+	out!elect(id);
+end:	do
+	:: in?elect(v) ->
+		if
+		:: v > id -> out!elect(v)
+		:: v < id -> skip
+		:: v == id -> leaders++; assert(leaders == 1); out!leader(id)
+		fi
+	:: in?leader(v) ->
+		if
+		:: v != id -> out!leader(v)
+		:: else -> skip
+		fi;
+		break
+	od
+}
+init {
+	byte k;
+	atomic {
+		do
+		:: k < 5 -> run Node(ring[k], ring[(k + 1) % 5], (k * 2) % 5 + 1); k++
+		:: k == 5 -> break
+		od
+	}
+}
+";
+    let (base, stored) = recorded(v1, &limited());
+    // (spin -o1 -o2 -o3 -a; gcc -DNOREDUCE -DSAFETY -DNOCLAIM: 2165 states.)
+    assert_eq!(stored, 2165, "the record's states");
+    let added = v1.replace("byte leaders;", "byte leaders;\nshort extra;");
+    let forward = ":: v != id -> out!leader(v)";
+    for (what, text, stored) in [
+        (
+            "an added global nothing reads, beside a changed statement",
+            added.replace(forward, ":: v != id -> out!leader(v); skip"),
+            2317,
+        ),
+        (
+            "an added global that the changed statement sets to one of two values",
+            added.replace(
+                forward,
+                ":: v != id -> out!leader(v); if :: extra = 1 :: extra = 2 fi",
+            ),
+            2493,
+        ),
+    ] {
+        let (rep, full) = replayed_because(what, &base, &text, "global 'extra' added");
+        let (r, f) = (&rep.stats, &full.stats);
+        assert_eq!(f.states_stored, stored, "{what}: {f:?}");
+        assert!(r.states_walked >= 1800, "{what}: {r:?}");
+        assert!(r.states_executed > 0, "{what}: {r:?}");
+    }
+}

@@ -7,9 +7,14 @@
 pub const WALK_COST: f64 = 0.25;
 
 /// What walking one recorded state costs across a declaration change, against executing
-/// one: its vector is decoded, mapped into the new layout, stored and recorded anew, all but
-/// the execution. Measured by the `rmc` bench (`--declarations`; replays that executed
-/// nothing): 0.57 (rendezvous_pipeline), 0.66 (elevator), 0.82 (ring_election).
+/// one: it is known by key (`run::map_keys`), but its new vector and fingerprint are made
+/// for the next record and its events recorded anew. Measured by the `rmc` bench
+/// (`--declarations`; replays that executed nothing) when walked states were still built
+/// and stored: 0.57 (rendezvous_pipeline), 0.66 (elevator), 0.82 (ring_election); by key,
+/// ring_election N=9 from the command line (720k states walked, 64k executed) 0.57. Left at
+/// 0.7: a replay through a map that drops bytes, on a model whose states pass long atomic
+/// runs (the sample's elevator with a global removed), costs 1.15 times a full check at
+/// this value already.
 pub const PROJECTED_WALK_COST: f64 = 0.7;
 
 /// What keying one recorded state costs against executing one, across a declaration change

@@ -256,6 +256,10 @@ pub struct Recorder {
     pub held: u64,
     /// They did not fit.
     held_oom: bool,
+    /// The search's budget, and what the keys of states met through a declaration change's
+    /// map (`Replay::map_memory`) have taken from it so far: they grow as the run goes.
+    budget: Option<Budget>,
+    map_taken: u64,
 }
 
 /// Calls a `Keep` method on the pipe to the book, or on the book when it is kept here:
@@ -343,6 +347,8 @@ impl Recorder {
             carry,
             held: 0,
             held_oom: false,
+            budget: None,
+            map_taken: 0,
         }
     }
 
@@ -415,6 +421,14 @@ impl Recorder {
                     return Visit::Expand;
                 }
             }
+        }
+        // (The keys' tables grow with the states met: charged a megabyte or more at a time.)
+        let grown = r.map_memory();
+        if grown > self.map_taken + (1 << 20) {
+            if let Some(b) = &self.budget {
+                self.held_oom |= b.take(grown - self.map_taken).is_err();
+            }
+            self.map_taken = grown;
         }
         let replayable = r.replayable(slot);
         let partly = !replayable && !m.layout.uses_priority;
@@ -531,6 +545,8 @@ impl Recorder {
 impl Rider for Recorder {
     fn begin(&mut self, budget: &Budget) {
         self.held_oom = budget.take(self.held).is_err();
+        self.budget = Some(budget.clone());
+        self.map_taken = self.replay.as_ref().map_or(0, Replay::map_memory);
         keep!(self, begin(budget));
     }
 

@@ -142,8 +142,14 @@ impl Replay {
             + self.foot_danger.held()
             + self.danger_id.held()
             + self.foot_wide.held()
-            + self.map.memory()
+            + self.map_memory()
             + self.shapes.held()
+    }
+
+    /// Heap bytes of the keys of the states met through a declaration change's map, which
+    /// grow as the run goes.
+    pub fn map_memory(&self) -> u64 {
+        self.map.memory()
     }
 
     /// `fingerprints`: the record's (its `STAT`); `dangerous`: whether a stable location is.
