@@ -1,7 +1,8 @@
-//! Recorded states known by key across a declaration change (`Replay::project`), so that a
-//! walk through the map costs what a walk in one layout does: a walked state is named by
-//! its key, never built into a vector, hashed or stored unless a record or the search
-//! needs its vector (docs/regression.md, "Across declaration changes").
+//! Recorded states known by key across a declaration change (`Replay::project`), as a walk
+//! in one layout knows them by slot: a walked state is named by its key, never built into
+//! a state, hashed or stored in the visited set; only its new vector is made, for the next
+//! record, and the whole state only if it is executed (docs/regression.md, "Across
+//! declaration changes").
 //!
 //! Why a key names exactly one new state: a new state `N` whose projection is recorded
 //! is determined by its projection (the kept bytes, the converted values and the handles,
@@ -89,8 +90,8 @@ impl MapKeys {
         Some(id)
     }
 
-    /// The key of (representative slot `rep`, extras id `ctx`), in a graph of `slots`
-    /// slots (None: past what a key holds).
+    /// The key of (representative slot `rep`, extras id `ctx`) in the record's graph `g`
+    /// (None: past what a key holds).
     pub fn key(&mut self, g: &Graph, rep: u32, ctx: u32) -> Option<u32> {
         if self.primary.len() != g.len() {
             self.primary = g.shape.iter().map(|&s| [s, NONE]).collect();
