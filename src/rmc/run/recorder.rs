@@ -244,10 +244,10 @@ pub struct Recorder {
     /// in `canon`: the search stores that state next (`Rider::lookup`), and its vector and
     /// fingerprint are not made twice.
     missed: Option<Fingerprint>,
-    /// Across a layout change, the key `lookup` last found, the state's position in the
-    /// record's list and its fingerprint (its canonical vector is in `canon`): when the
-    /// search stores that state next, neither is made twice.
-    found_key: Option<(u32, usize, Fingerprint)>,
+    /// Across a layout change, the key `lookup` last found and the state's position in the
+    /// record's list (its canonical vector is in `canon`): when the search stores that
+    /// state next, neither is made twice.
+    found_key: Option<(u32, usize)>,
     /// Across a layout change, with the old graph: the states pruned, to carry what lies
     /// below them into the record.
     pub carry: Option<crate::rmc::run::carry::Carry>,
@@ -393,10 +393,9 @@ impl Recorder {
             r.failed = true;
             return Visit::Expand;
         };
-        let (at, fp) = match (found, st) {
-            (Some((_, at, fp)), Some(_)) => (Some(at), fp),
+        let at = match (found, st) {
+            (Some((_, at)), Some(_)) => Some(at),
             _ => {
-                let at = r.position_of(slot).map(|(at, _)| at);
                 match r.canon_of(k) {
                     Some(c) => {
                         self.canon.clear();
@@ -407,12 +406,10 @@ impl Recorder {
                         return Visit::Expand;
                     }
                 }
-                (
-                    at,
-                    crate::explore::store::fingerprint(m.layout.hash, &self.canon),
-                )
+                r.position_of(slot).map(|(at, _)| at)
             }
         };
+        let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
         match st {
             Some(st) => st.tags(&mut self.tags),
             None => {
@@ -557,18 +554,19 @@ impl Rider for Recorder {
     fn lookup(&mut self, m: &Machine, st: &State) -> Option<u32> {
         let r = self.replay.as_mut()?;
         m.canonical(st, &mut self.canon);
-        let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
-        let key = match r.project {
-            // Across a layout change: by its projection and its extras.
-            Some(_) => {
-                let found = r.find_projected(&self.canon, &mut self.projected);
-                self.found_key = found.map(|(at, key)| (key, at, fp));
-                found.map(|(_, key)| key)
-            }
-            None => r.slot(fp),
-        };
-        self.missed = key.is_none().then_some(fp);
-        key
+        let fingerprint = |c: &[u8]| crate::explore::store::fingerprint(m.layout.hash, c);
+        if r.project.is_none() {
+            let fp = fingerprint(&self.canon);
+            let key = r.slot(fp);
+            self.missed = key.is_none().then_some(fp);
+            return key;
+        }
+        // Across a layout change: by its projection and its extras (its own fingerprint is
+        // made only for a state the search stores).
+        let found = r.find_projected(&self.canon, &mut self.projected);
+        self.found_key = found.map(|(at, key)| (key, at));
+        self.missed = found.is_none().then(|| fingerprint(&self.canon));
+        found.map(|(_, key)| key)
     }
 
     fn stored(&mut self, m: &Machine, id: u32, st: Option<&State>, key: Option<u32>) -> Visit {
