@@ -37,6 +37,8 @@ enum Op<'p> {
     /// Pops the condition of `? :`; on to the target when it is zero.
     Else(u32),
     Jump(u32),
+    /// `_pid`: the running process's.
+    Pid,
     /// Evaluated by the tree walker.
     Tree(&'p LExpr),
 }
@@ -65,6 +67,11 @@ pub struct Code<'p> {
 /// None where nothing would be gained (the expression is one tree walk) or it needs more
 /// than `STACK` values at once.
 pub(crate) fn compile<'p>(globals: &[Flat], locals: &[Flat], e: &'p LExpr) -> Option<Code<'p>> {
+    compile_any(globals, locals, e).filter(|c| !matches!(c.ops[..], [Op::Tree(_)]))
+}
+
+/// As `compile`, a single tree walk included.
+fn compile_any<'p>(globals: &[Flat], locals: &[Flat], e: &'p LExpr) -> Option<Code<'p>> {
     let mut c = Compiler {
         globals,
         locals,
@@ -72,13 +79,109 @@ pub(crate) fn compile<'p>(globals: &[Flat], locals: &[Flat], e: &'p LExpr) -> Op
         arrays: Vec::new(),
     };
     let depth = c.expr(e)?;
-    if depth > STACK || matches!(c.ops[..], [Op::Tree(_)]) {
+    if depth > STACK {
         return None;
     }
     Some(Code {
         ops: c.ops.into(),
         arrays: c.arrays.into(),
     })
+}
+
+/// Where a compiled assignment writes: a scalar, or an element of an array of scalars
+/// whose index is compiled too.
+#[derive(Debug)]
+enum Target<'p> {
+    Scalar { local: bool, at: u32, s: Scalar },
+    Element(Array<'p>, Code<'p>),
+}
+
+/// An assignment compiled: its value and where it goes, written without walking the
+/// variable's shape or matching on the statement (the assignments of a model's edges run
+/// in nearly every transition).
+#[derive(Debug)]
+pub struct Assign<'p> {
+    value: Code<'p>,
+    target: Target<'p>,
+}
+
+/// Compiles `v = e` run by a process of the proctype whose flat locals are `locals`; None
+/// where the target is not a scalar or an element of an array of scalars named without a
+/// field (the tree walker's `place` handles those), or the value is too deep.
+pub(crate) fn compile_assign<'p>(
+    globals: &[Flat],
+    locals: &[Flat],
+    v: &'p LVar,
+    e: &'p LExpr,
+) -> Option<Assign<'p>> {
+    let (flat, local) = match v.slot {
+        Slot::Global(i) if v.fields.is_empty() => (*globals.get(i)?, false),
+        Slot::Local(i) if v.fields.is_empty() => (*locals.get(i)?, true),
+        _ => return None,
+    };
+    let target = match (flat, v.index.as_deref()) {
+        (Flat::Scalar(at, s), None) => Target::Scalar { local, at, s },
+        (
+            Flat::Array {
+                at,
+                len,
+                stride,
+                elem,
+            },
+            Some(ix),
+        ) => Target::Element(
+            Array {
+                local,
+                at,
+                len,
+                stride,
+                elem,
+                name: &v.name,
+            },
+            compile_any(globals, locals, ix)?,
+        ),
+        _ => return None,
+    };
+    Some(Assign {
+        value: compile_any(globals, locals, e)?,
+        target,
+    })
+}
+
+impl Assign<'_> {
+    /// Runs the assignment on `st` for the process of `cx`, as `Machine::exec` does: the
+    /// value first, then the index, and the faults in that order.
+    #[inline]
+    pub fn exec(&self, m: &Machine, st: &mut State, cx: Ctx) -> Result<(), Fault> {
+        let val = self.value.eval(m, st, cx)?;
+        let base = || st.procs[usize::from(cx.pid)] as usize;
+        let (at, s) = match &self.target {
+            Target::Scalar { local, at, s } => (if *local { base() } else { 0 } + *at as usize, *s),
+            Target::Element(a, ix) => {
+                let i = ix.eval(m, st, cx)?;
+                (a.element_at(i, base)?, a.elem)
+            }
+        };
+        s.write(&mut st.v, at, val);
+        Ok(())
+    }
+}
+
+impl Array<'_> {
+    /// Where element `i` is (`base`: the running process's record), or the fault an index
+    /// out of range is.
+    #[inline]
+    fn element_at(&self, i: i32, base: impl Fn() -> usize) -> Result<usize, Fault> {
+        if i < 0 || i as u32 >= self.len {
+            return Err(Fault::Index(Box::new(IndexFault {
+                var: self.name.to_string(),
+                index: i,
+                len: self.len,
+            })));
+        }
+        let from = if self.local { base() } else { 0 };
+        Ok(from + self.at as usize + (i as u32 * self.stride) as usize)
+    }
 }
 
 struct Compiler<'f, 'p> {
@@ -143,6 +246,10 @@ impl<'p> Compiler<'_, 'p> {
     /// A variable named without a field: read where `Machine::flat_at` reads it.
     fn var(&mut self, v: &'p LVar, e: &'p LExpr) -> Option<usize> {
         let (flat, local) = match v.slot {
+            Slot::Pid if v.index.is_none() && v.fields.is_empty() => {
+                self.ops.push(Op::Pid);
+                return Some(1);
+            }
             Slot::Global(i) if v.fields.is_empty() => (self.globals.get(i).copied(), false),
             Slot::Local(i) if v.fields.is_empty() => (self.locals.get(i).copied(), true),
             _ => (None, false),
@@ -209,17 +316,8 @@ impl Code<'_> {
                     sp += 1;
                 }
                 Op::Element(k) => {
-                    let a = self.arrays[k as usize];
-                    let i = stack[sp - 1];
-                    if i < 0 || i as u32 >= a.len {
-                        return Err(Fault::Index(Box::new(IndexFault {
-                            var: a.name.to_string(),
-                            index: i,
-                            len: a.len,
-                        })));
-                    }
-                    let from = if a.local { base() } else { 0 };
-                    let at = from + a.at as usize + (i as u32 * a.stride) as usize;
+                    let a = &self.arrays[k as usize];
+                    let at = a.element_at(stack[sp - 1], base)?;
                     stack[sp - 1] = a.elem.read(&st.v, at);
                 }
                 Op::Unary(op) => {
@@ -257,6 +355,10 @@ impl Code<'_> {
                     }
                 }
                 Op::Jump(to) => pc = to as usize,
+                Op::Pid => {
+                    stack[sp] = i32::from(cx.pid);
+                    sp += 1;
+                }
                 Op::Tree(e) => {
                     stack[sp] = m.eval(st, cx, e)?;
                     sp += 1;
@@ -295,6 +397,9 @@ proctype P(byte me) {
     :: (b[1] >> 1 | b[2] << 2 ^ 5) != s - u -> ok = !ok
     :: t[k] != 0 -> t[0] = k
     :: (ok -> (s < 0) : (i % 7 == 3)) -> s = -s
+    :: b[_pid - 1] < 2 -> t[k] = i / (b[0] - 1)
+    :: u > 5 -> b[_pid - 1] = b[k] + _pid * 40
+    :: f -> assert(b[k] != 3 || s / (u - 5) > 0)
     od
 }
 init { atomic { run P(0); run P(2) } }
@@ -318,7 +423,9 @@ init { atomic { run P(0); run P(2) } }
                         continue;
                     }
                     let e = &p.procs[t].automaton.locations[l as usize].edges[k as usize];
-                    let (Some(code), LStmt::Expr(x)) = (m.cond(no as EdgeNo), &e.stmt) else {
+                    let (Some(code), LStmt::Expr(x) | LStmt::Assert(x)) =
+                        (m.cond(no as EdgeNo), &e.stmt)
+                    else {
                         continue;
                     };
                     let cx = Ctx::of(pid);
@@ -338,5 +445,63 @@ init { atomic { run P(0); run P(2) } }
         }
         assert!(compared > 10_000, "{compared} conditions compared");
         assert!(faults > 100, "{faults} faults compared");
+    }
+
+    /// Compiled assignments write what the tree walker writes, and fault where it faults
+    /// (the value's faults before the index's), in every state of the model above.
+    #[test]
+    fn compiled_assignments_write_the_tree_walker_s_values_and_faults() {
+        let p = program(MODEL);
+        let m = Machine::new(&p).expect("layout");
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![m.initial().expect("initial state")];
+        let (mut compared, mut faults, mut kinds) = (0, 0, std::collections::HashSet::new());
+        while let Some(st) = todo.pop() {
+            if seen.len() >= 3000 || !seen.insert(st.v.clone()) {
+                continue;
+            }
+            for pid in st.pids() {
+                let t = st.ptype(pid);
+                for (no, &(pt, l, k)) in m.edges.iter().enumerate() {
+                    if pt as usize != t {
+                        continue;
+                    }
+                    let e = &p.procs[t].automaton.locations[l as usize].edges[k as usize];
+                    let Some(a) = m.assign(no as EdgeNo) else {
+                        continue;
+                    };
+                    let cx = Ctx::of(pid);
+                    let (mut by_code, mut by_tree) = (st.clone(), st.clone());
+                    let got = a.exec(&m, &mut by_code, cx);
+                    let want = m.exec(&mut by_tree, cx, e);
+                    match (&got, &want) {
+                        (Ok(()), Ok(crate::explore::exec::Step::Done)) => {
+                            assert_eq!(by_code.v, by_tree.v, "{:?} in {:?}", e.stmt, st.v)
+                        }
+                        (Err(f), Err(g)) => assert_eq!(f, g, "{:?} in {:?}", e.stmt, st.v),
+                        _ => panic!("{:?} in {:?}: {got:?} against {want:?}", e.stmt, st.v),
+                    }
+                    compared += 1;
+                    faults += usize::from(got.is_err());
+                    kinds.insert(
+                        format!("{:?}", got.err())
+                            .chars()
+                            .take(12)
+                            .collect::<String>(),
+                    );
+                }
+            }
+            let mut g = Gen::default();
+            m.successors(&st, None, &mut g);
+            for s in &g.items {
+                let mut next = st.clone();
+                next.load(&m.layout, g.bytes_of(s));
+                todo.push(next);
+            }
+        }
+        assert!(compared > 10_000, "{compared} assignments compared");
+        assert!(faults > 100, "{faults} faults compared");
+        // Writes, an index out of range, a division by zero.
+        assert!(kinds.len() >= 3, "{kinds:?}");
     }
 }

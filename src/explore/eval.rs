@@ -181,6 +181,24 @@ impl Machine<'_> {
         }
     }
 
+    /// Whether `v` is read where `flat_at` reads it (a scalar, or an element of an array of
+    /// scalars): never a record, so that a message takes one field for it.
+    #[inline]
+    pub(crate) fn is_flat(&self, st: &State, cx: Ctx, v: &LVar) -> bool {
+        if !v.fields.is_empty() {
+            return false;
+        }
+        let flat = match v.slot {
+            Slot::Global(i) => self.global_flat.get(i),
+            Slot::Local(i) => self.local_flat.get(st.ptype(cx.pid)).and_then(|l| l.get(i)),
+            _ => None,
+        };
+        matches!(
+            (flat, v.index.is_some()),
+            (Some(Flat::Scalar(..)), false) | (Some(Flat::Array { .. }), true)
+        )
+    }
+
     pub fn place(&self, st: &State, cx: Ctx, v: &LVar) -> Result<Place, Fault> {
         if let Some(r) = self.flat_at(st, cx, v) {
             return r.map(|(at, s)| Place::Mem(at, s));
@@ -519,6 +537,11 @@ impl Machine<'_> {
 
     /// How many message fields a variable takes (a record takes one per scalar).
     pub fn width_of(&self, st: &State, cx: Ctx, v: &LVar) -> Result<usize, Fault> {
+        // (An element's index is evaluated the long way: it may fault, and that fault
+        // comes before the receive's own.)
+        if v.index.is_none() && self.is_flat(st, cx, v) {
+            return Ok(1);
+        }
         Ok(match self.locate(st, cx, v)? {
             Located::Mem(_, s @ Shape::Record { .. }) => {
                 let mut sc = Vec::new();

@@ -310,15 +310,18 @@ impl Machine<'_> {
             Ok(())
         };
         for a in args {
-            if let LExpr::Var(v) = a {
-                if let Located::Mem(at, s @ Shape::Record { .. }) = self.locate(st, cx, v)? {
-                    let mut sc = Vec::new();
-                    s.scalars(0, &mut sc);
-                    for (o, f) in sc {
-                        push(f.read(&st.v, at + o as usize))?;
+            match a {
+                LExpr::Var(v) if !self.is_flat(st, cx, v) => {
+                    if let Located::Mem(at, s @ Shape::Record { .. }) = self.locate(st, cx, v)? {
+                        let mut sc = Vec::new();
+                        s.scalars(0, &mut sc);
+                        for (o, f) in sc {
+                            push(f.read(&st.v, at + o as usize))?;
+                        }
+                        continue;
                     }
-                    continue;
                 }
+                _ => {}
             }
             push(self.eval(st, cx, a)?)?;
         }
@@ -471,6 +474,11 @@ impl Machine<'_> {
                 break;
             }
             match a {
+                LRecvArg::Var(var) if self.is_flat(st, cx, var) => {
+                    let p = self.place(st, cx, var)?;
+                    self.write_place(st, cx, p, vals[i]);
+                    i += 1;
+                }
                 LRecvArg::Var(var) => match self.locate(st, cx, var)? {
                     Located::Mem(at, s @ Shape::Record { .. }) => {
                         let mut sc = Vec::new();

@@ -479,12 +479,18 @@ impl Machine<'_> {
             match &e.stmt {
                 LStmt::Else if c.proc_moved > 0 => continue,
                 LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
-                    match self.is_rendezvous(st, cx, chan) {
+                    self.soft.set(None);
+                    // (The channel is read once here for both questions: a rendezvous, and
+                    // else a buffer the statement surely blocks on.)
+                    let at = match self.chan_of(st, cx, chan) {
+                        Ok(at) => at,
                         Err(f) => {
                             moved(c, e);
                             return fault(pid, no, None, f);
                         }
-                        Ok(true) if matches!(e.stmt, LStmt::Send { .. }) => {
+                    };
+                    match self.layout.chans[st.chan_type(at)].capacity == 0 {
+                        true if matches!(e.stmt, LStmt::Send { .. }) => {
                             c.rv_edge = k as u32;
                             c.rv_next = Some(st.nr_pr() as u8);
                             c.rv_next_edge = 0;
@@ -504,12 +510,26 @@ impl Machine<'_> {
                             continue;
                         }
                         // pan: "polling rv chan"; such a receive never executes.
-                        Ok(true) if matches!(e.stmt, LStmt::Recv { copy: true, .. }) => {
+                        true if matches!(e.stmt, LStmt::Recv { copy: true, .. }) => {
                             return report(pid, no, Fault::CopyRendezvous);
                         }
                         // A rendezvous receive moves only together with its sender.
-                        Ok(true) => continue,
-                        Ok(false) => {}
+                        true => continue,
+                        false => {
+                            let len = st.chan_len(at);
+                            let blocked = match e.stmt {
+                                LStmt::Send { .. } => {
+                                    len as u32 >= self.layout.chans[st.chan_type(at)].capacity
+                                }
+                                _ => len == 0,
+                            };
+                            if blocked {
+                                if let Some(f) = self.soft.take() {
+                                    return report(pid, no, f);
+                                }
+                                continue;
+                            }
+                        }
                     }
                 }
                 _ => {}
@@ -535,9 +555,17 @@ impl Machine<'_> {
                 continue;
             }
             out.copy_from(st);
-            let done = match cond {
-                Some(v) => v.map(|_| Step::Done),
-                None => self.exec(out, cx, e),
+            let done = match (cond, self.assign(no), &e.stmt) {
+                (Some(v), ..) => v.map(|_| Step::Done),
+                (None, Some(a), _) => a.exec(self, out, cx).map(|()| Step::Done),
+                (None, None, LStmt::Assert(_)) => match self.cond(no) {
+                    Some(code) => code.eval(self, out, cx).map(|v| match v {
+                        0 => Step::Flagged(Flag::Assertion),
+                        _ => Step::Done,
+                    }),
+                    None => self.exec(out, cx, e),
+                },
+                (None, None, _) => self.exec(out, cx, e),
             };
             match done {
                 Ok(Step::Blocked) => {

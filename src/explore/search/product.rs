@@ -614,8 +614,9 @@ impl<R: Rider> Search<'_, '_, R> {
             if self.m.accepting(&self.next) {
                 to |= ACCEPT;
             }
-            // The nested search is back at its seed (pan's `A_Root`).
-            let at_root = match self.sys_graph {
+            // The nested search is back at its seed (pan's `A_Root`); asked last, as it
+            // compares whole states.
+            let at_root = || match self.sys_graph {
                 Some(_) => {
                     let key = self.key_of(&self.next, self.next_slot);
                     key == n.a_root_key
@@ -626,7 +627,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 && n.root.is_some()
                 && depth > n.a_depth
                 && n.fair.as_ref().is_none_or(|f| f.next.c0 == 1)
-                && at_root
+                && at_root()
             {
                 let seed = n.root.and_then(|r| r.checked_sub(1));
                 return self.report_cycle(|_| seed, step);
