@@ -120,13 +120,10 @@ impl Machine<'_> {
                 self.write_place(st, cx, p, val);
                 Ok(Step::Done)
             }
-            LStmt::Send { chan, args, sorted } => self.send(st, cx, chan, args, *sorted),
-            LStmt::Recv {
-                chan,
-                args,
-                random,
-                copy,
-            } => self.recv(st, cx, chan, args, *random, *copy),
+            LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
+                let at = self.chan_of(st, cx, chan)?;
+                self.exec_on_chan(st, cx, s, at)
+            }
             LStmt::Else | LStmt::Goto(_) | LStmt::Printf(..) | LStmt::Printm(_) => Ok(Step::Done),
             LStmt::Assert(e) => Ok(if self.eval(st, cx, e)? != 0 {
                 Step::Done
@@ -161,6 +158,24 @@ impl Machine<'_> {
                     Ok(Step::Blocked)
                 }
             }
+        }
+    }
+
+    /// Executes a send or a receive on the channel at `at` (what its channel variable names
+    /// in `st`, read by the caller); any other statement does nothing.
+    pub fn exec_on_chan(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        s: &LStmt,
+        at: usize,
+    ) -> Result<Step, Fault> {
+        match s {
+            LStmt::Send { args, sorted, .. } => self.send(st, cx, at, args, *sorted),
+            LStmt::Recv {
+                args, random, copy, ..
+            } => self.recv(st, cx, at, args, *random, *copy),
+            _ => Ok(Step::Done),
         }
     }
 
@@ -332,11 +347,10 @@ impl Machine<'_> {
         &self,
         st: &mut State,
         cx: Ctx,
-        chan: &LVar,
+        at: usize,
         args: &[LExpr],
         sorted: bool,
     ) -> Result<Step, Fault> {
-        let at = self.chan_of(st, cx, chan)?;
         let cl = &self.layout.chans[st.chan_type(at)];
         let len = st.chan_len(at);
         if len as u32 >= cl.capacity {
@@ -389,12 +403,11 @@ impl Machine<'_> {
         &self,
         st: &mut State,
         cx: Ctx,
-        chan: &LVar,
+        at: usize,
         args: &[LRecvArg],
         random: bool,
         copy: bool,
     ) -> Result<Step, Fault> {
-        let at = self.chan_of(st, cx, chan)?;
         let Some(k) = self.find_message(st, cx, at, args, random)? else {
             return Ok(Step::Blocked);
         };

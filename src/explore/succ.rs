@@ -476,6 +476,8 @@ impl Machine<'_> {
                 stutter: false,
                 nest: c.nest,
             };
+            // The buffer a send or receive that may move works on.
+            let mut chan_at = None;
             match &e.stmt {
                 LStmt::Else if c.proc_moved > 0 => continue,
                 LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
@@ -529,6 +531,7 @@ impl Machine<'_> {
                                 }
                                 continue;
                             }
+                            chan_at = Some(at);
                         }
                     }
                 }
@@ -546,6 +549,8 @@ impl Machine<'_> {
             };
             let blocked = match &cond {
                 Some(v) => matches!(v, Ok(0)),
+                // (A send or receive on a buffer was asked above.)
+                None if chan_at.is_some() => false,
                 None => self.surely_blocked(st, cx, &e.stmt),
             };
             if blocked {
@@ -565,7 +570,10 @@ impl Machine<'_> {
                     }),
                     None => self.exec(out, cx, e),
                 },
-                (None, None, _) => self.exec(out, cx, e),
+                (None, None, _) => match chan_at {
+                    Some(at) => self.exec_on_chan(out, cx, &e.stmt, at),
+                    None => self.exec(out, cx, e),
+                },
             };
             match done {
                 Ok(Step::Blocked) => {
