@@ -1,10 +1,12 @@
 //! Expressions compiled once into a flat postfix form: the conditions on edges, which the
-//! successor loop evaluates for every edge of every process in every state. A variable
+//! successor loop evaluates for every edge of every process in every state, assertions, and
+//! assignments (their value, and where they write: a scalar or an element of an array of
+//! scalars, at an offset resolved here). A variable
 //! that is a scalar or an element of an array of scalars is read at an offset resolved
 //! here (a local's from its proctype, which is the running process's on its own edges),
 //! constants are folded in, `&&`, `||` and `? :` are jumps, and whatever else an expression
-//! holds (channel queries, remote references, records, predefined variables) is left to the
-//! tree walker (`Machine::eval`), which gives the same values and faults in the same order.
+//! holds (channel queries, remote references, records, predefined variables but `_pid`) is
+//! left to the tree walker (`Machine::eval`), which gives the same values and faults in the same order.
 
 use crate::program::expr::{LExpr, LVar, Slot};
 use crate::promela::ast::{BinOp, UnOp};
@@ -121,23 +123,8 @@ pub(crate) fn compile_assign<'p>(
     };
     let target = match (flat, v.index.as_deref()) {
         (Flat::Scalar(at, s), None) => Target::Scalar { local, at, s },
-        (
-            Flat::Array {
-                at,
-                len,
-                stride,
-                elem,
-            },
-            Some(ix),
-        ) => Target::Element(
-            Array {
-                local,
-                at,
-                len,
-                stride,
-                elem,
-                name: &v.name,
-            },
+        (flat, Some(ix)) => Target::Element(
+            Array::of(flat, local, &v.name)?,
             compile_any(globals, locals, ix)?,
         ),
         _ => return None,
@@ -167,7 +154,27 @@ impl Assign<'_> {
     }
 }
 
-impl Array<'_> {
+impl<'p> Array<'p> {
+    /// The array a variable laid out as `flat` is, when it is an array of scalars.
+    fn of(flat: Flat, local: bool, name: &'p str) -> Option<Array<'p>> {
+        match flat {
+            Flat::Array {
+                at,
+                len,
+                stride,
+                elem,
+            } => Some(Array {
+                local,
+                at,
+                len,
+                stride,
+                elem,
+                name,
+            }),
+            _ => None,
+        }
+    }
+
     /// Where element `i` is (`base`: the running process's record), or the fault an index
     /// out of range is.
     #[inline]
@@ -254,33 +261,19 @@ impl<'p> Compiler<'_, 'p> {
             Slot::Local(i) if v.fields.is_empty() => (self.locals.get(i).copied(), true),
             _ => (None, false),
         };
-        Some(match (flat, v.index.as_deref()) {
-            (Some(Flat::Scalar(at, s)), None) => {
+        let array = flat.and_then(|f| Array::of(f, local, &v.name));
+        Some(match (flat, array, v.index.as_deref()) {
+            (Some(Flat::Scalar(at, s)), _, None) => {
                 self.ops.push(match local {
                     true => Op::Local(at, s),
                     false => Op::Global(at, s),
                 });
                 1
             }
-            (
-                Some(Flat::Array {
-                    at,
-                    len,
-                    stride,
-                    elem,
-                }),
-                Some(ix),
-            ) => {
+            (_, Some(a), Some(ix)) => {
                 let d = self.expr(ix)?;
                 self.ops.push(Op::Element(self.arrays.len() as u32));
-                self.arrays.push(Array {
-                    local,
-                    at,
-                    len,
-                    stride,
-                    elem,
-                    name: &v.name,
-                });
+                self.arrays.push(a);
                 d
             }
             _ => {
@@ -405,13 +398,11 @@ proctype P(byte me) {
 init { atomic { run P(0); run P(2) } }
 ";
 
-    #[test]
-    fn compiled_conditions_give_the_tree_walker_s_values_and_faults() {
-        let p = program(MODEL);
-        let m = Machine::new(&p).expect("layout");
+    /// Calls `f` with every edge (its number and itself) of every process in each of the
+    /// first 3000 states of `MODEL`'s state space.
+    fn each_edge(m: &Machine, mut f: impl FnMut(&State, Ctx, EdgeNo, &crate::program::Edge)) {
         let mut seen = std::collections::HashSet::new();
         let mut todo = vec![m.initial().expect("initial state")];
-        let (mut compared, mut faults) = (0, 0);
         while let Some(st) = todo.pop() {
             if seen.len() >= 3000 || !seen.insert(st.v.clone()) {
                 continue;
@@ -419,20 +410,10 @@ init { atomic { run P(0); run P(2) } }
             for pid in st.pids() {
                 let t = st.ptype(pid);
                 for (no, &(pt, l, k)) in m.edges.iter().enumerate() {
-                    if pt as usize != t {
-                        continue;
+                    if pt as usize == t {
+                        let e = &m.prog.procs[t].automaton.locations[l as usize].edges[k as usize];
+                        f(&st, Ctx::of(pid), no as EdgeNo, e);
                     }
-                    let e = &p.procs[t].automaton.locations[l as usize].edges[k as usize];
-                    let (Some(code), LStmt::Expr(x) | LStmt::Assert(x)) =
-                        (m.cond(no as EdgeNo), &e.stmt)
-                    else {
-                        continue;
-                    };
-                    let cx = Ctx::of(pid);
-                    let got = code.eval(&m, &st, cx);
-                    assert_eq!(got, m.eval(&st, cx, x), "{x:?} in {:?}", st.v);
-                    compared += 1;
-                    faults += usize::from(got.is_err());
                 }
             }
             let mut g = Gen::default();
@@ -443,6 +424,22 @@ init { atomic { run P(0); run P(2) } }
                 todo.push(next);
             }
         }
+    }
+
+    #[test]
+    fn compiled_conditions_give_the_tree_walker_s_values_and_faults() {
+        let p = program(MODEL);
+        let m = Machine::new(&p).expect("layout");
+        let (mut compared, mut faults) = (0, 0);
+        each_edge(&m, |st, cx, no, e| {
+            let (Some(code), LStmt::Expr(x) | LStmt::Assert(x)) = (m.cond(no), &e.stmt) else {
+                return;
+            };
+            let got = code.eval(&m, st, cx);
+            assert_eq!(got, m.eval(st, cx, x), "{x:?} in {:?}", st.v);
+            compared += 1;
+            faults += usize::from(got.is_err());
+        });
         assert!(compared > 10_000, "{compared} conditions compared");
         assert!(faults > 100, "{faults} faults compared");
     }
@@ -453,47 +450,25 @@ init { atomic { run P(0); run P(2) } }
     fn compiled_assignments_write_the_tree_walker_s_values_and_faults() {
         let p = program(MODEL);
         let m = Machine::new(&p).expect("layout");
-        let mut seen = std::collections::HashSet::new();
-        let mut todo = vec![m.initial().expect("initial state")];
         let (mut compared, mut faults, mut kinds) = (0, 0, std::collections::HashSet::new());
-        while let Some(st) = todo.pop() {
-            if seen.len() >= 3000 || !seen.insert(st.v.clone()) {
-                continue;
-            }
-            for pid in st.pids() {
-                let t = st.ptype(pid);
-                for (no, &(pt, l, k)) in m.edges.iter().enumerate() {
-                    if pt as usize != t {
-                        continue;
-                    }
-                    let e = &p.procs[t].automaton.locations[l as usize].edges[k as usize];
-                    let Some(a) = m.assign(no as EdgeNo) else {
-                        continue;
-                    };
-                    let cx = Ctx::of(pid);
-                    let (mut by_code, mut by_tree) = (st.clone(), st.clone());
-                    let got = a.exec(&m, &mut by_code, cx);
-                    let want = m.exec(&mut by_tree, cx, e);
-                    match (&got, &want) {
-                        (Ok(()), Ok(crate::explore::exec::Step::Done)) => {
-                            assert_eq!(by_code.v, by_tree.v, "{:?} in {:?}", e.stmt, st.v)
-                        }
-                        (Err(f), Err(g)) => assert_eq!(f, g, "{:?} in {:?}", e.stmt, st.v),
-                        _ => panic!("{:?} in {:?}: {got:?} against {want:?}", e.stmt, st.v),
-                    }
-                    compared += 1;
-                    faults += usize::from(got.is_err());
-                    kinds.insert(got.as_ref().err().map(std::mem::discriminant));
+        each_edge(&m, |st, cx, no, e| {
+            let Some(a) = m.assign(no) else {
+                return;
+            };
+            let (mut by_code, mut by_tree) = (st.clone(), st.clone());
+            let got = a.exec(&m, &mut by_code, cx);
+            let want = m.exec(&mut by_tree, cx, e);
+            match (&got, &want) {
+                (Ok(()), Ok(crate::explore::exec::Step::Done)) => {
+                    assert_eq!(by_code.v, by_tree.v, "{:?} in {:?}", e.stmt, st.v)
                 }
+                (Err(f), Err(g)) => assert_eq!(f, g, "{:?} in {:?}", e.stmt, st.v),
+                _ => panic!("{:?} in {:?}: {got:?} against {want:?}", e.stmt, st.v),
             }
-            let mut g = Gen::default();
-            m.successors(&st, None, &mut g);
-            for s in &g.items {
-                let mut next = st.clone();
-                next.load(&m.layout, g.bytes_of(s));
-                todo.push(next);
-            }
-        }
+            compared += 1;
+            faults += usize::from(got.is_err());
+            kinds.insert(got.as_ref().err().map(std::mem::discriminant));
+        });
         assert!(compared > 10_000, "{compared} assignments compared");
         assert!(faults > 100, "{faults} faults compared");
         // Writes, an index out of range, a division by zero.

@@ -188,39 +188,26 @@ impl<'p> Machine<'p> {
                     .collect()
             })
             .collect();
-        let conds = edges
+        // Per edge: its condition (or assertion) compiled, or its assignment.
+        let (conds, assigns) = edges
             .iter()
             .map(|&(p, l, k)| {
+                use crate::program::expr::{LExpr, LStmt};
                 let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
                 let locals = local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
                 match &e.stmt {
-                    crate::program::expr::LStmt::Expr(x)
-                        if !matches!(x, crate::program::expr::LExpr::Run { .. }) =>
-                    {
-                        super::code::compile(&global_flat, locals, x)
+                    LStmt::Expr(x) if !matches!(x, LExpr::Run { .. }) => {
+                        (super::code::compile(&global_flat, locals, x), None)
                     }
-                    crate::program::expr::LStmt::Assert(x) => {
-                        super::code::compile(&global_flat, locals, x)
-                    }
-                    _ => None,
+                    LStmt::Assert(x) => (super::code::compile(&global_flat, locals, x), None),
+                    LStmt::Assign(v, x) if !matches!(x, LExpr::Run { .. }) => (
+                        None,
+                        super::code::compile_assign(&global_flat, locals, v, x),
+                    ),
+                    _ => (None, None),
                 }
             })
-            .collect();
-        let assigns = edges
-            .iter()
-            .map(|&(p, l, k)| {
-                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
-                let locals = local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
-                match &e.stmt {
-                    crate::program::expr::LStmt::Assign(v, x)
-                        if !matches!(x, crate::program::expr::LExpr::Run { .. }) =>
-                    {
-                        super::code::compile_assign(&global_flat, locals, v, x)
-                    }
-                    _ => None,
-                }
-            })
-            .collect();
+            .unzip();
         let system_accepts = prog.procs.iter().any(|p| {
             p.kind != crate::program::ProcKind::Never
                 && p.automaton.locations.iter().any(|l| l.accept)
