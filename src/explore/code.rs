@@ -6,7 +6,8 @@
 //! here (a local's from its proctype, which is the running process's on its own edges),
 //! constants are folded in, `&&`, `||` and `? :` are jumps, and whatever else an expression
 //! holds (channel queries, remote references, records, predefined variables but `_pid`) is
-//! left to the tree walker (`Machine::eval`), which gives the same values and faults in the same order.
+//! left to the tree walker (`Machine::eval`), which gives the same values and faults in the
+//! same order.
 
 use crate::program::expr::{LExpr, LVar, Slot};
 use crate::promela::ast::{BinOp, UnOp};

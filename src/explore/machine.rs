@@ -55,8 +55,8 @@ pub struct Machine<'p> {
     pub(crate) global_flat: Vec<Flat>,
     pub(crate) local_flat: Vec<Vec<Flat>>,
     /// Per edge number: its condition compiled (`code`), for an edge whose statement is an
-    /// expression or an assertion that compiles; its assignment compiled, for one that is an assignment
-    /// that compiles.
+    /// expression or an assertion that compiles; its assignment compiled, for one that is
+    /// an assignment that compiles.
     conds: Vec<Option<super::code::Code<'p>>>,
     assigns: Vec<Option<super::code::Assign<'p>>>,
     /// Some proctype has a `provided` clause (else `provided` need not find the process's).

@@ -549,8 +549,6 @@ impl Machine<'_> {
             };
             let blocked = match &cond {
                 Some(v) => matches!(v, Ok(0)),
-                // (A send or receive on a buffer was asked above.)
-                None if chan_at.is_some() => false,
                 None => self.surely_blocked(st, cx, &e.stmt),
             };
             if blocked {
@@ -832,22 +830,11 @@ impl Machine<'_> {
             .and_then(|(_, hit)| hit))
     }
 
-    /// A cheap test, on the unchanged state, that a statement cannot execute: false guards,
-    /// `-end-` of a process that is not the last, full or empty buffered channels. Saves
-    /// copying the state for most blocked options; errors are left to the real execution.
+    /// A cheap test, on the unchanged state, that a statement other than a condition, a
+    /// send or a receive (asked before it is) cannot execute: `-end-` of a process that is
+    /// not the last. Saves copying the state; errors are left to the real execution.
     fn surely_blocked(&self, st: &State, cx: Ctx, s: &LStmt) -> bool {
-        match s {
-            LStmt::Expr(LExpr::Run { .. }) => false,
-            LStmt::Expr(x) => matches!(self.eval(st, cx, x), Ok(0)),
-            LStmt::End => usize::from(cx.pid) + 1 != st.nr_pr(),
-            LStmt::Send { chan, .. } => self.chan_of(st, cx, chan).is_ok_and(|at| {
-                st.chan_len(at) as u32 >= self.layout.chans[st.chan_type(at)].capacity
-            }),
-            LStmt::Recv { chan, .. } => self
-                .chan_of(st, cx, chan)
-                .is_ok_and(|at| st.chan_len(at) == 0),
-            _ => false,
-        }
+        matches!(s, LStmt::End) && usize::from(cx.pid) + 1 != st.nr_pr()
     }
 
     fn set_last(&self, st: &mut State, pid: Pid) {
