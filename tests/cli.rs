@@ -705,6 +705,54 @@ fn a_recording_run_cut_by_its_memory_limit_writes_no_record() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no record written"));
 }
 
+#[test]
+fn a_record_that_would_not_fit_the_memory_limit_is_not_kept_and_the_verdict_stands() {
+    // The search's visited set is gone when the record is assembled, but the record's events
+    // and vectors, held compressed while the search ran, are decompressed and compressed
+    // again: on the sample's elevator (long atomic runs, many events a state) that needs
+    // more than the search held. At the smallest limit the search completes within, the
+    // check passes and says why it keeps no record (it used to assemble it past the limit,
+    // and under `ulimit -v` abort); with room, the record is written.
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-repo/versions/16-fix-stairs-trip-count/model.pml");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rec = dir.path().join("e.rec");
+    let run = |limit: Option<u64>| {
+        let mut c = bin();
+        c.args(["verify", "--format", "json", "--record"]).arg(&rec);
+        if let Some(l) = limit {
+            c.arg("--memory-limit").arg(l.to_string());
+        }
+        let out = c.arg(&model).output().expect("runs");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        (out, doc)
+    };
+    let (out, whole) = run(None);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(rec.exists());
+    std::fs::remove_file(&rec).expect("remove the record");
+    let peak = whole["stats"]["peak_memory_bytes"].as_u64().expect("peak");
+    let states = whole["stats"]["states_stored"].as_u64();
+    let (out, doc) = run(Some(peak));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(doc["verdict"], "pass", "{doc}");
+    assert_eq!(doc["stats"]["states_stored"].as_u64(), states, "{doc}");
+    assert!(doc["record"].is_null(), "{doc}");
+    assert!(
+        !rec.exists(),
+        "a record assembled past the limit was written"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no record written") && err.contains("past the memory limit"),
+        "{err}"
+    );
+    let (out, doc) = run(Some(2 * peak));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(doc["record"]["states"].as_u64(), states, "{doc}");
+    assert!(rec.exists());
+}
+
 /// A model `m.pml` of `text` in `dir`, checked with `--record m.rec`: the model, the record
 /// and the check's JSON document.
 fn recorded_base(

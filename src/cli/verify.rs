@@ -378,8 +378,12 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
                 });
             }
             None => eprintln!(
-                "warning: no record written to {}: the search did not see every state",
-                path.display()
+                "warning: no record written to {}: {}",
+                path.display(),
+                checked
+                    .no_record
+                    .as_deref()
+                    .unwrap_or("the search did not see every state")
             ),
         }
     }

@@ -595,6 +595,12 @@ impl Session {
             ..ModelResult::default()
         };
         r.new_violations = r.doc.violations.iter().filter(|v| v.new).count();
+        if let (None, Some(why)) = (&checked.record, &checked.no_record) {
+            eprintln!(
+                "note: {}: no record kept for the next check: {why}",
+                model.name
+            );
+        }
         if let Some(rec) = &checked.record {
             r.record_states = Some(rec.fingerprints.len() as u64);
             // Beside its base in the cache: the graph is written on it (`Record::write_beside`).

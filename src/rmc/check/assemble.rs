@@ -61,17 +61,23 @@ pub fn record(
         std::mem::take(&mut run.recorder.book.elements.list),
         std::mem::take(&mut run.recorder.book.sets.sets),
     );
-    let rec = &run.recorder;
-    let (Some(fps), Some(sets_of)) = (&rec.book.fingerprints, &rec.book.set_of) else {
+    // (Taken: the book's copies go as soon as `states` holds them.)
+    let book = &mut run.recorder.book;
+    let (Some(fps), Some(sets_of)) = (book.fingerprints.take(), book.set_of.take()) else {
         return None;
     };
-    // (fingerprint, set, slot in the new graph)
-    let mut states: Vec<(Fingerprint, u32, u32)> = fps
+    let mut states: Vec<St> = fps
         .iter()
         .zip(sets_of.iter())
         .enumerate()
-        .map(|(i, (f, s))| (Fingerprint::from_kept_words(f), s, builder.slot(i as u32)))
+        .map(|(i, (f, s))| St {
+            fp: f,
+            set: s,
+            slot: builder.slot(i as u32),
+        })
         .collect();
+    drop((fps, sets_of));
+    let rec = &run.recorder;
     let pruned = rec.prune().is_some();
     // (A full check reuses nothing, and may not have read the recorded states at all.)
     let reused = pruned || rec.replay.is_some();
@@ -89,8 +95,8 @@ pub fn record(
             &mut met,
             &mut carried,
         );
-        states.dedup_by_key(|s| s.0);
-        let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
+        states.dedup_by_key(|s| s.fp);
+        let slot_of: Vec<u32> = states.iter().map(|s| s.slot).collect();
         // The old graph's bytes go in front of the new ones (moved, not copied).
         builder.join(run.recorder.take_old_graph());
         builder.finish(slot_of)
@@ -106,10 +112,10 @@ pub fn record(
             still = met.iter().map(|w| w.count_ones() as u64).sum();
         } else {
             for fp in base.record.fingerprints.iter() {
-                while j < states.len() && states[j].0 < *fp {
+                while j < states.len() && states[j].fp() < *fp {
                     j += 1;
                 }
-                still += u64::from(states.get(j).is_some_and(|s| s.0 == *fp));
+                still += u64::from(states.get(j).is_some_and(|s| s.fp() == *fp));
             }
         }
         let st = &mut run.outcome.stats;
@@ -144,12 +150,53 @@ pub fn record(
         ids: ids.clone(),
         elements: table.elements,
         sets: table.sets,
-        fingerprints: std::sync::Arc::new(states.iter().map(|s| s.0).collect()),
-        set_of: states.iter().map(|s| s.1).collect(),
+        fingerprints: std::sync::Arc::new(states.iter().map(St::fp).collect()),
+        set_of: states.iter().map(|s| s.set).collect(),
         graph,
         violations: recorded_violations(m, &run.outcome),
         trails: recorded_trails(m, &run.outcome),
     })
+}
+
+/// Bytes the assembly of a record holds at its peak (as it writes the file) per state or
+/// slot, beside its events and vectors: the finished graph's tables (footprint, shape, the
+/// spans of events and vector: 32), its states' slots, fingerprints and sets (24), and the
+/// `STAT` section and slot table compressed (about 24). Measured: filter_lock N=4 (11.66M
+/// states, 533 MB of events and vectors) peaks at 1.81 GB resident, the program's own
+/// included, which this puts at 1.73 GB.
+const ASSEMBLY_PER_STATE: u64 = 80;
+
+/// Whether the record of a complete recording, pruning or replaying run can be assembled
+/// within the run's memory limit: its events and vectors, held compressed while the search
+/// ran, are decompressed and compressed again for the file (half as much again), beside
+/// `ASSEMBLY_PER_STATE` bytes a state. The search's visited set is gone by then; what the
+/// run held beside it (a base record) is not. Err says why not: then no record is kept, and
+/// the verdict stands.
+pub fn fits(run: &Run) -> Result<(), String> {
+    let rec = &run.recorder;
+    if !run.outcome.complete() || run.unchanged.is_some() {
+        return Ok(());
+    }
+    let Some(limit) = rec.budget().and_then(|b| b.limit()) else {
+        return Ok(());
+    };
+    let (slots, raw) = rec.book.graph.size();
+    let states = rec.book.fingerprints.as_ref().map_or(0, |f| f.len() as u64);
+    let need = ASSEMBLY_PER_STATE * slots.max(states) + raw + raw / 2;
+    if rec.held.saturating_add(need) <= limit {
+        return Ok(());
+    }
+    let mb = |b: u64| format!("{:.0} MB", b as f64 / 1e6);
+    Err(format!(
+        "assembling it would take about {}{}, past the memory limit of {} (the verdict \
+         stands; a larger --memory-limit keeps it)",
+        mb(need),
+        match rec.held {
+            0 => String::new(),
+            h => format!(" beside the {} the run holds", mb(h)),
+        },
+        mb(limit)
+    ))
 }
 
 /// The graph of a run that pruned nothing, its bytes written while `states` are sorted by
@@ -157,11 +204,11 @@ pub fn record(
 /// the graph takes each state's slot.
 fn finish_beside_sort(
     builder: crate::rmc::record::graph_build::GraphBuilder,
-    states: &mut Vec<(Fingerprint, u32, u32)>,
+    states: &mut Vec<St>,
 ) -> Option<crate::rmc::record::graph::Graph> {
-    let arrange = |states: &mut Vec<(Fingerprint, u32, u32)>| {
+    let arrange = |states: &mut Vec<St>| {
         sort_by_fingerprint(states);
-        states.dedup_by_key(|s| s.0);
+        states.dedup_by_key(|s| s.fp);
     };
     let (sorted, finished) = crate::rmc::beside::beside(
         "git-rmc-sort",
@@ -173,7 +220,7 @@ fn finish_beside_sort(
         // states in another order, none lost.)
         arrange(states);
     }
-    let slot_of: Vec<u32> = states.iter().map(|s| s.2).collect();
+    let slot_of: Vec<u32> = states.iter().map(|s| s.slot).collect();
     finished?.with(slot_of)
 }
 
@@ -188,7 +235,7 @@ fn carry_pruned(
     run: &Run,
     base: Option<&Base>,
     m: &Machine,
-    states: &mut Vec<(Fingerprint, u32, u32)>,
+    states: &mut Vec<St>,
     met: &mut Option<Vec<u64>>,
     carried: &mut u64,
 ) {
@@ -232,10 +279,10 @@ fn carry_pruned(
         let mut i = 0;
         for (k, &fp) in r.fingerprints.iter().enumerate() {
             let old = r.set_of[k];
-            while i < states.len() && states[i].0 < fp {
+            while i < states.len() && states[i].fp() < fp {
                 i += 1;
             }
-            if prune.meets_danger[old as usize] || states.get(i).is_some_and(|s| s.0 == fp) {
+            if prune.meets_danger[old as usize] || states.get(i).is_some_and(|s| s.fp() == fp) {
                 continue;
             }
             let slot = match old_graph {
@@ -251,7 +298,7 @@ fn carry_pruned(
             let Some(known) = table.adopt(r, old, &mut translated) else {
                 continue;
             };
-            kept.push((fp, known, slot));
+            kept.push(St::new(fp, known, slot));
             *carried += 1;
         }
         *states = merge(std::mem::take(states), kept);
@@ -275,7 +322,7 @@ fn carry_pruned(
                     .get(k)
                     .and_then(|&old| table.adopt(r, old, &mut translated))
                 {
-                    kept.push((fp, set, crate::rmc::record::graph::NONE));
+                    kept.push(St::new(fp, set, crate::rmc::record::graph::NONE));
                     if let Some(w) = met.as_mut().and_then(|b| b.get_mut(k / 64)) {
                         *w |= 1 << (k % 64);
                     }
@@ -284,14 +331,14 @@ fn carry_pruned(
             // (Never expected: what a pruned state stands for is carried exactly.)
             debug_assert!(complete, "a pruned part of the state space was not carried");
             sort_by_fingerprint(&mut kept);
-            kept.dedup_by_key(|s| s.0);
+            kept.dedup_by_key(|s| s.fp);
             // A state the search stored keeps its own set.
             let mut i = 0;
             kept.retain(|s| {
-                while i < states.len() && states[i].0 < s.0 {
+                while i < states.len() && states[i].fp() < s.fp() {
                     i += 1;
                 }
-                states.get(i).is_none_or(|t| t.0 != s.0)
+                states.get(i).is_none_or(|t| t.fp != s.fp)
             });
             *carried += kept.len() as u64;
             *states = merge(std::mem::take(states), kept);
@@ -363,32 +410,77 @@ fn executed_stable(m: &Machine, executed: &[bool]) -> Vec<(u32, u32)> {
     v
 }
 
-/// Sorts by fingerprint: one bucket pass on the top 16 bits (fingerprints are uniformly
-/// distributed), then each small bucket.
-fn sort_by_fingerprint(v: &mut Vec<(Fingerprint, u32, u32)>) {
-    if v.len() < 1 << 12 {
-        v.sort_unstable_by_key(|s| s.0);
+/// A state of the record being assembled: its fingerprint's kept bits (`kept_words`), its
+/// set and its slot in the new graph. Twenty bytes where `(Fingerprint, u32, u32)` takes 32
+/// (a `u128` aligns to 16): the assembly holds one per state beside the graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct St {
+    fp: [u32; 3],
+    set: u32,
+    slot: u32,
+}
+
+impl St {
+    fn new(fp: Fingerprint, set: u32, slot: u32) -> St {
+        St {
+            fp: fp.kept_words(),
+            set,
+            slot,
+        }
+    }
+
+    #[inline]
+    fn fp(&self) -> Fingerprint {
+        Fingerprint::from_kept_words(self.fp)
+    }
+}
+
+/// Sorts by fingerprint in place, without a second buffer (the assembly's peak is where it
+/// holds the most): states go to their buckets of the fingerprint's top 8 bits (they are
+/// uniformly distributed), then each bucket to those of the next 8, then each small bucket
+/// is sorted. 256 buckets keep the places being filled in cache, so the swaps stream.
+fn sort_by_fingerprint(v: &mut [St]) {
+    flag_sort(v, 24);
+}
+
+/// `sort_by_fingerprint` of states that agree above bit `shift + 8` of their highest kept
+/// word.
+fn flag_sort(v: &mut [St], shift: u32) {
+    if v.len() < 1 << 8 || shift < 16 {
+        v.sort_unstable_by_key(St::fp);
         return;
     }
-    let bucket = |s: &(Fingerprint, u32, u32)| s.0.top(16);
-    let mut counts = vec![0usize; (1 << 16) + 1];
+    let bucket = |s: &St| ((s.fp[2] >> shift) & 0xff) as usize;
+    let mut ends = [0usize; 256];
     for s in v.iter() {
-        counts[bucket(s) + 1] += 1;
+        ends[bucket(s)] += 1;
     }
-    for i in 1..counts.len() {
-        counts[i] += counts[i - 1];
+    let mut next = [0usize; 256];
+    let mut at = 0;
+    for b in 0..256 {
+        next[b] = at;
+        at += ends[b];
+        ends[b] = at;
     }
-    let mut out = vec![(Fingerprint::default(), 0u32, 0u32); v.len()];
-    let mut at = counts.clone();
-    for s in v.iter() {
-        let b = bucket(s);
-        out[at[b]] = *s;
-        at[b] += 1;
+    let starts = next;
+    for b in 0..256 {
+        while next[b] < ends[b] {
+            // The state at the first open place of bucket `b` travels to its own bucket,
+            // displacing a state there that travels on, until one of `b`'s fills the place.
+            let mut s = v[next[b]];
+            let mut t = bucket(&s);
+            while t != b {
+                std::mem::swap(&mut s, &mut v[next[t]]);
+                next[t] += 1;
+                t = bucket(&s);
+            }
+            v[next[b]] = s;
+            next[b] += 1;
+        }
     }
-    for w in counts.windows(2) {
-        out[w[0]..w[1]].sort_unstable_by_key(|s| s.0);
+    for b in 0..256 {
+        flag_sort(&mut v[starts[b]..ends[b]], shift - 8);
     }
-    *v = out;
 }
 
 /// The elements and sets of a record being written, which old records' sets are adopted
@@ -452,14 +544,11 @@ impl Table {
 }
 
 /// Two lists sorted by fingerprint, as one.
-fn merge(
-    a: Vec<(Fingerprint, u32, u32)>,
-    b: Vec<(Fingerprint, u32, u32)>,
-) -> Vec<(Fingerprint, u32, u32)> {
+fn merge(a: Vec<St>, b: Vec<St>) -> Vec<St> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        if a[i].0 <= b[j].0 {
+        if a[i].fp() <= b[j].fp() {
             out.push(a[i]);
             i += 1;
         } else {

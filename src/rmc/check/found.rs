@@ -92,6 +92,7 @@ pub(super) struct Ran {
     pub dangerous: u64,
     pub base_hash: Option<String>,
     pub record: Option<Record>,
+    pub no_record: Option<String>,
     pub graph_unchanged: bool,
     pub claim_shifts: Vec<(String, (i64, i64))>,
 }
@@ -107,6 +108,7 @@ impl Ran {
             dangerous: 0,
             base_hash: None,
             record: None,
+            no_record: None,
             graph_unchanged: false,
             claim_shifts: Vec::new(),
         }
@@ -333,6 +335,7 @@ pub(super) fn checked(
         dangerous: run.dangerous,
         base_hash: run.base_hash,
         record: run.record,
+        no_record: run.no_record,
         graph_unchanged: run.graph_unchanged,
         claim_shifts: run.claim_shifts,
     }

@@ -162,6 +162,8 @@ pub struct Checked {
     pub base_hash: Option<String>,
     /// The record a complete regression check leaves.
     pub record: Option<Record>,
+    /// Why a complete check leaves no record (`assemble::fits`).
+    pub no_record: Option<String>,
     /// The change left the base's state graph as it was (`run::unchanged`), in the same
     /// layout: this version's search is the base's, state for state, successor for
     /// successor, vector for vector (so a product with a claim is the base's too; across a
@@ -348,14 +350,18 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
     }
     trails::complete_trails(&m, &mut ran.outcome, &req.opts)
         .map_err(|e| CheckError::Internal(e.to_string()))?;
-    let record = assemble::record(
-        &m,
-        &ids,
-        &mut ran,
-        req.base.as_ref(),
-        req.sources.clone(),
-        &req.opts,
-    );
+    let no_record = assemble::fits(&ran).err();
+    let record = match no_record {
+        None => assemble::record(
+            &m,
+            &ids,
+            &mut ran,
+            req.base.as_ref(),
+            req.sources.clone(),
+            &req.opts,
+        ),
+        Some(_) => None,
+    };
     let mut out = ran.outcome;
     let found = found::resolve(&m, &mut out, &req, req.base.as_ref().map(|b| &b.record))?;
     let fixed = match (&record, &req.base) {
@@ -370,6 +376,7 @@ pub fn check(mut req: Request, progress: &mut dyn FnMut(&Stats)) -> Result<Check
         dangerous,
         base_hash,
         record,
+        no_record,
         graph_unchanged,
         claim_shifts,
     };

@@ -649,6 +649,7 @@ mod tests {
     use super::*;
     use crate::rmc::record::blob::Blob;
     use crate::rmc::record::graph::Graph;
+    use crate::rmc::record::spans::Spans;
 
     #[test]
     fn vectors_round_trip_against_any_base() {
@@ -766,8 +767,8 @@ mod tests {
             shapes: vec![(3, vec![])],
             foot: vec![0; 3],
             shape: vec![0; 3],
-            ev: vec![(0, 0); 3],
-            vec,
+            ev: Spans::from_slice(&[(0, 0); 3]).expect("memory"),
+            vec: Spans::from_slice(&vec).expect("memory"),
             vectors: Blob::from_vec(vectors.clone()),
             slot_of: vec![0, 1, 2],
             ..Graph::default()
@@ -780,7 +781,7 @@ mod tests {
         assert_eq!(out, [9, 2, 3]);
         // A base that is not kept, or one past the first slot, is refused at load.
         let mut dropped = g.clone();
-        dropped.vec[0].1 = 0;
+        dropped.vec.set(0, (vec[0].0, 0));
         assert!(dropped.validate(3).is_err());
         let mut before_first = g.clone();
         vectors[0] = 7;

@@ -51,6 +51,7 @@ use crate::rmc::record::blob::Blob;
 use crate::rmc::record::elements::Element;
 use crate::rmc::record::graph::Graph;
 use crate::rmc::record::graph_file;
+use crate::rmc::record::spans::Spans;
 
 pub(super) const MAGIC: &[u8; 8] = b"GITRMCR\n";
 /// The file format. Bumped when the layout of a section changes.
@@ -230,9 +231,14 @@ pub(super) enum Part<'a> {
     Own(Vec<u8>),
     Ref(&'a [u8]),
     /// The (start, length) spans of a buffer, one after the other.
-    Spans(&'a Blob, &'a [(u64, u32)]),
+    Spans(&'a Blob, &'a Spans),
     /// The same, a list made for the file.
     OwnSpans(&'a Blob, Vec<(u64, u32)>),
+    /// Fingerprints' bytes `DROPPED..keep` each (`put_fingerprints`), made as they are
+    /// written: a file's largest section need not be held whole beside the record.
+    Kept(&'a [Fingerprint], usize),
+    /// Numbers, four bytes each.
+    U32s(&'a [u32]),
 }
 
 impl Part<'_> {
@@ -242,6 +248,8 @@ impl Part<'_> {
             Part::Ref(b) => b.len() as u64,
             Part::Spans(_, spans) => spans.iter().map(|s| s.1 as u64).sum(),
             Part::OwnSpans(_, spans) => spans.iter().map(|s| s.1 as u64).sum(),
+            Part::Kept(fps, keep) => (fps.len() * (keep - DROPPED)) as u64,
+            Part::U32s(v) => v.len() as u64 * 4,
         }
     }
 
@@ -250,20 +258,29 @@ impl Part<'_> {
         match self {
             Part::Own(v) => put(v),
             Part::Ref(b) => put(b),
-            Part::OwnSpans(src, spans) => Part::Spans(src, spans).put(put),
-            Part::Spans(src, spans) => {
+            Part::OwnSpans(src, spans) => gather(src, spans.iter().copied(), put),
+            Part::Spans(src, spans) => gather(src, spans.iter(), put),
+            Part::Kept(fps, keep) => {
                 let mut buf = Vec::with_capacity(1 << 20);
-                for &(at, len) in spans.iter() {
-                    let b = src
-                        .get(at, len)
-                        .ok_or_else(|| std::io::Error::other("a graph span out of bounds"))?;
-                    buf.extend_from_slice(b);
-                    if buf.len() >= 1 << 20 {
-                        put(&buf)?;
-                        buf.clear();
+                for chunk in fps.chunks((1 << 20) / 16) {
+                    buf.clear();
+                    for f in chunk {
+                        buf.extend_from_slice(&f.0.to_le_bytes()[DROPPED..*keep]);
                     }
+                    put(&buf)?;
                 }
-                put(&buf)
+                Ok(())
+            }
+            Part::U32s(v) => {
+                let mut buf = Vec::with_capacity(1 << 20);
+                for chunk in v.chunks((1 << 20) / 4) {
+                    buf.clear();
+                    for x in chunk {
+                        buf.extend_from_slice(&x.to_le_bytes());
+                    }
+                    put(&buf)?;
+                }
+                Ok(())
             }
         }
     }
@@ -272,6 +289,26 @@ impl Part<'_> {
 /// A section's parts compressed (None: zstd refused to start, and the section is stored as
 /// it is). Two workers, always: the search is over when a record is written, and with a
 /// fixed count the bytes do not depend on the machine.
+/// Hands the bytes of `spans` of `src` to `put`, gathered a megabyte at a time.
+fn gather(
+    src: &Blob,
+    spans: impl Iterator<Item = (u64, u32)>,
+    put: &mut impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(1 << 20);
+    for (at, len) in spans {
+        let b = src
+            .get(at, len)
+            .ok_or_else(|| std::io::Error::other("a graph span out of bounds"))?;
+        buf.extend_from_slice(b);
+        if buf.len() >= 1 << 20 {
+            put(&buf)?;
+            buf.clear();
+        }
+    }
+    put(&buf)
+}
+
 fn compress(parts: &[Part]) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Write;
     let Ok(mut z) = zstd::stream::write::Encoder::new(Vec::new(), LEVEL) else {
@@ -327,6 +364,16 @@ const DROPPED: usize = (crate::explore::store::FINGERPRINT_DROPPED_BITS / 8) as 
 /// zero. Fingerprints are uniform, so this is as short as they can be written (2 bytes a
 /// state less from 65,536 states on); zstd cannot find those bytes itself.
 fn put_fingerprints(fps: &[Fingerprint], out: &mut Vec<u8>) {
+    let keep = fingerprints_head(fps, out);
+    out.reserve(fps.len() * (keep - DROPPED));
+    for f in fps {
+        out.extend_from_slice(&f.0.to_le_bytes()[DROPPED..keep]);
+    }
+}
+
+/// What `put_fingerprints` writes before the fingerprints' own bytes (`k` and the
+/// buckets); returns where each fingerprint's written bytes end (`keep`).
+fn fingerprints_head(fps: &[Fingerprint], out: &mut Vec<u8>) -> usize {
     let k = implied_bytes(fps.len());
     out.push(k as u8);
     if k > 0 {
@@ -339,11 +386,7 @@ fn put_fingerprints(fps: &[Fingerprint], out: &mut Vec<u8>) {
             crate::rmc::record::codec::put_varint(out, (at - start) as u64);
         }
     }
-    let keep = 16 - k as usize;
-    out.reserve(fps.len() * (keep - DROPPED));
-    for f in fps {
-        out.extend_from_slice(&f.0.to_le_bytes()[DROPPED..keep]);
-    }
+    16 - k as usize
 }
 
 /// A `STAT` section's fingerprints: whole, or as which of its base record's it keeps and
@@ -655,22 +698,24 @@ impl Record {
         }
         // (Its bytes are written below, when the sum of those before it is known.)
         sections.push((*b"HSUM", vec![Part::Own(vec![0; HSUM_LEN])]));
-        let mut w = W(Vec::with_capacity(5 + self.fingerprints.len() * 20));
+        let mut w = W(Vec::new());
         w.u32(self.fingerprints.len() as u32);
+        let mut stat = Vec::with_capacity(3);
         match on {
             Some(o) => {
                 w.0.push(STAT_ON_BASE);
                 put_fingerprints_on(&self.fingerprints, &o.fingerprints, &mut w.0);
+                stat.push(Part::Own(w.0));
             }
             None => {
                 w.0.push(STAT_WHOLE);
-                put_fingerprints(&self.fingerprints, &mut w.0);
+                let keep = fingerprints_head(&self.fingerprints, &mut w.0);
+                stat.push(Part::Own(w.0));
+                stat.push(Part::Kept(&self.fingerprints, keep));
             }
         }
-        for s in &self.set_of {
-            w.u32(*s);
-        }
-        sections.push((*b"STAT", vec![Part::Own(w.0)]));
+        stat.push(Part::U32s(&self.set_of));
+        sections.push((*b"STAT", stat));
         if let Some(g) = &self.graph {
             match on {
                 Some(o) => sections.push((*b"GOVL", graph_file::parts(g, Some(o)))),

@@ -12,6 +12,7 @@
 
 use crate::explore::budget::Held;
 use crate::rmc::record::blob::Blob;
+use crate::rmc::record::spans::Spans;
 
 pub use super::codec::*;
 pub use super::names::*;
@@ -39,9 +40,9 @@ pub struct Graph {
     /// its vector is (start, length).
     pub foot: Vec<u32>,
     pub shape: Vec<u32>,
-    pub ev: Vec<(u64, u32)>,
+    pub ev: Spans,
     pub events: Blob,
-    pub vec: Vec<(u64, u32)>,
+    pub vec: Spans,
     pub vectors: Blob,
     /// Per fingerprint of the record (its `STAT` order): the state's slot (NONE: none).
     pub slot_of: Vec<u32>,
@@ -96,8 +97,8 @@ impl PartialEq for Graph {
             && self.ev.len() == o.ev.len()
             && self.vec.len() == o.vec.len()
             && (0..self.ev.len()).all(|s| {
-                span(&self.events, self.ev[s]) == span(&o.events, o.ev[s])
-                    && span(&self.vectors, self.vec[s]) == span(&o.vectors, o.vec[s])
+                span(&self.events, self.ev.at(s)) == span(&o.events, o.ev.at(s))
+                    && span(&self.vectors, self.vec.at(s)) == span(&o.vectors, o.vec.at(s))
             })
     }
 }
@@ -130,12 +131,12 @@ impl Graph {
 
     /// A slot's events (none for a span `validate` would refuse).
     pub fn events_of(&self, slot: u32) -> &[u8] {
-        let (at, n) = self.ev[slot as usize];
+        let (at, n) = self.ev.at(slot as usize);
         self.events.get(at, n).unwrap_or_default()
     }
 
     pub fn vector_of(&self, slot: u32) -> &[u8] {
-        let (at, n) = self.vec[slot as usize];
+        let (at, n) = self.vec.at(slot as usize);
         self.vectors.get(at, n).unwrap_or_default()
     }
 
@@ -187,11 +188,11 @@ impl Graph {
         if !self
             .ev
             .iter()
-            .all(|&(at, n)| self.events.get(at, n).is_some())
+            .all(|(at, n)| self.events.get(at, n).is_some())
             || !self
                 .vec
                 .iter()
-                .all(|&(at, n)| self.vectors.get(at, n).is_some())
+                .all(|(at, n)| self.vectors.get(at, n).is_some())
         {
             return Err("graph range out of bounds".into());
         }

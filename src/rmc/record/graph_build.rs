@@ -183,7 +183,7 @@ impl GraphBuilder {
             }
             b.edges = EdgeTable::from_list(&g.edges);
             let table = SlotTable::from_slices(&g.foot, &g.shape);
-            match (table, Spans::from_slice(&g.ev), Spans::from_slice(&g.vec)) {
+            match (table, g.ev.try_clone(), g.vec.try_clone()) {
                 (Some(t), Some(ev), Some(vec)) => (b.table, b.ev, b.vec) = (t, ev, vec),
                 _ => b.broken = true,
             }
@@ -213,8 +213,8 @@ impl GraphBuilder {
     /// graph `g` (built on the origin) has for that slot: what lets a record written on
     /// the origin name the others only.
     fn keeps_spans_of(&self, g: &Graph, o: &Origin) -> bool {
-        let kept = |s: usize, mine: (u64, u32), old: Option<&(u64, u32)>, of_vectors: bool| {
-            !o.holds(s, mine, of_vectors) || old == Some(&mine)
+        let kept = |s: usize, mine: (u64, u32), old: Option<(u64, u32)>, of_vectors: bool| {
+            !o.holds(s, mine, of_vectors) || old == Some(mine)
         };
         self.ev.len() == self.vec.len()
             && self
@@ -232,6 +232,15 @@ impl GraphBuilder {
 
     /// Bytes held, for the memory budget: per slot and per search id, the stacks of the
     /// open states (as deep as the search), and the interned tables.
+    /// The slots of the graph being built, and the bytes of events and vectors appended to
+    /// it (held compressed until it is finished).
+    pub fn size(&self) -> (u64, u64) {
+        (
+            self.table.len() as u64,
+            self.events.len() + self.vectors.len(),
+        )
+    }
+
     pub fn memory(&self) -> u64 {
         self.events.held()
             + self.vectors.held()
@@ -661,7 +670,7 @@ impl GraphBuilder {
         &self,
         new_vectors: &[u8],
         map: &[u32],
-        vec: &mut Vec<(u64, u32)>,
+        vec: &mut Spans,
         vectors: &mut Vec<u8>,
         live: usize,
     ) -> Option<()> {
@@ -729,7 +738,7 @@ impl GraphBuilder {
             let base = if back == 0 { &reference[..] } else { &prev[..] };
             encode_vector(back, base, &cur, &mut scratch, vectors);
             chain = if back == 0 { 0 } else { chain + 1 };
-            vec.push((at, (vectors.len() as u64 - at) as u32));
+            vec.push((at, (vectors.len() as u64 - at) as u32))?;
             prev.clone_from(&cur);
         }
         (vec.len() == live).then_some(())
@@ -820,11 +829,16 @@ impl GraphBuilder {
         g.shape = first.shape;
         g.shape.extend_from_slice(&second.shape);
         let shift = first.events.len() as u64;
-        g.ev = first.ev;
-        g.ev.extend(second.ev.iter().map(|&(a, l)| (a + shift, l)));
+        for (&(a, l), by) in first
+            .ev
+            .iter()
+            .map(|x| (x, 0))
+            .chain(second.ev.iter().map(|x| (x, shift)))
+        {
+            g.ev.push((a + by, l))?;
+        }
         let mut events = first.events;
         events.extend_from_slice(&second.events);
-        g.vec.reserve_exact(live);
         let mut vectors = Vec::new();
         self.renumber_vectors(&new_vectors, &map, &mut g.vec, &mut vectors, live)?;
         g.events = Blob::from_vec(events);
@@ -898,13 +912,14 @@ impl GraphBuilder {
         events.append(Blob::from_vec(new_events));
         vectors.append(Blob::from_vec(new_vectors));
         let (mut foot, mut shape) = self.table.to_vecs();
-        let mut ev = self.ev.to_vec();
+        let mut ev = self.ev;
         for (s, keep) in self.table.lives().enumerate() {
             if !keep {
-                (foot[s], shape[s], ev[s]) = (0, 0, (0, 0));
+                (foot[s], shape[s]) = (0, 0);
+                ev.set(s, (0, 0));
                 continue;
             }
-            let (a, l) = ev[s];
+            let (a, l) = ev.at(s);
             if foot[s] as usize >= nf || shape[s] as usize >= ns || events.get(a, l).is_none() {
                 return None;
             }
@@ -922,7 +937,7 @@ impl GraphBuilder {
             shape,
             ev,
             events,
-            vec: self.vec.to_vec(),
+            vec: self.vec,
             vectors,
             slot_of: Vec::new(),
             origin: self.origin,

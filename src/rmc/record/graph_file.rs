@@ -16,6 +16,7 @@ use crate::explore::Fingerprint;
 
 use crate::rmc::record::blob::Blob;
 use crate::rmc::record::graph::{get_varint, put_varint, Graph, Origin};
+use crate::rmc::record::spans::Spans;
 use crate::rmc::record::{
     checked, mapped, section, section_len, Part, RecordError, Toc, ENTRY, MAGIC, MAX_BASES, R, W,
 };
@@ -39,11 +40,12 @@ pub(super) fn base_for<'a>(g: &'a Graph, target: &Path) -> Option<&'a Origin> {
     }
     let mut kept = 0u64;
     for s in 0..g.len() {
-        if o.holds(s, g.ev[s], false) {
-            kept += g.ev[s].1 as u64;
+        let (e, v) = (g.ev.at(s), g.vec.at(s));
+        if o.holds(s, e, false) {
+            kept += e.1 as u64;
         }
-        if o.holds(s, g.vec[s], true) {
-            kept += g.vec[s].1 as u64;
+        if o.holds(s, v, true) {
+            kept += v.1 as u64;
         }
     }
     if kept * 2 < o.events + o.vectors {
@@ -122,7 +124,7 @@ pub(super) fn parts<'a>(g: &'a Graph, on: Option<&Origin>) -> Vec<Part<'a>> {
     let (mut own_ev, mut own_vec) = (Vec::new(), Vec::new());
     for i in 0..g.len() {
         let (e, v) = match on {
-            None => (g.ev[i].1 as u64, g.vec[i].1 as u64),
+            None => (g.ev.at(i).1 as u64, g.vec.at(i).1 as u64),
             Some(o) => {
                 let code = |span: (u64, u32), of_vectors: bool, own: &mut Vec<_>| {
                     if o.holds(i, span, of_vectors) {
@@ -133,8 +135,8 @@ pub(super) fn parts<'a>(g: &'a Graph, on: Option<&Origin>) -> Vec<Part<'a>> {
                     }
                 };
                 (
-                    code(g.ev[i], false, &mut own_ev),
-                    code(g.vec[i], true, &mut own_vec),
+                    code(g.ev.at(i), false, &mut own_ev),
+                    code(g.vec.at(i), true, &mut own_vec),
                 )
             }
         };
@@ -158,7 +160,7 @@ pub(super) fn parts<'a>(g: &'a Graph, on: Option<&Origin>) -> Vec<Part<'a>> {
             w.u64(total);
             parts.push(Part::Own(std::mem::take(&mut w.0)));
             let mut next = 0u64;
-            let in_order = spans.iter().all(|&(at, len)| {
+            let in_order = spans.iter().all(|(at, len)| {
                 let ok = at == next;
                 next += len as u64;
                 ok
@@ -166,7 +168,7 @@ pub(super) fn parts<'a>(g: &'a Graph, on: Option<&Origin>) -> Vec<Part<'a>> {
             if in_order {
                 parts.extend(bytes.parts().map(Part::Ref));
             } else {
-                parts.push(Part::Spans(bytes, &spans[..]));
+                parts.push(Part::Spans(bytes, spans));
             }
         }
     }
@@ -389,9 +391,10 @@ fn section_graph(section: &Bytes, base: Option<&Graph>) -> Result<Option<Graph>,
     let (mut foot, mut shape, mut ev, mut vec) = (
         Vec::with_capacity(n),
         Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
+        Spans::default(),
+        Spans::default(),
     );
+    let no_memory = || RecordError::Corrupt("GRPH: no memory for its slot table".into());
     // Own bytes follow the base's (none without a base).
     let (mut ev_at, mut vec_at) = base.map_or((0, 0), |g| (g.events.len(), g.vectors.len()));
     let corrupt = || RecordError::Corrupt("GRPH: slot table".into());
@@ -412,12 +415,14 @@ fn section_graph(section: &Bytes, base: Option<&Graph>) -> Result<Option<Graph>,
             let len = match of_base {
                 None => len,
                 Some(theirs) if len == 0 => {
-                    spans.push(*theirs.get(i).ok_or_else(corrupt)?);
+                    spans
+                        .push(theirs.get(i).ok_or_else(corrupt)?)
+                        .ok_or_else(no_memory)?;
                     continue;
                 }
                 Some(_) => len - 1,
             };
-            spans.push((*own_at, len));
+            spans.push((*own_at, len)).ok_or_else(no_memory)?;
             *own_at += len as u64;
         }
     }

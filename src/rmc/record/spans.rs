@@ -1,7 +1,8 @@
-//! Where each slot's events and vector lie, as a graph being built holds them: twelve bytes
-//! a slot in chunks, where a vector of `(u64, u32)` pairs takes sixteen and, grown by
-//! doubling, up to twice that. With the events themselves compressed (`spill`), these are
-//! most of what a recording run holds per state beyond the visited set.
+//! Where each slot's events and vector lie, as a graph holds them (being built, finished or
+//! read): twelve bytes a slot in chunks, where a vector of `(u64, u32)` pairs takes sixteen
+//! and, grown by doubling, up to twice that. With the events themselves compressed
+//! (`spill`), these are most of what a recording run holds per state beyond the visited
+//! set, and a finished graph takes them over as they are.
 
 use crate::explore::budget::Budget;
 use crate::explore::chunked::ChunkedVec;
@@ -49,6 +50,13 @@ impl Spans {
         (i < self.0.len()).then(|| unpack(self.0.get(i)))
     }
 
+    /// Slot `i`'s span (one that exists: a graph's tables are validated against each other
+    /// when it is read).
+    #[inline]
+    pub fn at(&self, i: usize) -> (u64, u32) {
+        unpack(self.0.get(i))
+    }
+
     /// Sets slot `i`'s span (one that exists).
     pub fn set(&mut self, i: usize, s: (u64, u32)) {
         if i < self.0.len() {
@@ -64,9 +72,45 @@ impl Spans {
         self.0.iter().map(unpack)
     }
 
-    /// The spans as the finished graph keeps them.
+    /// The spans as a list.
     pub fn to_vec(&self) -> Vec<(u64, u32)> {
         self.iter().collect()
+    }
+}
+
+impl Spans {
+    /// A copy (None: no memory for it).
+    pub fn try_clone(&self) -> Option<Spans> {
+        let mut s = Spans::default();
+        for x in self.iter() {
+            s.push(x)?;
+        }
+        Some(s)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Clone for Spans {
+    /// A copy, for a graph cloned whole (tests and tools; a run's builder copies an old
+    /// graph's spans with `try_clone`). Short only where memory ran out, and a graph with a
+    /// short table fails validation.
+    fn clone(&self) -> Spans {
+        let mut s = Spans::default();
+        for x in self.iter() {
+            if s.push(x).is_none() {
+                break;
+            }
+        }
+        s
+    }
+}
+
+impl std::fmt::Debug for Spans {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Spans({} spans)", self.len())
     }
 }
 

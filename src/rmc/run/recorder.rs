@@ -352,6 +352,11 @@ impl Recorder {
         }
     }
 
+    /// The search's memory budget (once it began).
+    pub fn budget(&self) -> Option<&Budget> {
+        self.budget.as_ref()
+    }
+
     /// The old graph the book's graph was made from (`GraphBuilder::new`), taken out (with
     /// the replay, which is done with it).
     pub fn take_old_graph(&mut self) -> Option<Graph> {

@@ -413,7 +413,7 @@ impl Replay {
     /// Starts reading the events of `slot`, stored as search id `id` (`ctx`: its extras
     /// id across a layout change, else 0).
     pub fn open(&mut self, id: u32, slot: u32, ctx: u32) {
-        let (at, len) = self.graph.ev[slot as usize];
+        let (at, len) = self.graph.ev.at(slot as usize);
         // A span no part holds reads as no events: the replay fails and executes.
         let (part, at) = self.graph.events.locate(at, len).unwrap_or((usize::MAX, 0));
         let len = if part == usize::MAX { 0 } else { len };

@@ -16,6 +16,7 @@
 //! told apart by their fingerprints (two states that differed only in dropped bytes would
 //! be one): either way the graph is not the old one, and the replay runs instead.
 
+use crate::rmc::record::spans::Spans;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -53,7 +54,7 @@ impl Vectors {
 struct Mapped {
     reference: Vec<u8>,
     vectors: Vec<u8>,
-    vec: Vec<(u64, u32)>,
+    vec: Spans,
     shapes: Vec<(u32, Vec<u8>)>,
     shape: Vec<u32>,
     fingerprints: Vec<Fingerprint>,
@@ -342,7 +343,7 @@ fn encode(
     let first = live.iter().position(|&l| l)? as u32;
     let reference = new.get(first)?.to_vec();
     let (mut vectors, mut scratch, mut tags) = (Vec::new(), Vec::new(), Vec::new());
-    let mut vec = Vec::with_capacity(n);
+    let mut vec = Spans::default();
     let mut shape = vec![0u32; n];
     let mut shapes: Vec<(u32, Vec<u8>)> = Vec::new();
     let mut shape_ids: HashMap<(u32, Vec<u8>), u32> = HashMap::new();
@@ -354,7 +355,7 @@ fn encode(
     for s in 0..n as u32 {
         let at = vectors.len();
         let Some(canon) = new.get(s) else {
-            vec.push((at as u64, 0));
+            vec.push((at as u64, 0))?;
             continue;
         };
         let back = match prev {
@@ -368,7 +369,7 @@ fn encode(
         encode_vector(back, base, canon, &mut scratch, &mut vectors);
         chain = if back == 0 { 0 } else { chain + 1 };
         prev = Some(s);
-        vec.push((at as u64, (vectors.len() - at) as u32));
+        vec.push((at as u64, (vectors.len() - at) as u32))?;
         // An image's shape is its plan's (the old shape's, with the parent's extras).
         let plan = &mut maps.plans.get_mut(*plan_of.get(s as usize)? as usize)?.1;
         let (sh, len) = match *plan {
