@@ -160,11 +160,11 @@ pub fn record(
 
 /// Bytes the assembly of a record holds at its peak (as it writes the file) per state or
 /// slot, beside its events and vectors: the finished graph's tables (footprint, shape, the
-/// spans of events and vector: 32), its states' slots, fingerprints and sets (24), and the
+/// spans of events and vector: 24), its states' slots, fingerprints and sets (24), and the
 /// `STAT` section and slot table compressed (about 24). Measured: filter_lock N=4 (11.66M
-/// states, 533 MB of events and vectors) peaks at 1.81 GB resident, the program's own
-/// included, which this puts at 1.73 GB.
-const ASSEMBLY_PER_STATE: u64 = 80;
+/// states, 533 MB of events and vectors) peaks at 1.72 GB resident, the program's own
+/// included, which this puts at 1.64 GB.
+const ASSEMBLY_PER_STATE: u64 = 72;
 
 /// Whether the record of a complete recording, pruning or replaying run can be assembled
 /// within the run's memory limit: its events and vectors, held compressed while the search

@@ -1010,7 +1010,7 @@ mod tests {
         for id in 0..n {
             b.open(id, None, false);
         }
-        let per_slot = 4 + 4 + 12 + 12 + 1; // foot, shape, ev, vec, live
+        let per_slot = 4 + 4 + 8 + 8 + 1; // foot, shape, ev, vec, live
         let open = std::mem::size_of::<Open>() as u64;
         assert!(
             b.memory() >= n as u64 * (per_slot + open),

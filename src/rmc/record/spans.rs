@@ -1,31 +1,49 @@
 //! Where each slot's events and vector lie, as a graph holds them (being built, finished or
-//! read): twelve bytes a slot in chunks, where a vector of `(u64, u32)` pairs takes sixteen
-//! and, grown by doubling, up to twice that. With the events themselves compressed
-//! (`spill`), these are most of what a recording run holds per state beyond the visited
-//! set, and a finished graph takes them over as they are.
+//! read): eight bytes a slot in chunks (a 40-bit offset and a 24-bit length), where a vector
+//! of `(u64, u32)` pairs takes sixteen and, grown by doubling, up to twice that. A span that
+//! does not fit (an offset past a terabyte, a state's events past 16 MB) is kept aside. With
+//! the events themselves compressed (`spill`), these are most of what a recording run holds
+//! per state beyond the visited set, and a finished graph takes them over as they are.
+
+use std::collections::HashMap;
 
 use crate::explore::budget::Budget;
 use crate::explore::chunked::ChunkedVec;
 
 /// Spans per chunk, in bytes: small models stay small.
-const CHUNK_BYTES: usize = 192 << 10;
+const CHUNK_BYTES: usize = 128 << 10;
+
+const LEN_BITS: u32 = 24;
+const AT_BITS: u32 = 64 - LEN_BITS;
+/// A slot whose span is kept aside (`Spans::wide`); no packed span has these bits.
+const WIDE: u64 = u64::MAX;
 
 /// A table of (offset, length) spans indexed by slot.
-pub struct Spans(ChunkedVec<[u32; 3]>);
+pub struct Spans {
+    packed: ChunkedVec<u64>,
+    wide: HashMap<usize, (u64, u32)>,
+}
 
 impl Default for Spans {
     fn default() -> Spans {
         // The builder charges the run's budget with what it holds (`held`).
-        Spans(ChunkedVec::new(Budget::unlimited(), CHUNK_BYTES))
+        Spans {
+            packed: ChunkedVec::new(Budget::unlimited(), CHUNK_BYTES),
+            wide: HashMap::new(),
+        }
     }
 }
 
-fn pack((at, n): (u64, u32)) -> [u32; 3] {
-    [at as u32, (at >> 32) as u32, n]
+/// A span in eight bytes, if it fits (the largest length is left for `WIDE`).
+#[inline]
+fn pack((at, n): (u64, u32)) -> Option<u64> {
+    (at < 1 << AT_BITS && u64::from(n) < (1 << LEN_BITS) - 1)
+        .then_some(at << LEN_BITS | u64::from(n))
 }
 
-fn unpack([lo, hi, n]: [u32; 3]) -> (u64, u32) {
-    (lo as u64 | (hi as u64) << 32, n)
+#[inline]
+fn unpack(p: u64) -> (u64, u32) {
+    (p >> LEN_BITS, (p & ((1 << LEN_BITS) - 1)) as u32)
 }
 
 impl Spans {
@@ -39,37 +57,58 @@ impl Spans {
 
     /// Appends a span (None: no memory for it).
     pub fn push(&mut self, s: (u64, u32)) -> Option<()> {
-        self.0.push(pack(s)).ok()
+        match pack(s) {
+            Some(p) => self.packed.push(p).ok(),
+            None => {
+                self.wide.insert(self.packed.len(), s);
+                self.packed.push(WIDE).ok()
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.packed.len()
     }
 
     pub fn get(&self, i: usize) -> Option<(u64, u32)> {
-        (i < self.0.len()).then(|| unpack(self.0.get(i)))
+        (i < self.packed.len()).then(|| self.at(i))
     }
 
     /// Slot `i`'s span (one that exists: a graph's tables are validated against each other
     /// when it is read).
     #[inline]
     pub fn at(&self, i: usize) -> (u64, u32) {
-        unpack(self.0.get(i))
+        match self.packed.get(i) {
+            WIDE => self.wide.get(&i).copied().unwrap_or_default(),
+            p => unpack(p),
+        }
     }
 
     /// Sets slot `i`'s span (one that exists).
     pub fn set(&mut self, i: usize, s: (u64, u32)) {
-        if i < self.0.len() {
-            *self.0.get_mut(i) = pack(s);
+        if i >= self.packed.len() {
+            return;
         }
+        let p = match pack(s) {
+            Some(p) => {
+                self.wide.remove(&i);
+                p
+            }
+            None => {
+                self.wide.insert(i, s);
+                WIDE
+            }
+        };
+        *self.packed.get_mut(i) = p;
     }
 
     pub fn held(&self) -> u64 {
-        self.0.memory()
+        // (A map entry's key, span and control byte, at least.)
+        self.packed.memory() + self.wide.capacity() as u64 * 25
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
-        self.0.iter().map(unpack)
+        (0..self.len()).map(|i| self.at(i))
     }
 
     /// The spans as a list.
@@ -119,22 +158,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn spans_keep_offsets_past_four_gigabytes() {
+    fn spans_keep_every_offset_and_length_in_eight_bytes_or_aside() {
         let mut s = Spans::default();
         let n = 100_000u64;
         for i in 0..n {
-            s.push((i << 20, i as u32)).expect("memory");
+            // Offsets past four gigabytes, lengths past 65,535.
+            s.push((i << 20, (i as u32) << 7)).expect("memory");
         }
-        s.set(7, (u64::MAX - 3, u32::MAX));
-        assert_eq!(s.len(), n as usize);
-        assert_eq!(s.get(7), Some((u64::MAX - 3, u32::MAX)));
-        assert_eq!(s.get(99_999), Some((99_999 << 20, 99_999)));
-        assert_eq!(s.get(n as usize), None);
-        assert!(s.held() <= n * 12 + CHUNK_BYTES as u64, "{}", s.held());
-        assert_eq!(s.to_vec().len(), n as usize);
+        // Past a terabyte, or past 16 MB of events: kept aside, and back in place.
+        let wide = [(u64::MAX - 3, u32::MAX), (1 << 40, 1), (5, (1 << 24) - 1)];
+        for (k, &w) in wide.iter().enumerate() {
+            s.set(7 + k, w);
+        }
+        s.push(wide[0]).expect("memory");
+        assert_eq!(s.len(), n as usize + 1);
+        for (k, &w) in wide.iter().enumerate() {
+            assert_eq!(s.get(7 + k), Some(w));
+        }
+        assert_eq!(s.get(n as usize), Some(wide[0]));
+        assert_eq!(s.get(6), Some((6 << 20, 6 << 7)));
+        assert_eq!(s.get(99_999), Some((99_999 << 20, 99_999 << 7)));
+        assert_eq!(s.get(n as usize + 1), None);
+        s.set(8, (1 << 39, (1 << 24) - 2));
+        assert_eq!(s.get(8), Some((1 << 39, (1 << 24) - 2)));
+        assert!(
+            s.held() <= n * 8 + CHUNK_BYTES as u64 + 1000,
+            "{}",
+            s.held()
+        );
+        assert_eq!(s.to_vec().len(), n as usize + 1);
         assert_eq!(
             Spans::from_slice(&s.to_vec()).map(|t| t.to_vec()),
             Some(s.to_vec())
         );
+        assert_eq!(s.try_clone().map(|t| t.to_vec()), Some(s.to_vec()));
     }
 }
