@@ -574,3 +574,57 @@ pub fn set_locations(r: &Record, fp: Fingerprint) -> Option<Vec<LocId>> {
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-place sort orders every size of list as a comparison sort does, through both
+    /// bucket passes (fingerprints that share their top bytes included) and the small
+    /// lists sorted directly.
+    #[test]
+    fn states_sort_in_place_by_fingerprint() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for n in [0usize, 1, 255, 256, 257, 5_000, 70_000] {
+            let mut v: Vec<St> = (0..n)
+                .map(|i| {
+                    let (a, b) = (next(), next());
+                    // A third share the top 16 bits, so the last pass sorts long lists.
+                    let top = if i % 3 == 0 {
+                        0xabcd_0000
+                    } else {
+                        b as u32 & 0xffff_0000
+                    };
+                    St {
+                        fp: [a as u32, (a >> 32) as u32, top | (b >> 40) as u32 & 0xffff],
+                        set: i as u32,
+                        slot: (n - i) as u32,
+                    }
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_by_key(St::fp);
+            sort_by_fingerprint(&mut v);
+            let key = |s: &St| (s.fp(), s.set, s.slot);
+            let (mut got, mut sorted) = (v.clone(), want.clone());
+            // (Equal fingerprints may come in either order; none are equal here.)
+            got.sort_by_key(key);
+            sorted.sort_by_key(key);
+            assert_eq!(got, sorted, "n = {n}: states lost or made");
+            assert!(
+                v.windows(2).all(|w| w[0].fp() <= w[1].fp()),
+                "n = {n}: not sorted"
+            );
+            assert_eq!(
+                v.iter().map(St::fp).collect::<Vec<_>>(),
+                want.iter().map(St::fp).collect::<Vec<_>>()
+            );
+        }
+    }
+}
