@@ -286,9 +286,6 @@ impl Part<'_> {
     }
 }
 
-/// A section's parts compressed (None: zstd refused to start, and the section is stored as
-/// it is). Two workers, always: the search is over when a record is written, and with a
-/// fixed count the bytes do not depend on the machine.
 /// Hands the bytes of `spans` of `src` to `put`, gathered a megabyte at a time.
 fn gather(
     src: &Blob,
@@ -309,6 +306,9 @@ fn gather(
     put(&buf)
 }
 
+/// A section's parts compressed (None: zstd refused to start, and the section is stored as
+/// it is). Two workers, always: the search is over when a record is written, and with a
+/// fixed count the bytes do not depend on the machine.
 fn compress(parts: &[Part]) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Write;
     let Ok(mut z) = zstd::stream::write::Encoder::new(Vec::new(), LEVEL) else {

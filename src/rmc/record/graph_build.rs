@@ -230,8 +230,6 @@ impl GraphBuilder {
         self.old_bytes.unwrap_or((0, 0))
     }
 
-    /// Bytes held, for the memory budget: per slot and per search id, the stacks of the
-    /// open states (as deep as the search), and the interned tables.
     /// The slots of the graph being built, and the bytes of events and vectors appended to
     /// it (held compressed until it is finished).
     pub fn size(&self) -> (u64, u64) {
@@ -241,6 +239,8 @@ impl GraphBuilder {
         )
     }
 
+    /// Bytes held, for the memory budget: per slot and per search id, the stacks of the
+    /// open states (as deep as the search), and the interned tables.
     pub fn memory(&self) -> u64 {
         self.events.held()
             + self.vectors.held()

@@ -394,7 +394,8 @@ fn section_graph(section: &Bytes, base: Option<&Graph>) -> Result<Option<Graph>,
         Spans::default(),
         Spans::default(),
     );
-    let no_memory = || RecordError::Corrupt("GRPH: no memory for its slot table".into());
+    let no_memory =
+        || RecordError::Corrupt("GRPH: its slot table needs more memory than there is".into());
     // Own bytes follow the base's (none without a base).
     let (mut ev_at, mut vec_at) = base.map_or((0, 0), |g| (g.events.len(), g.vectors.len()));
     let corrupt = || RecordError::Corrupt("GRPH: slot table".into());

@@ -115,9 +115,7 @@ impl Spans {
     pub fn to_vec(&self) -> Vec<(u64, u32)> {
         self.iter().collect()
     }
-}
 
-impl Spans {
     /// A copy (None: no memory for it).
     pub fn try_clone(&self) -> Option<Spans> {
         let mut s = Spans::default();
