@@ -264,9 +264,7 @@ impl Part<'_> {
                 let mut buf = Vec::with_capacity(1 << 20);
                 for chunk in fps.chunks((1 << 20) / 16) {
                     buf.clear();
-                    for f in chunk {
-                        buf.extend_from_slice(&f.0.to_le_bytes()[DROPPED..*keep]);
-                    }
+                    put_kept(chunk, *keep, &mut buf);
                     put(&buf)?;
                 }
                 Ok(())
@@ -366,6 +364,11 @@ const DROPPED: usize = (crate::explore::store::FINGERPRINT_DROPPED_BITS / 8) as 
 fn put_fingerprints(fps: &[Fingerprint], out: &mut Vec<u8>) {
     let keep = fingerprints_head(fps, out);
     out.reserve(fps.len() * (keep - DROPPED));
+    put_kept(fps, keep, out);
+}
+
+/// Each fingerprint's written bytes (`DROPPED..keep`), appended to `out`.
+fn put_kept(fps: &[Fingerprint], keep: usize, out: &mut Vec<u8>) {
     for f in fps {
         out.extend_from_slice(&f.0.to_le_bytes()[DROPPED..keep]);
     }

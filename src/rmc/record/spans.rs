@@ -132,16 +132,10 @@ impl Spans {
 
 impl Clone for Spans {
     /// A copy, for a graph cloned whole (tests and tools; a run's builder copies an old
-    /// graph's spans with `try_clone`). Short only where memory ran out, and a graph with a
-    /// short table fails validation.
+    /// graph's spans with `try_clone`). Empty only where memory ran out, and a graph with
+    /// an empty table fails validation.
     fn clone(&self) -> Spans {
-        let mut s = Spans::default();
-        for x in self.iter() {
-            if s.push(x).is_none() {
-                break;
-            }
-        }
-        s
+        self.try_clone().unwrap_or_default()
     }
 }
 
