@@ -3,6 +3,7 @@
 //! statements, successors) is a method on it, so the search itself stays small.
 
 use crate::explore::Pid;
+use crate::program::expr::LStmt;
 use crate::program::{Edge, Location, ProcKind, Program};
 
 use super::eval::{Ctx, Fault};
@@ -29,6 +30,14 @@ pub struct Machine<'p> {
     edge_base: Vec<Vec<u32>>,
     /// (proctype, location index, edge index) per edge number.
     pub edges: Vec<(u32, u32, u32)>,
+    /// Per proctype: where its locations start in `loc_first`, and how many it has.
+    proc_locs: Vec<(u32, u32)>,
+    /// The first edge number of each location, proctypes one after another, and the number
+    /// of edges at the end: a location's edges are `loc_first[i]..loc_first[i + 1]`.
+    loc_first: Vec<u32>,
+    /// What the successor loop asks of each edge, per edge number, packed so that the edges
+    /// of one location lie next to each other (`EdgeHot`).
+    hot: Vec<EdgeHot<'p>>,
     /// Location index of each edge's target, per edge number.
     targets: Vec<u32>,
     /// The stable id of each location, per proctype (what `canonical` writes).
@@ -61,6 +70,32 @@ pub struct Machine<'p> {
     assigns: Vec<Option<super::code::Assign<'p>>>,
     /// Some proctype has a `provided` clause (else `provided` need not find the process's).
     any_provided: bool,
+}
+
+/// What the successor loop asks of an edge before it executes it, kept apart from the
+/// program's `Edge` (its statement tree, span and text): the loop reads this for every
+/// edge it tries, most of which do not move, so it must not miss the cache on the tree.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EdgeHot<'p> {
+    pub stmt: &'p LStmt,
+    pub escape_group: u32,
+    pub kind: EdgeKind,
+    pub atomic: bool,
+    pub escape: bool,
+}
+
+/// The kind of an edge's statement as the successor loop dispatches on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EdgeKind {
+    /// A condition (an expression statement that is not a `run`): evaluated once, its
+    /// value decides.
+    Cond,
+    Else,
+    /// A send or a receive: its channel is read first.
+    Chan,
+    Assert,
+    End,
+    Other,
 }
 
 /// A variable as the evaluator's short path sees it: where it starts and its shape, when
@@ -208,6 +243,35 @@ impl<'p> Machine<'p> {
                 }
             })
             .unzip();
+        let mut proc_locs = Vec::with_capacity(prog.procs.len());
+        let mut loc_first = Vec::new();
+        for bases in &edge_base {
+            proc_locs.push((loc_first.len() as u32, bases.len() as u32));
+            loc_first.extend_from_slice(bases);
+        }
+        loc_first.push(edges.len() as u32);
+        let hot = edges
+            .iter()
+            .map(|&(p, l, k)| {
+                use crate::program::expr::LExpr;
+                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
+                let kind = match &e.stmt {
+                    LStmt::Expr(x) if !matches!(x, LExpr::Run { .. }) => EdgeKind::Cond,
+                    LStmt::Else => EdgeKind::Else,
+                    LStmt::Send { .. } | LStmt::Recv { .. } => EdgeKind::Chan,
+                    LStmt::Assert(_) => EdgeKind::Assert,
+                    LStmt::End => EdgeKind::End,
+                    _ => EdgeKind::Other,
+                };
+                EdgeHot {
+                    stmt: &e.stmt,
+                    escape_group: e.escape_group,
+                    kind,
+                    atomic: e.atomic,
+                    escape: e.escape,
+                }
+            })
+            .collect();
         let system_accepts = prog.procs.iter().any(|p| {
             p.kind != crate::program::ProcKind::Never
                 && p.automaton.locations.iter().any(|l| l.accept)
@@ -231,6 +295,9 @@ impl<'p> Machine<'p> {
             loc_owner,
             edge_base,
             edges,
+            proc_locs,
+            loc_first,
+            hot,
             targets,
         })
     }
@@ -484,6 +551,24 @@ impl<'p> Machine<'p> {
         let mut buf = Vec::new();
         self.canonical(st, &mut buf);
         super::store::fingerprint(self.layout.hash, &buf)
+    }
+
+    /// The edge numbers of the location process `pid` is at (None: no such location).
+    #[inline]
+    pub(crate) fn edge_range(&self, st: &State, pid: Pid) -> Option<(EdgeNo, EdgeNo)> {
+        let (base, count) = *self.proc_locs.get(st.ptype(pid))?;
+        let loc = st.loc(pid);
+        if loc >= count {
+            return None;
+        }
+        let i = (base + loc) as usize;
+        Some((self.loc_first[i], self.loc_first[i + 1]))
+    }
+
+    /// What the successor loop asks of edge `no` (`EdgeHot`).
+    #[inline]
+    pub(crate) fn hot(&self, no: EdgeNo) -> &EdgeHot<'p> {
+        &self.hot[no as usize]
     }
 
     #[inline]

@@ -7,12 +7,11 @@
 //! `successors` collects them all, for trails and shortest paths.
 
 use crate::explore::Pid;
-use crate::program::expr::{LExpr, LStmt};
-use crate::program::Edge;
+use crate::program::expr::LStmt;
 
 use super::eval::{Ctx, Fault};
 use super::exec::{Flag, Step, MAX_FIELDS};
-use super::machine::{EdgeNo, Machine};
+use super::machine::{EdgeKind, EdgeNo, Machine};
 use super::state::State;
 use super::trace::{Dir, Msg};
 
@@ -454,22 +453,23 @@ impl Machine<'_> {
                     continue;
                 }
             }
-            let Some(loc) = self.location(st, pid) else {
-                c.next_proc();
-                continue;
+            // (The location's edges are read from the packed table: the program's own
+            // edges are trees, and most edges tried do not move.)
+            let no = match self.edge_range(st, pid) {
+                Some((first, end)) if first + c.edge < end => first + c.edge,
+                _ => {
+                    c.next_proc();
+                    continue;
+                }
             };
-            let k = c.edge as usize;
-            let Some(e) = loc.edges.get(k) else {
-                c.next_proc();
-                continue;
-            };
+            let e = *self.hot(no);
             if c.escaped != 0 && c.escaped != e.escape_group {
                 c.next_proc();
                 continue;
             }
+            let k = c.edge;
             c.edge += 1;
             let t = st.ptype(pid);
-            let no = self.edge_no(t, st.loc(pid), k);
             let cx = Ctx {
                 pid,
                 timeout: c.timeout,
@@ -478,33 +478,37 @@ impl Machine<'_> {
             };
             // The buffer a send or receive that may move works on.
             let mut chan_at = None;
-            match &e.stmt {
-                LStmt::Else if c.proc_moved > 0 => continue,
-                LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
+            if e.kind == EdgeKind::Else && c.proc_moved > 0 {
+                continue;
+            }
+            if let (EdgeKind::Chan, LStmt::Send { chan, .. } | LStmt::Recv { chan, .. }) =
+                (e.kind, e.stmt)
+            {
+                {
                     self.soft.set(None);
                     // (The channel is read once here for both questions: a rendezvous, and
                     // else a buffer the statement surely blocks on.)
                     let at = match self.chan_of(st, cx, chan) {
                         Ok(at) => at,
                         Err(f) => {
-                            moved(c, e);
+                            moved(c, e.escape, e.escape_group);
                             return fault(pid, no, None, f);
                         }
                     };
                     match self.layout.chans[st.chan_type(at)].capacity == 0 {
                         true if matches!(e.stmt, LStmt::Send { .. }) => {
-                            c.rv_edge = k as u32;
+                            c.rv_edge = k;
                             c.rv_next = Some(st.nr_pr() as u8);
                             c.rv_next_edge = 0;
                             c.rv_matched = 0;
                             if self.trace.is_some() {
                                 // pan's trace sees the send once per offer, taken or not.
-                                match self.offer_event(st, cx, &e.stmt) {
+                                match self.offer_event(st, cx, e.stmt) {
                                     Ok(None) => {}
                                     Ok(Some(hit)) => return report(pid, no, hit.fault()),
                                     Err(f) => {
                                         c.rv_next = None;
-                                        moved(c, e);
+                                        moved(c, e.escape, e.escape_group);
                                         return fault(pid, no, None, f);
                                     }
                                 }
@@ -535,13 +539,12 @@ impl Machine<'_> {
                         }
                     }
                 }
-                _ => {}
             }
             self.soft.set(None);
             // A condition is evaluated once: its value decides, and executing it changes
             // nothing.
-            let cond = match &e.stmt {
-                LStmt::Expr(x) if !matches!(x, LExpr::Run { .. }) => Some(match self.cond(no) {
+            let cond = match (e.kind, e.stmt) {
+                (EdgeKind::Cond, LStmt::Expr(x)) => Some(match self.cond(no) {
                     Some(code) => code.eval(self, st, cx),
                     None => self.eval(st, cx, x),
                 }),
@@ -549,7 +552,7 @@ impl Machine<'_> {
             };
             let blocked = match &cond {
                 Some(v) => matches!(v, Ok(0)),
-                None => self.surely_blocked(st, cx, &e.stmt),
+                None => self.surely_blocked(st, cx, e.stmt),
             };
             if blocked {
                 if let Some(f) = self.soft.take() {
@@ -558,19 +561,19 @@ impl Machine<'_> {
                 continue;
             }
             out.copy_from(st);
-            let done = match (cond, self.assign(no), &e.stmt) {
+            let done = match (cond, self.assign(no), e.kind) {
                 (Some(v), ..) => v.map(|_| Step::Done),
                 (None, Some(a), _) => a.exec(self, out, cx).map(|()| Step::Done),
-                (None, None, LStmt::Assert(_)) => match self.cond(no) {
+                (None, None, EdgeKind::Assert) => match self.cond(no) {
                     Some(code) => code.eval(self, out, cx).map(|v| match v {
                         0 => Step::Flagged(Flag::Assertion),
                         _ => Step::Done,
                     }),
-                    None => self.exec(out, cx, e),
+                    None => self.exec(out, cx, self.edge(no)),
                 },
                 (None, None, _) => match chan_at {
-                    Some(at) => self.exec_on_chan(out, cx, &e.stmt, at),
-                    None => self.exec(out, cx, e),
+                    Some(at) => self.exec_on_chan(out, cx, e.stmt, at),
+                    None => self.exec(out, cx, self.edge(no)),
                 },
             };
             match done {
@@ -581,11 +584,11 @@ impl Machine<'_> {
                     continue;
                 }
                 Ok(step) => {
-                    if !matches!(e.stmt, LStmt::End) {
+                    if e.kind != EdgeKind::End {
                         out.set_loc(pid, self.target(no));
                     }
                     self.set_last(out, pid);
-                    moved(c, e);
+                    moved(c, e.escape, e.escape_group);
                     let mut flag = match step {
                         Step::Flagged(f) => Some(f),
                         _ => None,
@@ -613,7 +616,7 @@ impl Machine<'_> {
                 }
                 Err(f) => {
                     self.soft.set(None);
-                    moved(c, e);
+                    moved(c, e.escape, e.escape_group);
                     return fault(pid, no, None, f);
                 }
             }
@@ -671,7 +674,7 @@ impl Machine<'_> {
         let (n, id, at) = match sent {
             Ok(x) => x,
             Err(f) => {
-                moved(c, e);
+                moved(c, e.escape, e.escape_group);
                 return Some(fault(pid, no, None, f));
             }
         };
@@ -755,13 +758,13 @@ impl Machine<'_> {
                 Ok(false) => continue,
                 Err(f) => {
                     resume(c);
-                    moved(c, e);
+                    moved(c, e.escape, e.escape_group);
                     c.rv_matched = c.rv_matched.saturating_add(1);
                     return Some(fault(pid, no, rv, f));
                 }
             }
             resume(c);
-            moved(c, e);
+            moved(c, e.escape, e.escape_group);
             c.rv_matched = c.rv_matched.saturating_add(1);
             let mut flag = match self.recv_fields(tmp, cq, ra, fields.len()) {
                 Ok(Step::Flagged(f)) => Some(f),
@@ -845,12 +848,12 @@ impl Machine<'_> {
 }
 
 /// Counts an executed step of the current process.
-fn moved(c: &mut Cursor, e: &Edge) {
+fn moved(c: &mut Cursor, escape: bool, escape_group: u32) {
     c.proc_moved = c.proc_moved.saturating_add(1);
     c.pass_moved = c.pass_moved.saturating_add(1);
     c.moved = c.moved.saturating_add(1);
-    if e.escape {
-        c.escaped = e.escape_group;
+    if escape {
+        c.escaped = escape_group;
     }
 }
 
