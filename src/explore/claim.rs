@@ -161,16 +161,37 @@ impl Machine<'_> {
                 LStmt::Else if *moved > 0 => continue,
                 _ => {}
             }
-            out.copy_from(st);
-            // No process has the claim's pid: `enabled(p)` asks of any process. (`np_` in a
-            // claim is read from the state: spin 6.5.2 builds a model whose claim uses
-            // `np_` with its own `:np_:` claim process, which this does not reproduce.)
             let cx = Ctx {
                 pid: CLAIM_PID,
                 timeout,
                 stutter,
                 nest: 0,
             };
+            // A compiled condition is evaluated in `st` itself: most of a claim's options
+            // are conditions, most of them false, and a false one copies nothing.
+            if let (Some(code), LStmt::Expr(_)) = (self.cond(no), &e.stmt) {
+                match code.eval(self, st, cx) {
+                    Ok(0) => continue,
+                    Ok(_) => {
+                        out.copy_from(st);
+                        c.set_loc(out, self.target(no));
+                        *moved += 1;
+                        return ClaimMove::Step {
+                            edge: no,
+                            atomic: e.atomic,
+                            flag: None,
+                        };
+                    }
+                    Err(fault) => {
+                        *moved += 1;
+                        return ClaimMove::Fault { edge: no, fault };
+                    }
+                }
+            }
+            out.copy_from(st);
+            // No process has the claim's pid: `enabled(p)` asks of any process. (`np_` in a
+            // claim is read from the state: spin 6.5.2 builds a model whose claim uses
+            // `np_` with its own `:np_:` claim process, which this does not reproduce.)
             match self.exec(out, cx, e) {
                 Ok(Step::Blocked) => continue,
                 Ok(step) => {

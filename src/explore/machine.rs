@@ -77,7 +77,8 @@ pub struct Machine<'p> {
 /// edge it tries, most of which do not move, so it must not miss the cache on the tree.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EdgeHot<'p> {
-    pub stmt: &'p LStmt,
+    /// The edge itself (its statement tree), for the statements that need it.
+    pub edge: &'p Edge,
     pub escape_group: u32,
     pub kind: EdgeKind,
     pub atomic: bool,
@@ -264,7 +265,7 @@ impl<'p> Machine<'p> {
                     _ => EdgeKind::Other,
                 };
                 EdgeHot {
-                    stmt: &e.stmt,
+                    edge: e,
                     escape_group: e.escape_group,
                     kind,
                     atomic: e.atomic,

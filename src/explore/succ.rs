@@ -482,7 +482,7 @@ impl Machine<'_> {
                 continue;
             }
             if let (EdgeKind::Chan, LStmt::Send { chan, .. } | LStmt::Recv { chan, .. }) =
-                (e.kind, e.stmt)
+                (e.kind, &e.edge.stmt)
             {
                 {
                     self.soft.set(None);
@@ -496,14 +496,14 @@ impl Machine<'_> {
                         }
                     };
                     match self.layout.chans[st.chan_type(at)].capacity == 0 {
-                        true if matches!(e.stmt, LStmt::Send { .. }) => {
+                        true if matches!(e.edge.stmt, LStmt::Send { .. }) => {
                             c.rv_edge = k;
                             c.rv_next = Some(st.nr_pr() as u8);
                             c.rv_next_edge = 0;
                             c.rv_matched = 0;
                             if self.trace.is_some() {
                                 // pan's trace sees the send once per offer, taken or not.
-                                match self.offer_event(st, cx, e.stmt) {
+                                match self.offer_event(st, cx, &e.edge.stmt) {
                                     Ok(None) => {}
                                     Ok(Some(hit)) => return report(pid, no, hit.fault()),
                                     Err(f) => {
@@ -516,14 +516,14 @@ impl Machine<'_> {
                             continue;
                         }
                         // pan: "polling rv chan"; such a receive never executes.
-                        true if matches!(e.stmt, LStmt::Recv { copy: true, .. }) => {
+                        true if matches!(e.edge.stmt, LStmt::Recv { copy: true, .. }) => {
                             return report(pid, no, Fault::CopyRendezvous);
                         }
                         // A rendezvous receive moves only together with its sender.
                         true => continue,
                         false => {
                             let len = st.chan_len(at);
-                            let blocked = match e.stmt {
+                            let blocked = match e.edge.stmt {
                                 LStmt::Send { .. } => {
                                     len as u32 >= self.layout.chans[st.chan_type(at)].capacity
                                 }
@@ -543,7 +543,7 @@ impl Machine<'_> {
             self.soft.set(None);
             // A condition is evaluated once: its value decides, and executing it changes
             // nothing.
-            let cond = match (e.kind, e.stmt) {
+            let cond = match (e.kind, &e.edge.stmt) {
                 (EdgeKind::Cond, LStmt::Expr(x)) => Some(match self.cond(no) {
                     Some(code) => code.eval(self, st, cx),
                     None => self.eval(st, cx, x),
@@ -552,7 +552,7 @@ impl Machine<'_> {
             };
             let blocked = match &cond {
                 Some(v) => matches!(v, Ok(0)),
-                None => self.surely_blocked(st, cx, e.stmt),
+                None => self.surely_blocked(st, cx, &e.edge.stmt),
             };
             if blocked {
                 if let Some(f) = self.soft.take() {
@@ -569,11 +569,11 @@ impl Machine<'_> {
                         0 => Step::Flagged(Flag::Assertion),
                         _ => Step::Done,
                     }),
-                    None => self.exec(out, cx, self.edge(no)),
+                    None => self.exec(out, cx, e.edge),
                 },
                 (None, None, _) => match chan_at {
-                    Some(at) => self.exec_on_chan(out, cx, e.stmt, at),
-                    None => self.exec(out, cx, self.edge(no)),
+                    Some(at) => self.exec_on_chan(out, cx, &e.edge.stmt, at),
+                    None => self.exec(out, cx, e.edge),
                 },
             };
             match done {
