@@ -1,7 +1,7 @@
 //! Expressions compiled once into a flat postfix form: the conditions on edges, which the
-//! successor loop evaluates for every edge of every process in every state, assertions, and
+//! successor loop evaluates for every edge of every process in every state, assertions,
 //! assignments (their value, and where they write: a scalar or an element of an array of
-//! scalars, at an offset resolved here). A variable
+//! scalars, at an offset resolved here) and receives from buffers (`Recv`). A variable
 //! that is a scalar or an element of an array of scalars is read at an offset resolved
 //! here (a local's from its proctype, which is the running process's on its own edges),
 //! constants are folded in, `&&`, `||` and `? :` are jumps, and whatever else an expression
@@ -27,10 +27,19 @@ enum Op<'p> {
     Global(u32, Scalar),
     /// A local scalar of the running process, from the start of its record.
     Local(u32, Scalar),
+    /// A global or a local scalar of one byte (bit, bool, byte, `unsigned : n` up to 8):
+    /// read without asking its width.
+    Global1(u32),
+    Local1(u32),
     /// An element of an array of scalars (`Code::arrays`): pops the index.
     Element(u32),
     Unary(UnOp),
+    /// A binary operator that may fault (a division) or is rare: `eval::binary`.
     Binary(BinOp),
+    /// The operators that cannot fault, on the two values on top, or (`K`) on the top and
+    /// a constant: the bulk of conditions and index arithmetic, dispatched once.
+    Pure(Pure),
+    PureK(Pure, i32),
     /// `&&`: a zero on top is the value (on to the target); else it is dropped.
     And(u32),
     /// `||`: a non-zero on top makes the value 1 (on to the target); else it is dropped.
@@ -44,6 +53,51 @@ enum Op<'p> {
     Pid,
     /// Evaluated by the tree walker.
     Tree(&'p LExpr),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Pure {
+    Add,
+    Sub,
+    Mul,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl Pure {
+    fn of(op: BinOp) -> Option<Pure> {
+        Some(match op {
+            BinOp::Add => Pure::Add,
+            BinOp::Sub => Pure::Sub,
+            BinOp::Mul => Pure::Mul,
+            BinOp::Lt => Pure::Lt,
+            BinOp::Le => Pure::Le,
+            BinOp::Gt => Pure::Gt,
+            BinOp::Ge => Pure::Ge,
+            BinOp::Eq => Pure::Eq,
+            BinOp::Ne => Pure::Ne,
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn apply(self, x: i32, y: i32) -> i32 {
+        match self {
+            Pure::Add => x.wrapping_add(y),
+            Pure::Sub => x.wrapping_sub(y),
+            Pure::Mul => x.wrapping_mul(y),
+            Pure::Lt => i32::from(x < y),
+            Pure::Le => i32::from(x <= y),
+            Pure::Gt => i32::from(x > y),
+            Pure::Ge => i32::from(x >= y),
+            Pure::Eq => i32::from(x == y),
+            Pure::Ne => i32::from(x != y),
+        }
+    }
 }
 
 /// An array an `Element` reads: where it starts (from the start of the vector, or of the
@@ -155,6 +209,216 @@ impl Assign<'_> {
     }
 }
 
+/// A receive from a buffer compiled: its arguments in order, each a scalar variable to
+/// write (at an offset resolved here), `_`, or a value the field must hold (a constant or
+/// `eval(...)`), with pan's checks of the field count; the tree walker's `recv`,
+/// `find_message`, `recv_fields` and `assign_message` give the same values, flags and
+/// faults in the same order. A random receive (`??`), a variable that is a record, an
+/// element or another process's, and a model with an event trace are left to the tree.
+#[derive(Debug)]
+pub struct Recv<'p> {
+    args: Vec<RecvArg<'p>>,
+    copy: bool,
+    /// Some argument is a variable (`_` included): fewer arguments than fields is then a
+    /// flag, not an error.
+    vars: bool,
+}
+
+#[derive(Debug)]
+enum RecvArg<'p> {
+    Var { local: bool, at: u32, s: Scalar },
+    Skip,
+    Match(Code<'p>),
+}
+
+/// Compiles a receive (`random`: `??`, `copy`: `<...>`) by a process of the proctype whose
+/// flat locals are `locals` (see `Recv`).
+pub(crate) fn compile_recv<'p>(
+    globals: &[Flat],
+    locals: &[Flat],
+    args: &'p [crate::program::expr::LRecvArg],
+    random: bool,
+    copy: bool,
+) -> Option<Recv<'p>> {
+    use crate::program::expr::LRecvArg;
+    if random || args.len() > super::exec::MAX_FIELDS {
+        return None;
+    }
+    let mut out = Vec::with_capacity(args.len());
+    let mut vars = false;
+    for a in args {
+        out.push(match a {
+            LRecvArg::Var(v) if v.fields.is_empty() && v.index.is_none() => {
+                vars = true;
+                match v.slot {
+                    Slot::Global(i) => match globals.get(i)? {
+                        Flat::Scalar(at, s) => RecvArg::Var {
+                            local: false,
+                            at: *at,
+                            s: *s,
+                        },
+                        _ => return None,
+                    },
+                    Slot::Local(i) => match locals.get(i)? {
+                        Flat::Scalar(at, s) => RecvArg::Var {
+                            local: true,
+                            at: *at,
+                            s: *s,
+                        },
+                        _ => return None,
+                    },
+                    Slot::Underscore => RecvArg::Skip,
+                    _ => return None,
+                }
+            }
+            LRecvArg::Var(_) => return None,
+            LRecvArg::Eval(e) | LRecvArg::Const(e) => {
+                RecvArg::Match(compile_any(globals, locals, e)?)
+            }
+        });
+    }
+    Some(Recv {
+        args: out,
+        copy,
+        vars,
+    })
+}
+
+impl Recv<'_> {
+    /// Runs the receive on `st` from the buffer at `at`, for the process of `cx`.
+    pub fn exec(
+        &self,
+        m: &Machine,
+        st: &mut State,
+        cx: Ctx,
+        at: usize,
+    ) -> Result<super::exec::Step, Fault> {
+        use super::exec::{Flag, Step};
+        if st.chan_len(at) == 0 {
+            return Ok(Step::Blocked);
+        }
+        let cl = &m.layout.chans[st.chan_type(at)];
+        let msg = at + 2;
+        // The first message must hold the values asked for, compared in order (a field
+        // past the message's last is read only when those before it matched).
+        for (i, a) in self.args.iter().enumerate() {
+            if let RecvArg::Match(code) = a {
+                let want = code.eval(m, st, cx)?;
+                let (Some(f), Some(o)) = (cl.fields.get(i), cl.field_offsets.get(i)) else {
+                    return Err(Fault::RecvTooMany);
+                };
+                if f.read(&st.v, msg + *o as usize) != want {
+                    return Ok(Step::Blocked);
+                }
+            }
+        }
+        let nf = cl.fields.len().min(super::exec::MAX_FIELDS);
+        let width = self.args.len();
+        if width > nf {
+            return Err(Fault::RecvTooMany);
+        }
+        let flag = match (width < nf, self.vars) {
+            (false, _) => Step::Done,
+            (true, true) => Step::Flagged(Flag::RecvFields),
+            (true, false) => return Err(Fault::RecvFields),
+        };
+        let mut vals = [0i32; super::exec::MAX_FIELDS];
+        for (i, v) in vals.iter_mut().enumerate().take(width) {
+            *v = cl.fields[i].read(&st.v, msg + cl.field_offsets[i] as usize);
+        }
+        if !self.copy {
+            let size = cl.msg_size as usize;
+            let end = at + 2 + st.chan_len(at) * size;
+            st.v.copy_within(msg + size..end, msg);
+            st.v[end - size..end].fill(0);
+            st.v[at + 1] -= 1;
+        }
+        let base = st.procs[usize::from(cx.pid)] as usize;
+        for (a, &val) in self.args.iter().zip(&vals) {
+            if let RecvArg::Var { local, at, s } = a {
+                s.write(&mut st.v, if *local { base } else { 0 } + *at as usize, val);
+            }
+        }
+        Ok(flag)
+    }
+}
+
+/// A `d_step`'s code with its statements compiled, one op per op of its code
+/// (`DStep::code`), and its guard's: the conditions, assertions and assignments as on
+/// edges; the rest (and every statement that does not compile) is the tree walker's. A
+/// d_step runs a whole loop in one transition, so its statements are where a model that
+/// uses it spends its time.
+#[derive(Debug)]
+pub struct DStepCode<'p> {
+    pub(crate) guard: Vec<Option<Code<'p>>>,
+    pub(crate) ops: Vec<DOpCode<'p>>,
+}
+
+#[derive(Debug)]
+pub(crate) enum DOpCode<'p> {
+    End,
+    NoOption,
+    Jump(crate::program::dcode::Pc),
+    Stmt {
+        run: DRun<'p>,
+        next: crate::program::dcode::Pc,
+        fail: crate::program::dcode::DFail,
+    },
+}
+
+#[derive(Debug)]
+pub(crate) enum DRun<'p> {
+    Tree(&'p crate::program::expr::LStmt),
+    Cond(Code<'p>),
+    Assert(Code<'p>),
+    Assign(Assign<'p>),
+}
+
+impl<'p> DStepCode<'p> {
+    /// The d_step `d` of a process of the proctype whose flat locals are `locals`,
+    /// compiled where its statements compile (with `flats`; None: every statement by the
+    /// tree walker).
+    pub(crate) fn new(
+        d: &'p crate::program::dcode::DStep,
+        flats: Option<(&[Flat], &[Flat])>,
+    ) -> DStepCode<'p> {
+        use crate::program::dcode::DOp;
+        use crate::program::expr::LStmt;
+        let cond = |s: &'p LStmt| match (s, flats) {
+            (LStmt::Expr(x), Some((g, l))) if !matches!(x, LExpr::Run { .. }) => compile(g, l, x),
+            _ => None,
+        };
+        let run = |s: &'p LStmt| {
+            let compiled = match (s, flats) {
+                (LStmt::Expr(_), _) => cond(s).map(DRun::Cond),
+                (LStmt::Assert(x), Some((g, l))) => compile(g, l, x).map(DRun::Assert),
+                (LStmt::Assign(v, x), Some((g, l))) if !matches!(x, LExpr::Run { .. }) => {
+                    compile_assign(g, l, v, x).map(DRun::Assign)
+                }
+                _ => None,
+            };
+            compiled.unwrap_or(DRun::Tree(s))
+        };
+        DStepCode {
+            guard: d.guard.iter().flatten().map(cond).collect(),
+            ops: d
+                .code
+                .iter()
+                .map(|op| match op {
+                    DOp::End => DOpCode::End,
+                    DOp::NoOption => DOpCode::NoOption,
+                    DOp::Jump(t) => DOpCode::Jump(*t),
+                    DOp::Stmt { stmt, next, fail } => DOpCode::Stmt {
+                        run: run(stmt),
+                        next: *next,
+                        fail: *fail,
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
 impl<'p> Array<'p> {
     /// The array a variable laid out as `flat` is, when it is an array of scalars.
     fn of(flat: Flat, local: bool, name: &'p str) -> Option<Array<'p>> {
@@ -228,8 +492,17 @@ impl<'p> Compiler<'_, 'p> {
             }
             LExpr::Binary(op, a, b) => {
                 let da = self.expr(a)?;
+                let right = self.ops.len();
                 let db = self.expr(b)?;
-                self.ops.push(Op::Binary(*op));
+                match (Pure::of(*op), &self.ops[right..]) {
+                    // (A right side that is one constant is taken as an operand.)
+                    (Some(p), &[Op::Const(k)]) => {
+                        self.ops.pop();
+                        self.ops.push(Op::PureK(p, k));
+                    }
+                    (Some(p), _) => self.ops.push(Op::Pure(p)),
+                    (None, _) => self.ops.push(Op::Binary(*op)),
+                }
                 da.max(db.checked_add(1)?)
             }
             LExpr::Cond(c, a, b) => {
@@ -265,9 +538,11 @@ impl<'p> Compiler<'_, 'p> {
         let array = flat.and_then(|f| Array::of(f, local, &v.name));
         Some(match (flat, array, v.index.as_deref()) {
             (Some(Flat::Scalar(at, s)), _, None) => {
-                self.ops.push(match local {
-                    true => Op::Local(at, s),
-                    false => Op::Global(at, s),
+                self.ops.push(match (local, s.width) {
+                    (true, 1) => Op::Local1(at),
+                    (false, 1) => Op::Global1(at),
+                    (true, _) => Op::Local(at, s),
+                    (false, _) => Op::Global(at, s),
                 });
                 1
             }
@@ -309,6 +584,14 @@ impl Code<'_> {
                     stack[sp] = s.read(&st.v, base() + at as usize);
                     sp += 1;
                 }
+                Op::Global1(at) => {
+                    stack[sp] = i32::from(st.v[at as usize]);
+                    sp += 1;
+                }
+                Op::Local1(at) => {
+                    stack[sp] = i32::from(st.v[base() + at as usize]);
+                    sp += 1;
+                }
                 Op::Element(k) => {
                     let a = &self.arrays[k as usize];
                     let at = a.element_at(stack[sp - 1], base)?;
@@ -326,6 +609,11 @@ impl Code<'_> {
                     sp -= 1;
                     stack[sp - 1] = binary(op, stack[sp - 1], stack[sp])?;
                 }
+                Op::Pure(p) => {
+                    sp -= 1;
+                    stack[sp - 1] = p.apply(stack[sp - 1], stack[sp]);
+                }
+                Op::PureK(p, k) => stack[sp - 1] = p.apply(stack[sp - 1], k),
                 Op::And(to) => {
                     if stack[sp - 1] == 0 {
                         pc = to as usize;
@@ -474,5 +762,162 @@ init { atomic { run P(0); run P(2) } }
         assert!(faults > 100, "{faults} faults compared");
         // Writes, an index out of range, a division by zero.
         assert!(kinds.len() >= 3, "{kinds:?}");
+    }
+
+    /// Receives of every shape the compiler handles (scalars global and local and of
+    /// narrower types, `_`, constants, `eval`, `<...>`) and some it leaves to the tree
+    /// walker, on channels of one, two and three fields reached through one variable: so
+    /// that a receive names fewer fields than its channel has, or more, or constants only.
+    const RECV_MODEL: &str = "
+chan a = [3] of { byte, short };
+chan b = [2] of { byte };
+chan c = [2] of { byte, byte, byte };
+byte g; short h; bit z; byte arr[2];
+proctype P(chan q) {
+    byte x; short y; bit w;
+    do
+    :: q!1,300
+    :: q!2
+    :: q!x,y,5
+    :: q?x,y
+    :: q?1,y
+    :: q?eval(x),_
+    :: q?<g,h>
+    :: q?x
+    :: q?x,y,w
+    :: q?2
+    :: q?2,1
+    :: q?_,_,_
+    :: q?g,w
+    :: q?arr[x],h
+    :: q??1,x
+    :: x = (x + 1) % 3
+    od
+}
+init { atomic { run P(a); run P(b); run P(c) } }
+";
+
+    /// Compiled receives take the message the tree walker takes, write what it writes,
+    /// and flag and fault where it does, in every state of the model above.
+    #[test]
+    fn compiled_receives_take_the_tree_walker_s_messages_flags_and_faults() {
+        use crate::explore::exec::Step;
+        let p = program(RECV_MODEL);
+        let m = Machine::new(&p).expect("layout");
+        let mut outcomes = std::collections::HashMap::new();
+        let mut left = 0;
+        each_edge(&m, |st, cx, no, e| {
+            let LStmt::Recv { chan, .. } = &e.stmt else {
+                return;
+            };
+            let Some(r) = m.recv_code(no) else {
+                left += 1;
+                return;
+            };
+            let Ok(at) = m.chan_of(st, cx, chan) else {
+                return;
+            };
+            let (mut by_code, mut by_tree) = (st.clone(), st.clone());
+            let got = r.exec(&m, &mut by_code, cx, at);
+            let want = m.exec_on_chan(&mut by_tree, cx, &e.stmt, at);
+            assert_eq!(got, want, "{:?} in {:?}", e.stmt, st.v);
+            if matches!(got, Ok(Step::Done | Step::Flagged(_))) {
+                assert_eq!(by_code.v, by_tree.v, "{:?} in {:?}", e.stmt, st.v);
+            }
+            let kind = match &got {
+                Ok(s) => format!("{s:?}"),
+                Err(f) => format!("{f:?}"),
+            };
+            *outcomes.entry(kind).or_insert(0) += 1;
+        });
+        let total: usize = outcomes.values().sum();
+        assert!(total > 10_000, "{total} receives compared");
+        // Taken, blocked, flagged for fewer variables, too many arguments, constants that
+        // name too few fields; the element and the random receive are the tree's.
+        for kind in [
+            "Done",
+            "Blocked",
+            "Flagged(RecvFields)",
+            "RecvTooMany",
+            "RecvFields",
+        ] {
+            assert!(
+                outcomes.get(kind).is_some_and(|&n| n >= 10),
+                "{kind}: {outcomes:?}"
+            );
+        }
+        assert!(left > 0);
+    }
+
+    /// d_steps whose loops read and write arrays through computed indices, divide, assert
+    /// and choose by `else`: compiled and by the tree, the same state, flag or fault.
+    const DSTEP_MODEL: &str = "
+#define N 4
+byte cell[N]; short sum; byte gen; int div = 3;
+proctype C(byte me) {
+    byte i, cnt; short t;
+    do
+    :: d_step {
+        gen < 6 ->
+        gen++;
+        cnt = 0; i = 0;
+        do
+        :: i < N ->
+            if
+            :: i != me && cell[i] > 0 -> cnt++
+            :: else
+            fi;
+            i++
+        :: else -> break
+        od;
+        t = sum / (div - cnt);
+        cell[(me + cnt) % (N + 1)] = (cell[me] + cnt) % 3;
+        assert(t < 4 || cnt != 2);
+        sum = sum + t - cell[me]
+    }
+    :: d_step { gen > 0 && cell[me] == 1 -> gen--; div = div - 1; cell[me] = 0 }
+    od
+}
+init { atomic { run C(0); run C(1); run C(2); cell[1] = 1 } }
+";
+
+    /// Compiled d_steps end in the state the tree walker's end in, with its flags and
+    /// faults, in every state of the model above.
+    #[test]
+    fn compiled_d_steps_run_as_the_tree_walker_runs_them() {
+        let p = program(DSTEP_MODEL);
+        let m = Machine::new(&p).expect("layout");
+        let mut outcomes = std::collections::HashMap::new();
+        each_edge(&m, |st, cx, _, e| {
+            let LStmt::DStep(d) = &e.stmt else {
+                return;
+            };
+            let code = m.dstep_code(d).expect("compiled");
+            assert!(code.ops.iter().any(|o| matches!(
+                o,
+                DOpCode::Stmt {
+                    run: DRun::Assign(_),
+                    ..
+                }
+            )));
+            let (mut by_code, mut by_tree) = (st.clone(), st.clone());
+            let got = m.dstep_with(&mut by_code, cx, d, code, 0, true);
+            let tree = DStepCode::new(d, None);
+            let want = m.dstep_with(&mut by_tree, cx, d, &tree, 0, true);
+            assert_eq!(got, want, "{:?}", st.v);
+            if got.is_ok() {
+                assert_eq!(by_code.v, by_tree.v);
+            }
+            let kind = match &got {
+                Ok(s) => format!("{s:?}"),
+                Err(f) => format!("{:?}", std::mem::discriminant(f)),
+            };
+            *outcomes.entry(kind).or_insert(0) += 1;
+        });
+        let total: usize = outcomes.values().sum();
+        assert!(total > 2_000, "{total} d_steps compared: {outcomes:?}");
+        // Run, blocked by the guard, a failed assertion, and faults (a division by zero,
+        // an index out of range).
+        assert!(outcomes.len() >= 5, "{outcomes:?}");
     }
 }

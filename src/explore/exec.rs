@@ -3,8 +3,9 @@
 //! channel operations (`! !! ? ?? ?<>`), `d_step` bodies and variable initialisation live here;
 //! rendezvous pairing lives with successor generation.
 
+use super::code::{DOpCode, DRun, DStepCode};
 use crate::explore::Pid;
-use crate::program::dcode::{DFail, DOp, DStep, Pc};
+use crate::program::dcode::{DFail, DStep, Pc};
 use crate::program::expr::{LExpr, LRecvArg, LStmt, LVar};
 use crate::program::types::{Var, VarInit};
 use crate::program::Edge;
@@ -200,11 +201,31 @@ impl Machine<'_> {
         pc: Pc,
         guarded: bool,
     ) -> Result<Step, Fault> {
+        match self.dstep_code(d) {
+            Some(code) => self.dstep_with(st, cx, d, code, pc, guarded),
+            None => self.dstep_with(st, cx, d, &DStepCode::new(d, None), pc, guarded),
+        }
+    }
+
+    /// `dstep` with the d_step's code as `code` (its statements compiled or not).
+    pub(crate) fn dstep_with(
+        &self,
+        st: &mut State,
+        cx: Ctx,
+        d: &DStep,
+        code: &DStepCode,
+        pc: Pc,
+        guarded: bool,
+    ) -> Result<Step, Fault> {
         if guarded {
             if let Some(atoms) = &d.guard {
                 let mut open = false;
-                for a in atoms {
-                    if self.could_run(st, cx, a)? {
+                for (i, a) in atoms.iter().enumerate() {
+                    let could = match code.guard.get(i) {
+                        Some(Some(c)) => c.eval(self, st, cx)? != 0,
+                        _ => self.could_run(st, cx, a)?,
+                    };
+                    if could {
                         open = true;
                         break;
                     }
@@ -215,7 +236,7 @@ impl Machine<'_> {
             }
         }
         let mut result = Step::Done;
-        match self.dstep_run(st, cx, d, pc, &mut result) {
+        match self.dstep_run(st, cx, code, pc, &mut result) {
             Ok(()) => Ok(result),
             // What the sequence reported before the fault is reported too, first.
             Err(f) => Err(f.after(match result {
@@ -231,30 +252,31 @@ impl Machine<'_> {
         &self,
         st: &mut State,
         cx: Ctx,
-        d: &DStep,
+        code: &DStepCode,
         mut pc: Pc,
         result: &mut Step,
     ) -> Result<(), Fault> {
         for _ in 0..DSTEP_LIMIT {
-            let (stmt, next, fail) = match d.code.get(pc as usize) {
-                None | Some(DOp::End) => return Ok(()),
-                Some(DOp::NoOption) => return Err(Fault::DStepBlocked),
-                Some(DOp::Jump(t)) => {
+            let (run, next, fail) = match code.ops.get(pc as usize) {
+                None | Some(DOpCode::End) => return Ok(()),
+                Some(DOpCode::NoOption) => return Err(Fault::DStepBlocked),
+                Some(DOpCode::Jump(t)) => {
                     pc = *t;
                     continue;
                 }
-                Some(DOp::Stmt { stmt, next, fail }) => (&**stmt, *next, *fail),
+                Some(DOpCode::Stmt { run, next, fail }) => (run, *next, *fail),
             };
-            let rendezvous = match stmt {
-                LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
-                    self.is_rendezvous(st, cx, chan)?
-                }
-                _ => false,
-            };
-            let step = match stmt {
-                LStmt::Send { .. } if rendezvous => return Err(Fault::RendezvousInDStep),
-                _ if rendezvous => Step::Blocked,
-                _ => self.exec_stmt(st, cx, stmt)?,
+            let step = match run {
+                DRun::Cond(c) => match c.eval(self, st, cx)? {
+                    0 => Step::Blocked,
+                    _ => Step::Done,
+                },
+                DRun::Assert(c) => match c.eval(self, st, cx)? {
+                    0 => Step::Flagged(Flag::Assertion),
+                    _ => Step::Done,
+                },
+                DRun::Assign(a) => a.exec(self, st, cx).map(|()| Step::Done)?,
+                DRun::Tree(stmt) => self.dstep_stmt(st, cx, stmt)?,
             };
             pc = match (step, fail) {
                 (Step::Blocked, DFail::Option(o)) => o,
@@ -269,6 +291,22 @@ impl Machine<'_> {
             };
         }
         Err(Fault::NonTerminatingAtomic)
+    }
+
+    /// A statement of a d_step the tree walker runs: a rendezvous blocks there, and a
+    /// rendezvous send is an error (pan's "rv-attempt in d_step").
+    fn dstep_stmt(&self, st: &mut State, cx: Ctx, stmt: &LStmt) -> Result<Step, Fault> {
+        let rendezvous = match stmt {
+            LStmt::Send { chan, .. } | LStmt::Recv { chan, .. } => {
+                self.is_rendezvous(st, cx, chan)?
+            }
+            _ => false,
+        };
+        match stmt {
+            LStmt::Send { .. } if rendezvous => Err(Fault::RendezvousInDStep),
+            _ if rendezvous => Ok(Step::Blocked),
+            _ => self.exec_stmt(st, cx, stmt),
+        }
     }
 
     /// Whether a statement of a d_step's guard could run now (pan's test-only code: a

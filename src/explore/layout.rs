@@ -67,7 +67,7 @@ impl Scalar {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn read(self, st: &[u8], at: usize) -> i32 {
         match self.width {
             1 => st[at] as i32,

@@ -68,6 +68,10 @@ pub struct Machine<'p> {
     /// an assignment that compiles.
     conds: Vec<Option<super::code::Code<'p>>>,
     assigns: Vec<Option<super::code::Assign<'p>>>,
+    /// Per edge number: its receive compiled, for a receive that compiles (`code::Recv`).
+    recvs: Vec<Option<super::code::Recv<'p>>>,
+    /// Every d_step's statements compiled, by the address of its `DStep` (sorted).
+    dsteps: Vec<(usize, super::code::DStepCode<'p>)>,
     /// Some proctype has a `provided` clause (else `provided` need not find the process's).
     any_provided: bool,
 }
@@ -244,6 +248,36 @@ impl<'p> Machine<'p> {
                 }
             })
             .unzip();
+        // (A trace moves on the receives it sees: those are left to the tree walker.)
+        let recvs = edges
+            .iter()
+            .map(|&(p, l, k)| {
+                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
+                let locals = local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
+                match &e.stmt {
+                    LStmt::Recv {
+                        args, random, copy, ..
+                    } if trace.is_none() => {
+                        super::code::compile_recv(&global_flat, locals, args, *random, *copy)
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        let mut dsteps: Vec<_> = edges
+            .iter()
+            .filter_map(|&(p, l, k)| {
+                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
+                let LStmt::DStep(d) = &e.stmt else {
+                    return None;
+                };
+                let locals = local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
+                let key = &**d as *const crate::program::dcode::DStep as usize;
+                let code = super::code::DStepCode::new(d, Some((&global_flat, locals)));
+                Some((key, code))
+            })
+            .collect();
+        dsteps.sort_unstable_by_key(|(k, _)| *k);
         let mut proc_locs = Vec::with_capacity(prog.procs.len());
         let mut loc_first = Vec::new();
         for bases in &edge_base {
@@ -287,6 +321,8 @@ impl<'p> Machine<'p> {
             local_flat,
             conds,
             assigns,
+            recvs,
+            dsteps,
             any_provided: prog.procs.iter().any(|p| p.provided.is_some()),
             stable,
             pan,
@@ -322,6 +358,23 @@ impl<'p> Machine<'p> {
     #[inline]
     pub(crate) fn assign(&self, no: EdgeNo) -> Option<&super::code::Assign<'p>> {
         self.assigns.get(no as usize).and_then(Option::as_ref)
+    }
+
+    /// The receive of edge `no` compiled, if it is one that compiles.
+    #[inline]
+    pub(crate) fn recv_code(&self, no: EdgeNo) -> Option<&super::code::Recv<'p>> {
+        self.recvs.get(no as usize).and_then(Option::as_ref)
+    }
+
+    /// The d_step `d`'s statements compiled (None: not one of this program's d_steps).
+    #[inline]
+    pub(crate) fn dstep_code(
+        &self,
+        d: &crate::program::dcode::DStep,
+    ) -> Option<&super::code::DStepCode<'p>> {
+        let key = d as *const crate::program::dcode::DStep as usize;
+        let i = self.dsteps.binary_search_by_key(&key, |(k, _)| *k).ok()?;
+        Some(&self.dsteps[i].1)
     }
 
     /// The location process `pid` is at.

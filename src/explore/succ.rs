@@ -572,7 +572,10 @@ impl Machine<'_> {
                     None => self.exec(out, cx, e.edge),
                 },
                 (None, None, _) => match chan_at {
-                    Some(at) => self.exec_on_chan(out, cx, &e.edge.stmt, at),
+                    Some(at) => match self.recv_code(no) {
+                        Some(r) => r.exec(self, out, cx, at),
+                        None => self.exec_on_chan(out, cx, &e.edge.stmt, at),
+                    },
                     None => self.exec(out, cx, e.edge),
                 },
             };
