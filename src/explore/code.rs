@@ -12,7 +12,7 @@
 use crate::program::expr::{LExpr, LVar, Slot};
 use crate::promela::ast::{BinOp, UnOp};
 
-use super::eval::{binary, Ctx, Fault, IndexFault};
+use super::eval::{binary, Ctx, Fault, IndexFault, Pure};
 use super::layout::Scalar;
 use super::machine::{Flat, Machine};
 use super::state::State;
@@ -53,51 +53,6 @@ enum Op<'p> {
     Pid,
     /// Evaluated by the tree walker.
     Tree(&'p LExpr),
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Pure {
-    Add,
-    Sub,
-    Mul,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-}
-
-impl Pure {
-    fn of(op: BinOp) -> Option<Pure> {
-        Some(match op {
-            BinOp::Add => Pure::Add,
-            BinOp::Sub => Pure::Sub,
-            BinOp::Mul => Pure::Mul,
-            BinOp::Lt => Pure::Lt,
-            BinOp::Le => Pure::Le,
-            BinOp::Gt => Pure::Gt,
-            BinOp::Ge => Pure::Ge,
-            BinOp::Eq => Pure::Eq,
-            BinOp::Ne => Pure::Ne,
-            _ => return None,
-        })
-    }
-
-    #[inline(always)]
-    fn apply(self, x: i32, y: i32) -> i32 {
-        match self {
-            Pure::Add => x.wrapping_add(y),
-            Pure::Sub => x.wrapping_sub(y),
-            Pure::Mul => x.wrapping_mul(y),
-            Pure::Lt => i32::from(x < y),
-            Pure::Le => i32::from(x <= y),
-            Pure::Gt => i32::from(x > y),
-            Pure::Ge => i32::from(x >= y),
-            Pure::Eq => i32::from(x == y),
-            Pure::Ne => i32::from(x != y),
-        }
-    }
 }
 
 /// An array an `Element` reads: where it starts (from the start of the vector, or of the
@@ -250,25 +205,22 @@ pub(crate) fn compile_recv<'p>(
         out.push(match a {
             LRecvArg::Var(v) if v.fields.is_empty() && v.index.is_none() => {
                 vars = true;
-                match v.slot {
-                    Slot::Global(i) => match globals.get(i)? {
-                        Flat::Scalar(at, s) => RecvArg::Var {
-                            local: false,
-                            at: *at,
-                            s: *s,
-                        },
-                        _ => return None,
-                    },
-                    Slot::Local(i) => match locals.get(i)? {
-                        Flat::Scalar(at, s) => RecvArg::Var {
-                            local: true,
-                            at: *at,
-                            s: *s,
-                        },
-                        _ => return None,
-                    },
-                    Slot::Underscore => RecvArg::Skip,
+                let (flat, local) = match v.slot {
+                    Slot::Global(i) => (globals.get(i)?, false),
+                    Slot::Local(i) => (locals.get(i)?, true),
+                    Slot::Underscore => {
+                        out.push(RecvArg::Skip);
+                        continue;
+                    }
                     _ => return None,
+                };
+                let Flat::Scalar(at, s) = flat else {
+                    return None;
+                };
+                RecvArg::Var {
+                    local,
+                    at: *at,
+                    s: *s,
                 }
             }
             LRecvArg::Var(_) => return None,

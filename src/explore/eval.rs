@@ -553,11 +553,58 @@ impl Machine<'_> {
     }
 }
 
+/// The binary operators that cannot fault: what compiled code dispatches once
+/// (`code::Op::Pure`), and what `binary` computes for them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Pure {
+    Add,
+    Sub,
+    Mul,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl Pure {
+    pub(crate) fn of(op: BinOp) -> Option<Pure> {
+        Some(match op {
+            BinOp::Add => Pure::Add,
+            BinOp::Sub => Pure::Sub,
+            BinOp::Mul => Pure::Mul,
+            BinOp::Lt => Pure::Lt,
+            BinOp::Le => Pure::Le,
+            BinOp::Gt => Pure::Gt,
+            BinOp::Ge => Pure::Ge,
+            BinOp::Eq => Pure::Eq,
+            BinOp::Ne => Pure::Ne,
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    pub(crate) fn apply(self, x: i32, y: i32) -> i32 {
+        match self {
+            Pure::Add => x.wrapping_add(y),
+            Pure::Sub => x.wrapping_sub(y),
+            Pure::Mul => x.wrapping_mul(y),
+            Pure::Lt => i32::from(x < y),
+            Pure::Le => i32::from(x <= y),
+            Pure::Gt => i32::from(x > y),
+            Pure::Ge => i32::from(x >= y),
+            Pure::Eq => i32::from(x == y),
+            Pure::Ne => i32::from(x != y),
+        }
+    }
+}
+
 pub fn binary(op: BinOp, x: i32, y: i32) -> Result<i32, Fault> {
+    if let Some(p) = Pure::of(op) {
+        return Ok(p.apply(x, y));
+    }
     Ok(match op {
-        BinOp::Add => x.wrapping_add(y),
-        BinOp::Sub => x.wrapping_sub(y),
-        BinOp::Mul => x.wrapping_mul(y),
         BinOp::Div => {
             if y == 0 {
                 return Err(Fault::DivZero);
@@ -575,14 +622,9 @@ pub fn binary(op: BinOp, x: i32, y: i32) -> Result<i32, Fault> {
         BinOp::BitXor => x ^ y,
         BinOp::Shl => x.wrapping_shl(y as u32),
         BinOp::Shr => x.wrapping_shr(y as u32),
-        BinOp::Lt => i32::from(x < y),
-        BinOp::Le => i32::from(x <= y),
-        BinOp::Gt => i32::from(x > y),
-        BinOp::Ge => i32::from(x >= y),
-        BinOp::Eq => i32::from(x == y),
-        BinOp::Ne => i32::from(x != y),
         BinOp::And => i32::from(x != 0 && y != 0),
         BinOp::Or => i32::from(x != 0 || y != 0),
+        // (The pure operators are `Pure`'s, above.)
         _ => return Err(Fault::Unsupported(&"temporal operator")),
     })
 }
