@@ -481,73 +481,75 @@ impl Machine<'_> {
             if e.kind == EdgeKind::Else && c.proc_moved > 0 {
                 continue;
             }
-            if let (EdgeKind::Chan, LStmt::Send { chan, .. } | LStmt::Recv { chan, .. }) =
-                (e.kind, &e.edge.stmt)
-            {
-                {
-                    self.soft.set(None);
-                    // (The channel is read once here for both questions: a rendezvous, and
-                    // else a buffer the statement surely blocks on.)
-                    let at = match self.chan_of(st, cx, chan) {
-                        Ok(at) => at,
-                        Err(f) => {
-                            moved(c, e.escape, e.escape_group);
-                            return fault(pid, no, None, f);
-                        }
-                    };
-                    match self.layout.chans[st.chan_type(at)].capacity == 0 {
-                        true if matches!(e.edge.stmt, LStmt::Send { .. }) => {
-                            c.rv_edge = k;
-                            c.rv_next = Some(st.nr_pr() as u8);
-                            c.rv_next_edge = 0;
-                            c.rv_matched = 0;
-                            if self.trace.is_some() {
-                                // pan's trace sees the send once per offer, taken or not.
-                                match self.offer_event(st, cx, &e.edge.stmt) {
-                                    Ok(None) => {}
-                                    Ok(Some(hit)) => return report(pid, no, hit.fault()),
-                                    Err(f) => {
-                                        c.rv_next = None;
-                                        moved(c, e.escape, e.escape_group);
-                                        return fault(pid, no, None, f);
-                                    }
+            let chan = match (e.kind, &e.edge.stmt) {
+                (EdgeKind::Chan, LStmt::Send { chan, .. } | LStmt::Recv { chan, .. }) => Some(chan),
+                _ => None,
+            };
+            if let Some(chan) = chan {
+                self.soft.set(None);
+                // (The channel is read once here for both questions: a rendezvous, and
+                // else a buffer the statement surely blocks on.)
+                let at = match self.chan_of(st, cx, chan) {
+                    Ok(at) => at,
+                    Err(f) => {
+                        moved(c, e.escape, e.escape_group);
+                        return fault(pid, no, None, f);
+                    }
+                };
+                match self.layout.chans[st.chan_type(at)].capacity == 0 {
+                    true if matches!(e.edge.stmt, LStmt::Send { .. }) => {
+                        c.rv_edge = k;
+                        c.rv_next = Some(st.nr_pr() as u8);
+                        c.rv_next_edge = 0;
+                        c.rv_matched = 0;
+                        if self.trace.is_some() {
+                            // pan's trace sees the send once per offer, taken or not.
+                            match self.offer_event(st, cx, &e.edge.stmt) {
+                                Ok(None) => {}
+                                Ok(Some(hit)) => return report(pid, no, hit.fault()),
+                                Err(f) => {
+                                    c.rv_next = None;
+                                    moved(c, e.escape, e.escape_group);
+                                    return fault(pid, no, None, f);
                                 }
+                            }
+                        }
+                        continue;
+                    }
+                    // pan: "polling rv chan"; such a receive never executes.
+                    true if matches!(e.edge.stmt, LStmt::Recv { copy: true, .. }) => {
+                        return report(pid, no, Fault::CopyRendezvous);
+                    }
+                    // A rendezvous receive moves only together with its sender.
+                    true => continue,
+                    false => {
+                        let len = st.chan_len(at);
+                        let blocked = match e.edge.stmt {
+                            LStmt::Send { .. } => {
+                                len as u32 >= self.layout.chans[st.chan_type(at)].capacity
+                            }
+                            _ => len == 0,
+                        };
+                        if blocked {
+                            if let Some(f) = self.soft.take() {
+                                return report(pid, no, f);
                             }
                             continue;
                         }
-                        // pan: "polling rv chan"; such a receive never executes.
-                        true if matches!(e.edge.stmt, LStmt::Recv { copy: true, .. }) => {
-                            return report(pid, no, Fault::CopyRendezvous);
-                        }
-                        // A rendezvous receive moves only together with its sender.
-                        true => continue,
-                        false => {
-                            let len = st.chan_len(at);
-                            let blocked = match e.edge.stmt {
-                                LStmt::Send { .. } => {
-                                    len as u32 >= self.layout.chans[st.chan_type(at)].capacity
-                                }
-                                _ => len == 0,
-                            };
-                            if blocked {
-                                if let Some(f) = self.soft.take() {
-                                    return report(pid, no, f);
-                                }
-                                continue;
-                            }
-                            chan_at = Some(at);
-                        }
+                        chan_at = Some(at);
                     }
                 }
             }
             self.soft.set(None);
             // A condition is evaluated once: its value decides, and executing it changes
             // nothing.
-            let cond = match (e.kind, &e.edge.stmt) {
-                (EdgeKind::Cond, LStmt::Expr(x)) => Some(match self.cond(no) {
-                    Some(code) => code.eval(self, st, cx),
-                    None => self.eval(st, cx, x),
-                }),
+            // (A compiled condition never reads the statement's tree.)
+            let cond = match (e.kind, self.cond(no)) {
+                (EdgeKind::Cond, Some(code)) => Some(code.eval(self, st, cx)),
+                (EdgeKind::Cond, None) => match &e.edge.stmt {
+                    LStmt::Expr(x) => Some(self.eval(st, cx, x)),
+                    _ => None,
+                },
                 _ => None,
             };
             let blocked = match &cond {
