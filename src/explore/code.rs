@@ -279,11 +279,7 @@ impl Recv<'_> {
             *v = cl.fields[i].read(&st.v, msg + cl.field_offsets[i] as usize);
         }
         if !self.copy {
-            let size = cl.msg_size as usize;
-            let end = at + 2 + st.chan_len(at) * size;
-            st.v.copy_within(msg + size..end, msg);
-            st.v[end - size..end].fill(0);
-            st.v[at + 1] -= 1;
+            st.take_message(at, msg, cl.msg_size as usize);
         }
         let base = st.procs[usize::from(cx.pid)] as usize;
         for (a, &val) in self.args.iter().zip(&vals) {

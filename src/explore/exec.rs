@@ -468,11 +468,7 @@ impl Machine<'_> {
                     flag = Step::Flagged(h.flag(false));
                 }
             }
-            let len = st.chan_len(at);
-            let end = at + 2 + len * size;
-            st.v.copy_within(msg + size..end, msg);
-            st.v[end - size..end].fill(0);
-            st.v[at + 1] -= 1;
+            st.take_message(at, msg, size);
         }
         self.assign_message(st, cx, args, &vals[..nf])?;
         Ok(flag)

@@ -228,13 +228,19 @@ impl<'p> Machine<'p> {
                     .collect()
             })
             .collect();
+        // Each edge's statement, and the flat locals of its proctype, by (proctype,
+        // location, edge).
+        let edge_at = |p: u32, l: u32, k: u32| {
+            &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize]
+        };
+        let locals_of = |p: u32| local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
         // Per edge: its condition (or assertion) compiled, or its assignment.
         let (conds, assigns) = edges
             .iter()
             .map(|&(p, l, k)| {
-                use crate::program::expr::{LExpr, LStmt};
-                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
-                let locals = local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
+                use crate::program::expr::LExpr;
+                let e = edge_at(p, l, k);
+                let locals = locals_of(p);
                 match &e.stmt {
                     LStmt::Expr(x) if !matches!(x, LExpr::Run { .. }) => {
                         (super::code::compile(&global_flat, locals, x), None)
@@ -252,8 +258,8 @@ impl<'p> Machine<'p> {
         let recvs = edges
             .iter()
             .map(|&(p, l, k)| {
-                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
-                let locals = local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
+                let e = edge_at(p, l, k);
+                let locals = locals_of(p);
                 match &e.stmt {
                     LStmt::Recv {
                         args, random, copy, ..
@@ -267,11 +273,11 @@ impl<'p> Machine<'p> {
         let mut dsteps: Vec<_> = edges
             .iter()
             .filter_map(|&(p, l, k)| {
-                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
+                let e = edge_at(p, l, k);
                 let LStmt::DStep(d) = &e.stmt else {
                     return None;
                 };
-                let locals = local_flat.get(p as usize).map_or(&[][..], Vec::as_slice);
+                let locals = locals_of(p);
                 let key = &**d as *const crate::program::dcode::DStep as usize;
                 let code = super::code::DStepCode::new(d, Some((&global_flat, locals)));
                 Some((key, code))
@@ -289,7 +295,7 @@ impl<'p> Machine<'p> {
             .iter()
             .map(|&(p, l, k)| {
                 use crate::program::expr::LExpr;
-                let e = &prog.procs[p as usize].automaton.locations[l as usize].edges[k as usize];
+                let e = edge_at(p, l, k);
                 let kind = match &e.stmt {
                     LStmt::Expr(x) if !matches!(x, LExpr::Run { .. }) => EdgeKind::Cond,
                     LStmt::Else => EdgeKind::Else,

@@ -150,6 +150,16 @@ impl State {
         self.v[at + 1] as usize
     }
 
+    /// Removes the message of `size` bytes at `msg` from the buffer at `at`: the ones after
+    /// it move up, and the freed slot at the end is zeroed.
+    #[inline]
+    pub fn take_message(&mut self, at: usize, msg: usize, size: usize) {
+        let end = at + 2 + self.chan_len(at) * size;
+        self.v.copy_within(msg + size..end, msg);
+        self.v[end - size..end].fill(0);
+        self.v[at + 1] -= 1;
+    }
+
     /// Appends a new empty channel of type `t`; returns its id.
     pub fn add_chan(&mut self, layout: &Layout, t: u8) -> i32 {
         let at = self.v.len();
