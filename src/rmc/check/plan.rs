@@ -336,8 +336,11 @@ fn looks_first(cx: &Context, opts: &Options) -> bool {
 /// read: a full check (recording) that stops at a share of the recorded states. When it
 /// completes, it is the check: reading the record would have cost more than all of it
 /// (reading a recorded state costs about a tenth of executing one, `SMALL_SHARE`). When it
-/// stops there, the plan is made (`decide`) while it waits: a full check goes on from where
-/// the look stopped (nothing searched twice), anything else drops the look.
+/// reaches that share, the plan is made (`decide`) on a thread of its own while the look
+/// goes on (up to `LOOK_AHEAD` times its share, asking every `LOOK_POLL` states whether
+/// the plan is made): a full check goes on from where the look stands (nothing searched
+/// twice, and the plan's cost hidden behind it, where a second core is free), anything
+/// else drops the look.
 fn first_look(
     cx: Context,
     base: &mut Base,
@@ -359,78 +362,106 @@ fn first_look(
     let (states, held) = (cx.states, base.record.memory());
     // (What a plan is made of, should the look lose its context: never expected.)
     let (ids, impact) = (cx.ids.clone(), cx.impact.clone());
-    let mut look_at = Some(Look::Pending(Box::new(cx)));
-    let mut at_limit = |_: &Stats| {
-        // (Asked again only if the run is made again inline: the plan stands.)
-        let plan = match look_at.take() {
-            Some(Look::Pending(cx)) if !own_limit => decide(*cx, &mut *base, opts),
-            Some(Look::Decided(plan)) => *plan,
-            other => {
-                look_at = other;
+    // Where the look waits for the plan at the latest (it holds its states meanwhile).
+    let ahead = budget
+        .saturating_mul(LOOK_AHEAD)
+        .min(opts.max_states.unwrap_or(u64::MAX));
+    let mut pending = Some((Box::new(cx), base));
+    let plan = std::thread::scope(|scope| {
+        let mut decider = None;
+        // The plan, and the bytes the base holds once it is made.
+        let mut made: Option<(Plan, u64)> = None;
+        let mut waited = false;
+        let mut at_limit = |st: &Stats| {
+            if own_limit {
                 return AtLimit::Stop;
             }
+            if made.is_none() {
+                if decider.is_none() {
+                    let Some((cx, base)) = pending.take() else {
+                        return AtLimit::Stop;
+                    };
+                    decider = Some(scope.spawn(move || {
+                        let plan = decide(*cx, &mut *base, opts);
+                        (plan, base.record.memory())
+                    }));
+                }
+                let n = st.states_stored;
+                let deciding = decider.as_ref().is_some_and(|d| !d.is_finished());
+                if deciding && n.saturating_add(LOOK_POLL) <= ahead {
+                    return AtLimit::GoOn {
+                        max_states: Some(n + LOOK_POLL),
+                        held: 0,
+                    };
+                }
+                waited = true;
+                made = decider.take().and_then(|d| d.join().ok());
+            }
+            match &made {
+                Some((plan, now_held)) if matches!(plan.reuse, Reuse::Nothing) => AtLimit::GoOn {
+                    max_states: opts.max_states,
+                    held: now_held.saturating_sub(held),
+                },
+                _ => AtLimit::Stop,
+            }
         };
-        let go_on = match plan.reuse {
-            Reuse::Nothing => AtLimit::GoOn {
-                max_states: opts.max_states,
-                held: base.record.memory().saturating_sub(held),
-            },
-            _ => AtLimit::Stop,
-        };
-        look_at = Some(Look::Decided(Box::new(plan)));
-        go_on
-    };
-    let run = super::execute::first_look(&m, held, &look, progress, &mut at_limit);
-    match look_at {
-        Some(Look::Decided(plan)) if matches!(plan.reuse, Reuse::Nothing) => Plan {
-            reuse: Reuse::Ran(Box::new(run)),
-            ..*plan
-        },
-        Some(Look::Decided(plan)) => *plan,
-        Some(Look::Pending(cx)) if run.outcome.complete() => {
-            let n = run.outcome.stats.states_stored;
-            let reason = format!(
-                "auto: a full check, the new version being small: its {n} states are under \
-                 1/{SMALL_SHARE} of the {states} recorded, and checking them cost less than \
-                 reading the record would have"
-            );
-            let predicted = Predicted {
-                new_states: Some(n),
-                ..Predicted::default()
-            };
-            cx.plan(
-                Reuse::Ran(Box::new(run)),
-                Algorithm::Full,
-                reason,
-                predicted,
-            )
+        let run = super::execute::first_look(&m, held, &look, progress, &mut at_limit);
+        let complete = run.outcome.complete();
+        // (A look that completed while the plan was being made waits for it: which check
+        // runs, and so the record it writes, never depends on which finished first.)
+        if let Some(d) = decider.take() {
+            made = d.join().ok();
         }
-        // A look that stopped at the check's own limit ran with the check's options: when the
-        // plan is a full check, it is that check.
-        Some(Look::Pending(cx)) => match decide(*cx, base, opts) {
-            plan if own_limit && matches!(plan.reuse, Reuse::Nothing) => Plan {
-                reuse: Reuse::Ran(Box::new(run)),
-                ..plan
-            },
-            plan => plan,
-        },
-        None => Plan {
-            program,
-            ids,
-            impact: Some(impact),
-            reuse: Reuse::Nothing,
-            algorithm: Algorithm::Full,
-            reason: "auto's first look lost its plan: a full check".into(),
-            predicted: None,
-        },
-    }
-}
-
-/// Where auto's first look stands: the plan still to be made, or made while the look
-/// waited at its limit.
-enum Look {
-    Pending(Box<Context>),
-    Decided(Box<Plan>),
+        match (made, pending) {
+            // Told at its limit, or completed before: it was the full check the plan is.
+            (Some((plan, _)), _)
+                if (waited || complete) && matches!(plan.reuse, Reuse::Nothing) =>
+            {
+                Some(Plan {
+                    reuse: Reuse::Ran(Box::new(run)),
+                    ..plan
+                })
+            }
+            (Some((plan, _)), _) => Some(plan),
+            (None, Some((cx, _))) if complete => {
+                let n = run.outcome.stats.states_stored;
+                let reason = format!(
+                    "auto: a full check, the new version being small: its {n} states are \
+                     under 1/{SMALL_SHARE} of the {states} recorded, and checking them cost \
+                     less than reading the record would have"
+                );
+                let predicted = Predicted {
+                    new_states: Some(n),
+                    ..Predicted::default()
+                };
+                Some(cx.plan(
+                    Reuse::Ran(Box::new(run)),
+                    Algorithm::Full,
+                    reason,
+                    predicted,
+                ))
+            }
+            // A look that stopped at the check's own limit ran with the check's options:
+            // when the plan is a full check, it is that check.
+            (None, Some((cx, base))) => Some(match decide(*cx, base, opts) {
+                plan if own_limit && matches!(plan.reuse, Reuse::Nothing) => Plan {
+                    reuse: Reuse::Ran(Box::new(run)),
+                    ..plan
+                },
+                plan => plan,
+            }),
+            (None, None) => None,
+        }
+    });
+    plan.unwrap_or_else(|| Plan {
+        program,
+        ids,
+        impact: Some(impact),
+        reuse: Reuse::Nothing,
+        algorithm: Algorithm::Full,
+        reason: "auto's first look lost its plan: a full check".into(),
+        predicted: None,
+    })
 }
 
 /// Why nothing of the record can be reused, if so.
