@@ -3191,6 +3191,42 @@ fn a_small_new_version_is_checked_before_the_record_s_states_are_read() {
     let (plan, base) = plan_on_lazy(&small, Algorithm::Full);
     assert!(!base.has_states() && matches!(plan.reuse, Reuse::Nothing));
 
+    // A version past the look's first share but within `LOOK_AHEAD` times it, whose states
+    // are all recorded (two bounds lowered: a replay would walk them): the plan is made
+    // beside the look, and the look, which completes, is the check whatever that plan, so
+    // that which check runs never depends on which finished first.
+    let text = common::three_counters(40)
+        .replace("a < 40", "a < 8")
+        .replace("b < 40", "b < 8");
+    let within = version(&text).expect("loads");
+    let full = check_with(&within, None, Algorithm::Full, &opts);
+    let n = full.stats.states_stored;
+    assert!(
+        n * check::SMALL_SHARE > stored && n * check::SMALL_SHARE <= stored * check::LOOK_AHEAD,
+        "{n} of {stored}"
+    );
+    let (plan, base) = plan_on_lazy(&within, Algorithm::Auto);
+    assert!(
+        plan.reason.contains("the new version being small"),
+        "{}",
+        plan.reason
+    );
+    let Reuse::Ran(run) = plan.reuse else {
+        panic!("the look was not the check: {}", plan.reason)
+    };
+    assert!(run.outcome.complete());
+    assert_eq!(run.outcome.stats.spin_figures(), full.stats.spin_figures());
+    written_as_full(
+        &Plan {
+            reuse: Reuse::Nothing,
+            ..plan
+        },
+        *run,
+        &base,
+        &within,
+        full.record,
+    );
+
     // A statement changed in the large version: the look stops, the states are read, and
     // auto replays, as it does from a record read whole.
     let text = common::three_counters(40).replace("c < 40 -> c++", "c < 40 -> c = c + 1");

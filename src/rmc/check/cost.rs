@@ -92,22 +92,24 @@ pub struct Predicted {
 }
 
 /// Auto's first look at a new version, for a record of `SMALL_FROM` states or more, before
-/// its states are read: a recording full check stopped at a `SMALL_SHARE`th of the recorded
-/// states. Reading a recorded state costs about a tenth of executing one (on the public
-/// MESI history, a 27.4-million-state record read in 5 to 6 s, a full check of 597k states
-/// 1.0 s), so a look that fails costs at most a third of the read it precedes, and one that
-/// completes is the check (on a record of 59,151 states, planning took 15 ms where the full
+/// its states are read: a recording full check, alone up to a `SMALL_SHARE`th of the
+/// recorded states (then beside the plan, `LOOK_AHEAD`). Reading a recorded state costs
+/// about a tenth of executing one (on the public MESI history, a 27.4-million-state record
+/// read in 5 to 6 s, a full check of 597k states 1.0 s), so the look alone costs at most a
+/// third of the read it precedes, and one that completes is the check (on a record of 59,151 states, planning took 15 ms where the full
 /// check of a 544-state version took 4).
 pub const SMALL_FROM: u64 = 1 << 14;
 pub const SMALL_SHARE: u64 = 32;
 
-/// While the plan is made beside it, auto's first look goes on up to this many times its
-/// share (`SMALL_SHARE`), asking every `LOOK_POLL` states whether the plan is made: a plan
-/// that is a full check then costs little beside that check (on the bench's philosophers,
-/// a version of 164,833 states against a record of 1,013,857, the plan takes 0.22 to 0.33
-/// s of a 1.0 s check). Four times, not more: on two cores the look's recording slows the
-/// plan it waits for, which a replay pays (ring_election, 724k states, a global retyped:
-/// 3 % slower at four, 6 % at eight).
+/// Auto's first look goes on up to this many times its share (`SMALL_SHARE`) while the
+/// plan is made beside it, asking every `LOOK_POLL` states whether the plan is made, and a
+/// version it checks whole within that is checked by it: a plan that is a full check then
+/// costs little beside that check (on the bench's philosophers, a version of 164,833 states
+/// against a record of 1,013,857, the plan takes 0.22 to 0.33 s of a 1.0 s check), and a
+/// version cut to a few recorded states is not replayed (the sample's e8a4e5e, 15,290
+/// states of 171,928). Four times, not more: on two cores the look's recording slows the
+/// plan it runs beside, which a replay pays (ring_election N=9 with a global retyped:
+/// about 4 %).
 pub const LOOK_AHEAD: u64 = 4;
 pub const LOOK_POLL: u64 = 1 << 10;
 

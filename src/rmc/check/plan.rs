@@ -13,6 +13,7 @@ use crate::rmc::record::graph::Graph;
 use crate::rmc::run::recorder::{Known, Prunable, Prune};
 use crate::rmc::run::replay::Replay;
 use crate::rmc::run::unchanged::Unchanged;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::base::{checks_of, prunable, Base};
 use super::cost::*;
@@ -97,19 +98,31 @@ pub fn plan_with(
     if looks_first(&cx, opts) {
         return first_look(cx, base, opts, progress);
     }
-    decide(cx, base, opts)
+    decide(cx, base, opts, None)
 }
 
 /// The plan from what the record says of its states: prune, a replay, the unchanged graph,
 /// or a full check.
-fn decide(mut cx: Context, base: &mut Base, opts: &Options) -> Plan {
+/// `called_off`: set when auto's first look turned out to be the check while this was being
+/// made (the plan is then not wanted, and it stops at its next step).
+fn decide(
+    mut cx: Context,
+    base: &mut Base,
+    opts: &Options,
+    called_off: Option<&AtomicBool>,
+) -> Plan {
     let want = cx.want;
+    let off = || called_off.is_some_and(|c| c.load(Ordering::Relaxed));
+    let off_reason = || "auto's first look was the check".to_string();
     // (Only now: what the record says of its states is what the rest decides by. Their
     // fingerprints first: the probe and the prediction of pruning need no more, and when
     // the probe decides a full check, the graph, which costs several times as much to read,
     // is never read.)
     let unread =
         |e: super::base::BaseError| format!("the record's states do not read ({e}): a full check");
+    if off() {
+        return cx.full(off_reason(), None);
+    }
     if let Err(e) = base.read_fingerprints() {
         return cx.full(unread(e), None);
     }
@@ -140,6 +153,9 @@ fn decide(mut cx: Context, base: &mut Base, opts: &Options) -> Plan {
             return cx.full(reason, Some(predicted));
         }
     }
+    if off() {
+        return cx.full(off_reason(), None);
+    }
     if let Err(e) = base.read_states() {
         return cx.full(unread(e), Some(predicted));
     }
@@ -159,6 +175,9 @@ fn decide(mut cx: Context, base: &mut Base, opts: &Options) -> Plan {
     if by_key {
         predicted.map_cost = Some(cx.states as f64 * KEY_COST);
     }
+    if off() {
+        return cx.full(off_reason(), None);
+    }
     let no_replay = why_no_replay(graph.is_some(), opts);
     let replay = match (&no_replay, graph) {
         (None, Some(g)) if want != Algorithm::Prune => {
@@ -168,6 +187,9 @@ fn decide(mut cx: Context, base: &mut Base, opts: &Options) -> Plan {
     };
     if let Some(reason) = full_is_cheaper(&cx, &replay, &predicted) {
         return cx.full(reason, Some(predicted));
+    }
+    if off() {
+        return cx.full(off_reason(), None);
     }
     // (Before keying the record: the unchanged graph needs no keys.)
     let replay = match replay {
@@ -333,14 +355,17 @@ fn looks_first(cx: &Context, opts: &Options) -> bool {
 }
 
 /// Auto's first look at the new version (`SMALL_FROM`), before the record's states are
-/// read: a full check (recording) that stops at a share of the recorded states. When it
-/// completes, it is the check: reading the record would have cost more than all of it
-/// (reading a recorded state costs about a tenth of executing one, `SMALL_SHARE`). When it
-/// reaches that share, the plan is made (`decide`) on a thread of its own while the look
-/// goes on (up to `LOOK_AHEAD` times its share, asking every `LOOK_POLL` states whether
-/// the plan is made): a full check goes on from where the look stands (nothing searched
-/// twice, and the plan's cost hidden behind it, where a second core is free), anything
-/// else drops the look.
+/// read: a full check (recording) of up to `LOOK_AHEAD` times a `SMALL_SHARE`th of the
+/// recorded states. When it completes within that, it is the check: reading the record
+/// would have cost more than all of it (reading a recorded state costs about a tenth of
+/// executing one). From a `SMALL_SHARE`th on, the plan is made (`decide`) on a thread of
+/// its own while the look goes on (asking every `LOOK_POLL` states whether it is made):
+/// when the plan is a full check, the look goes on as that check from where it stands
+/// (nothing searched twice, the plan's cost hidden behind it where a second core is free);
+/// anything else drops the look once it has reached its end unfinished. Which check runs
+/// depends on the version and the record only, never on which thread finished first: the
+/// look is the check exactly when the version has at most its share of states or the plan
+/// is a full check.
 fn first_look(
     cx: Context,
     base: &mut Base,
@@ -349,52 +374,43 @@ fn first_look(
 ) -> Plan {
     // (Within a limit on states the check has: a version that completes under both is
     // checked whole, and a look that stops at the check's own limit is that check.)
-    let budget = (cx.states / SMALL_SHARE).min(opts.max_states.unwrap_or(u64::MAX));
-    let own_limit = opts.max_states.is_some_and(|n| n <= budget);
+    let share = cx.states / SMALL_SHARE;
+    let ahead = share
+        .saturating_mul(LOOK_AHEAD)
+        .min(opts.max_states.unwrap_or(u64::MAX));
+    let own_limit = opts.max_states.is_some_and(|n| n <= ahead);
     let program = cx.program.clone();
     let Ok(m) = Machine::new(&program) else {
-        return decide(cx, base, opts);
+        return decide(cx, base, opts, None);
     };
     let look = Options {
-        max_states: Some(budget),
+        max_states: Some(share.min(ahead)),
         ..opts.clone()
     };
     let (states, held) = (cx.states, base.record.memory());
     // (What a plan is made of, should the look lose its context: never expected.)
     let (ids, impact) = (cx.ids.clone(), cx.impact.clone());
-    // Where the look waits for the plan at the latest (it holds its states meanwhile).
-    let ahead = budget
-        .saturating_mul(LOOK_AHEAD)
-        .min(opts.max_states.unwrap_or(u64::MAX));
+    let called_off = AtomicBool::new(false);
+    let called_off = &called_off;
     let mut pending = Some((Box::new(cx), base));
     let plan = std::thread::scope(|scope| {
         let mut decider = None;
         // The plan, and the bytes the base holds once it is made.
         let mut made: Option<(Plan, u64)> = None;
-        let mut waited = false;
         let mut at_limit = |st: &Stats| {
-            if own_limit {
-                return AtLimit::Stop;
-            }
-            if made.is_none() {
-                if decider.is_none() {
-                    let Some((cx, base)) = pending.take() else {
-                        return AtLimit::Stop;
-                    };
+            let n = st.states_stored;
+            if decider.is_none() && made.is_none() && n < ahead {
+                if let Some((cx, base)) = pending.take() {
                     decider = Some(scope.spawn(move || {
-                        let plan = decide(*cx, &mut *base, opts);
+                        let plan = decide(*cx, &mut *base, opts, Some(called_off));
                         (plan, base.record.memory())
                     }));
                 }
-                let n = st.states_stored;
-                let deciding = decider.as_ref().is_some_and(|d| !d.is_finished());
-                if deciding && n.saturating_add(LOOK_POLL) <= ahead {
-                    return AtLimit::GoOn {
-                        max_states: Some(n + LOOK_POLL),
-                        held: 0,
-                    };
-                }
-                waited = true;
+            }
+            if decider
+                .as_ref()
+                .is_some_and(|d| d.is_finished() || n >= ahead)
+            {
                 made = decider.take().and_then(|d| d.join().ok());
             }
             match &made {
@@ -402,56 +418,57 @@ fn first_look(
                     max_states: opts.max_states,
                     held: now_held.saturating_sub(held),
                 },
+                _ if n < ahead => AtLimit::GoOn {
+                    max_states: Some((n + LOOK_POLL).min(ahead)),
+                    held: 0,
+                },
                 _ => AtLimit::Stop,
             }
         };
         let run = super::execute::first_look(&m, held, &look, progress, &mut at_limit);
-        let complete = run.outcome.complete();
-        // (A look that completed while the plan was being made waits for it: which check
-        // runs, and so the record it writes, never depends on which finished first.)
+        // A version of at most `ahead` states is checked whole by the look whatever the
+        // plan: a plan still being made is called off (and waited for: it holds the base).
+        let n = run.outcome.stats.states_stored;
+        let small = run.outcome.complete() && n <= ahead;
         if let Some(d) = decider.take() {
+            called_off.store(small, Ordering::Relaxed);
             made = d.join().ok();
         }
-        match (made, pending) {
-            // Told at its limit, or completed before: it was the full check the plan is.
-            (Some((plan, _)), _)
-                if (waited || complete) && matches!(plan.reuse, Reuse::Nothing) =>
-            {
-                Some(Plan {
-                    reuse: Reuse::Ran(Box::new(run)),
-                    ..plan
-                })
-            }
-            (Some((plan, _)), _) => Some(plan),
-            (None, Some((cx, _))) if complete => {
-                let n = run.outcome.stats.states_stored;
-                let reason = format!(
-                    "auto: a full check, the new version being small: its {n} states are \
-                     under 1/{SMALL_SHARE} of the {states} recorded, and checking them cost \
-                     less than reading the record would have"
-                );
-                let predicted = Predicted {
+        let cx_plan = match (made, pending) {
+            (Some((plan, _)), _) => plan,
+            (None, Some((cx, base))) if !small => decide(*cx, base, opts, None),
+            (None, Some((cx, _))) => cx.full(String::new(), None),
+            (None, None) => return None,
+        };
+        Some(if small {
+            let reason = format!(
+                "auto: a full check, the new version being small: its {n} states are at \
+                 most 1/{} of the {states} recorded, and checking them cost less than \
+                 reading the record would have",
+                SMALL_SHARE / LOOK_AHEAD
+            );
+            Plan {
+                reuse: Reuse::Ran(Box::new(run)),
+                algorithm: Algorithm::Full,
+                reason,
+                predicted: Some(Predicted {
                     new_states: Some(n),
                     ..Predicted::default()
-                };
-                Some(cx.plan(
-                    Reuse::Ran(Box::new(run)),
-                    Algorithm::Full,
-                    reason,
-                    predicted,
-                ))
+                }),
+                ..cx_plan
             }
-            // A look that stopped at the check's own limit ran with the check's options:
-            // when the plan is a full check, it is that check.
-            (None, Some((cx, base))) => Some(match decide(*cx, base, opts) {
-                plan if own_limit && matches!(plan.reuse, Reuse::Nothing) => Plan {
-                    reuse: Reuse::Ran(Box::new(run)),
-                    ..plan
-                },
-                plan => plan,
-            }),
-            (None, None) => None,
-        }
+        } else if matches!(cx_plan.reuse, Reuse::Nothing)
+            && (run.outcome.complete() || n >= ahead || own_limit)
+        {
+            // It went on as the full check the plan is (or stopped at the check's own
+            // limit, with the check's options: that check).
+            Plan {
+                reuse: Reuse::Ran(Box::new(run)),
+                ..cx_plan
+            }
+        } else {
+            cx_plan
+        })
     });
     plan.unwrap_or_else(|| Plan {
         program,
