@@ -96,8 +96,8 @@ pub struct Predicted {
 /// recorded states (then beside the plan, `LOOK_AHEAD`). Reading a recorded state costs
 /// about a tenth of executing one (on the public MESI history, a 27.4-million-state record
 /// read in 5 to 6 s, a full check of 597k states 1.0 s), so the look alone costs at most a
-/// third of the read it precedes, and one that completes is the check (on a record of 59,151 states, planning took 15 ms where the full
-/// check of a 544-state version took 4).
+/// third of the read it precedes, and one that completes is the check (on a record of
+/// 59,151 states, planning took 15 ms where the full check of a 544-state version took 4).
 pub const SMALL_FROM: u64 = 1 << 14;
 pub const SMALL_SHARE: u64 = 32;
 

@@ -397,6 +397,8 @@ fn first_look(
         let mut decider = None;
         // The plan, and the bytes the base holds once it is made.
         let mut made: Option<(Plan, u64)> = None;
+        // It was told to go on as the full check the plan is.
+        let mut went_on = false;
         let mut at_limit = |st: &Stats| {
             let n = st.states_stored;
             if decider.is_none() && made.is_none() && n < ahead {
@@ -414,10 +416,13 @@ fn first_look(
                 made = decider.take().and_then(|d| d.join().ok());
             }
             match &made {
-                Some((plan, now_held)) if matches!(plan.reuse, Reuse::Nothing) => AtLimit::GoOn {
-                    max_states: opts.max_states,
-                    held: now_held.saturating_sub(held),
-                },
+                Some((plan, now_held)) if matches!(plan.reuse, Reuse::Nothing) => {
+                    went_on = true;
+                    AtLimit::GoOn {
+                        max_states: opts.max_states,
+                        held: now_held.saturating_sub(held),
+                    }
+                }
                 _ if n < ahead => AtLimit::GoOn {
                     max_states: Some((n + LOOK_POLL).min(ahead)),
                     held: 0,
@@ -457,9 +462,7 @@ fn first_look(
                 }),
                 ..cx_plan
             }
-        } else if matches!(cx_plan.reuse, Reuse::Nothing)
-            && (run.outcome.complete() || n >= ahead || own_limit)
-        {
+        } else if matches!(cx_plan.reuse, Reuse::Nothing) && (went_on || own_limit) {
             // It went on as the full check the plan is (or stopped at the check's own
             // limit, with the check's options: that check).
             Plan {
