@@ -648,15 +648,16 @@ fn full_is_cheaper(
         Err(_) => None,
     }
     .map(|c| c + predicted.map_cost.unwrap_or(0.0));
+    let new = walked_new_share(predicted);
     if cx.want != Algorithm::Auto
         || states == 0
-        || !cheapest.is_some_and(|c| c >= FULL_SHARE * states as f64)
+        || !cheapest.is_some_and(|c| against_full(c, states, new) >= 1.0)
     {
         return None;
     }
     Some(format!(
         "auto: a full check, predicted cheaper (pruning would execute {} of the {states} \
-         recorded states{}{}); {}",
+         recorded states{}{}{}); {}",
         predicted.prune_executed,
         match (predicted.replay_walked, predicted.replay_executed) {
             (Some(w), Some(x)) => format!(", replay walk {w} and execute {x}"),
@@ -665,6 +666,13 @@ fn full_is_cheaper(
         match predicted.map_cost {
             Some(_) => ", after reading every recorded vector to meet states by key",
             None => "",
+        },
+        match new > 0.0 {
+            true => format!(
+                ", and {:.0} % of the new version's states new, as the walks met them",
+                new * 100.0
+            ),
+            false => String::new(),
         },
         cx.dangerous
     ))
