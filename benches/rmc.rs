@@ -698,7 +698,7 @@ fn main() {
     println!("full = `--algorithm full` (records too); plain = a check that writes no record");
     println!(
         "probe new: the share of the states auto's random walks met that the record lacks \
-         (a full check from 79 %, 60 % across a declaration change), beside the replay's new \
+         (a full check from 79 %, 67 % across a declaration change), beside the replay's new \
          states"
     );
     println!(

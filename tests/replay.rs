@@ -3440,3 +3440,55 @@ init {
         assert!(r.states_executed > 0, "{what}: {r:?}");
     }
 }
+
+/// Auto weighs the recorded states a run would execute by their work: a change inside a long
+/// atomic run meets the states that pass it, each many steps, while the states walked pass
+/// none. Replay's and pruning's predictions count those states at their recorded events'
+/// weight (on the sample's elevator, the 15 % of the states such a change meets carry 75 %
+/// of the atomic steps), and the work of every recorded state sums to their number.
+#[test]
+fn states_at_a_change_inside_long_atomic_runs_weigh_their_steps() {
+    use git_rmc::rmc::check::{self, Base};
+    const HEAVY: &str = "byte a, b, t;
+active proctype light() {
+    do
+    :: a < 30 -> a++
+    :: a >= 30 -> break
+    od
+}
+active proctype heavy() {
+    do
+    :: b < 1 -> atomic { t = 1; t = 2; t = 3; t = 4; t = 5; t = 6; t = 7; t = 8; t = 9; t = 0; b++ }
+    :: b >= 1 -> break
+    od
+}
+";
+    let opts = Options::default();
+    let (record, stored) = recorded(HEAVY, &opts);
+    let changed = version(&HEAVY.replace("t = 5;", "t = 50;")).expect("parses");
+    let mut base = Base::from_record(record).expect("the base program rebuilds");
+    let plan = check::plan(
+        changed.program.clone(),
+        Some(&mut base),
+        &opts,
+        Algorithm::Replay,
+    );
+    let p = plan.predicted.expect("a prediction");
+    let (executed, work) = (
+        p.replay_executed.expect("replay predicted"),
+        p.replay_work.expect("its work"),
+    );
+    let walked = p.replay_walked.expect("replay predicted");
+    assert_eq!(walked + executed, stored, "{p:?}");
+    assert!(executed > 0 && walked > 0, "{p:?}");
+    // Each executed state passes the eleven steps of the run; a walked one moves once.
+    assert!(work >= 2.0 * executed as f64, "{p:?}");
+    assert!(work < stored as f64, "{p:?}");
+    // Pruning also executes the states at the guard before the run (they reach the change
+    // without passing it): as many as replay's, each one step.
+    let prune = p.prune_work.expect("pruning's work, from the graph");
+    assert_eq!(p.prune_executed, 2 * executed, "{p:?}");
+    assert!(prune >= 1.5 * p.prune_executed as f64, "{p:?}");
+    assert!(prune > work, "{p:?}");
+    assert!(prune < stored as f64, "{p:?}");
+}

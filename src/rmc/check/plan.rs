@@ -9,7 +9,7 @@ use crate::rmc::diff::extension::Extension;
 use crate::rmc::diff::ids::StableIds;
 use crate::rmc::diff::impact::{analyze, Impact};
 use crate::rmc::record::elements::Element;
-use crate::rmc::record::graph::Graph;
+use crate::rmc::record::graph::{Graph, NONE};
 use crate::rmc::run::recorder::{Known, Prunable, Prune};
 use crate::rmc::run::replay::Replay;
 use crate::rmc::run::unchanged::Unchanged;
@@ -160,6 +160,9 @@ fn decide(
         return cx.full(unread(e), Some(predicted));
     }
     let graph = base.record.graph.take();
+    predicted.prune_work = graph
+        .as_ref()
+        .and_then(|g| prune_work(base, g, &meets_danger));
     // Across a change that drops bytes, recorded states are met by key, which their vectors
     // give.
     let by_key = cx.extension.as_ref().is_some_and(|e| e.drops);
@@ -628,7 +631,33 @@ fn predict_replay(base: &Base, cx: &Context, g: Graph, predicted: &mut Predicted
     predicted.replay_executed = Some(p.executed);
     predicted.replay_moves_executed = Some(p.moves);
     predicted.replay_idle = Some(p.idle);
+    predicted.replay_work = Some(p.work);
     rp
+}
+
+/// The work of the recorded states pruning would execute (those whose set meets the change),
+/// in recorded states of average work (`work_in_states`), where the graph has every state.
+fn prune_work(base: &Base, g: &Graph, meets_danger: &[bool]) -> Option<f64> {
+    let r = &base.record;
+    if g.slot_of.len() != r.set_of.len() {
+        return None;
+    }
+    let (mut n, mut bytes, mut all, mut all_bytes) = (0u64, 0u64, 0u64, 0u64);
+    for (&set, &slot) in r.set_of.iter().zip(g.slot_of.iter()) {
+        if slot == NONE {
+            continue;
+        }
+        let b = g.event_bytes(slot);
+        all += 1;
+        all_bytes += b;
+        if meets_danger.get(set as usize).copied().unwrap_or(true) {
+            n += 1;
+            bytes += b;
+        }
+    }
+    Some(crate::rmc::record::graph::work_in_states(
+        n, bytes, all, all_bytes,
+    ))
 }
 
 /// Auto's full check when prune and replay would each execute most recorded states: a state
@@ -651,7 +680,7 @@ fn full_is_cheaper(
     let new = walked_new_share(predicted);
     if cx.want != Algorithm::Auto
         || states == 0
-        || !cheapest.is_some_and(|c| against_full(c, states, new) >= 1.0)
+        || !cheapest.is_some_and(|c| against_full(c, states, new) >= FULL_MARGIN)
     {
         return None;
     }
@@ -866,18 +895,26 @@ fn prune_plan(
     }
     // Without a graph, a pruning run writes none either (its pruned states' parts of the
     // state space are not walked), and every later commit is left with pruning. When pruning
-    // would execute most states anyway, a full check costs about the same and writes the
-    // graph that replay needs.
-    if want == Algorithm::Auto && graph.is_none() && predicted.prune_executed * 2 >= states {
+    // would execute most of the states' work anyway, a full check costs about the same and
+    // writes the graph that replay needs.
+    let prune_work = predicted
+        .prune_work
+        .unwrap_or(predicted.prune_executed as f64);
+    if want == Algorithm::Auto && graph.is_none() && prune_work * 2.0 >= states as f64 {
         let reason = format!(
             "auto: a full check, which writes the state graph {} (pruning would execute {} of \
-             its {states} states); {dangerous}",
+             its {states} states{}); {dangerous}",
             if cx.extension.is_some() {
                 "that a changed layout cannot reuse"
             } else {
                 "the record lacks"
             },
-            predicted.prune_executed
+            predicted.prune_executed,
+            match predicted.prune_work {
+                Some(w) if w.round() as u64 != predicted.prune_executed =>
+                    format!(", which do the work of {:.0} states of average work", w),
+                _ => String::new(),
+            }
         );
         return cx.full(reason, Some(predicted));
     }

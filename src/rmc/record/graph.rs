@@ -103,6 +103,17 @@ impl PartialEq for Graph {
     }
 }
 
+/// The work of `count` recorded states whose events take `bytes`, in recorded states of
+/// average work (`all` states, `all_bytes` of events): a state that passes a long atomic run
+/// costs its search that many more steps. On the sample's elevator, the 15 % of its states
+/// a change inside the controller's atomic runs meets carry 75 % of its atomic steps.
+pub fn work_in_states(count: u64, bytes: u64, all: u64, all_bytes: u64) -> f64 {
+    if all == 0 || all_bytes == 0 {
+        return count as f64;
+    }
+    bytes as f64 * all as f64 / all_bytes as f64
+}
+
 impl Graph {
     /// Heap bytes held (for the memory budget of a run that reuses it).
     pub fn memory(&self) -> u64 {
@@ -127,6 +138,12 @@ impl Graph {
 
     pub fn is_empty(&self) -> bool {
         self.foot.is_empty()
+    }
+
+    /// The bytes of a slot's events: each of its transitions and each atomic step it passes
+    /// is an event, so its work in a search, in proportion (`work_in_states`).
+    pub fn event_bytes(&self, slot: u32) -> u64 {
+        u64::from(self.ev.at(slot as usize).1)
     }
 
     /// A slot's events (none for a span `validate` would refuse).

@@ -19,7 +19,9 @@ use crate::explore::search::GroupPlan;
 use crate::explore::state::State;
 use crate::program::expr::{LExpr, LStmt};
 
-use crate::rmc::record::graph::{decode_event, edge_map, group_header, Graph, SeqDecoder, NONE};
+use crate::rmc::record::graph::{
+    decode_event, edge_map, group_header, work_in_states, Graph, SeqDecoder, NONE,
+};
 use crate::rmc::run::map_keys::MapKeys;
 
 /// How many executed states `Replay::predict` reads the groups of, at most.
@@ -53,6 +55,8 @@ pub struct Prediction {
     pub executed: u64,
     pub moves: f64,
     pub idle: f64,
+    /// The executed states' work, in recorded states of average work (`work_in_states`).
+    pub work: f64,
 }
 
 /// What a replay looks a built state's slot up with (`Replay::lookups`).
@@ -298,19 +302,25 @@ impl Replay {
     ) -> Prediction {
         let live = || self.graph.slot_of.iter().filter(|&&s| s != NONE);
         let (mut walked, mut executed) = (0u64, 0u64);
+        let (mut all_bytes, mut executed_bytes) = (0u64, 0u64);
         for &s in live() {
+            let bytes = self.graph.event_bytes(s);
+            all_bytes += bytes;
             if self.replayable(s) {
                 walked += 1;
             } else {
                 executed += 1;
+                executed_bytes += bytes;
             }
         }
+        let work = work_in_states(executed, executed_bytes, walked + executed, all_bytes);
         if !grouped || enough(walked, executed) {
             return Prediction {
                 walked,
                 executed,
                 moves: executed as f64,
                 idle: 0.0,
+                work,
             };
         }
         // The share is estimated from an even sample of the executed states: reading every
@@ -385,6 +395,7 @@ impl Replay {
             executed,
             moves: work * scale,
             idle: idle as f64 * scale,
+            work: work_in_states(executed, executed_bytes, walked + executed, all_bytes),
         }
     }
 
