@@ -165,18 +165,19 @@ pub fn walked_new_share(p: &Predicted) -> f64 {
 
 /// What an incremental run costs against a full check of the new version, where its cheapest
 /// algorithm costs `cost` full-check states over the `recorded` states and a share `new` of
-/// the new version's states are new: from `FULL_MARGIN` on, auto runs the full check. The new version
-/// keeps some number K of the recorded states, which the record cannot tell (a fix that
-/// cuts a bug's behaviour leaves a fraction of them reachable); taking the kept states to
-/// cost what the recorded states do on average, the run costs `K * cost / recorded` for
-/// them (executed states weighed up by `FULL_SHARE`, as a state an incremental run executes
-/// costs more than a recording run's) and `NEW_STATE_COST` for each of the new version's
-/// `K / (1 - new)` states that is new, and the full check `K / (1 - new)`: K cancels. With
-/// no new states this is the bar `FULL_SHARE` of the recorded states; with every kept state
-/// walked, it is about the walks' own bar (`probe_new_share`). Measured on the sample's
-/// 416a7de (a fix that cuts its base's 460k states to 255k, 45 % of them new as the walks
-/// saw it, replay predicted at 0.66 of the recorded states): 0.99, and its replay took 1.15
-/// times the full check (medians of four), where the recorded states alone said 0.82.
+/// the new version's states are new: from `FULL_MARGIN` on, auto runs the full check. The
+/// new version keeps some number K of the recorded states, which the record cannot tell (a
+/// fix that cuts a bug's behaviour leaves a fraction of them reachable); taking the kept
+/// states to cost what the recorded states do on average, the run costs `K * cost /
+/// recorded` for them (executed states weighed up by `FULL_SHARE`, as a state an incremental
+/// run executes costs more than a recording run's) and `NEW_STATE_COST` for each of the new
+/// version's `K / (1 - new)` states that is new, and the full check `K / (1 - new)`: K
+/// cancels. With no new states this is the bar `FULL_SHARE` of the recorded states; with
+/// every kept state walked, it is about the walks' own bar (`probe_new_share`). Measured on
+/// the sample's 416a7de (a fix that cuts its base's 460k states to 255k, 45 % of them new as
+/// the walks saw it, replay predicted at 0.66 of the recorded states): 0.99, and its replay
+/// took 1.15 times the full check (medians of four), where the recorded states alone said
+/// 0.82.
 pub fn against_full(cost: f64, recorded: u64, new: f64) -> f64 {
     if recorded == 0 {
         return f64::INFINITY;

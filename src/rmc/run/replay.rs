@@ -313,14 +313,14 @@ impl Replay {
                 executed_bytes += bytes;
             }
         }
-        let work = work_in_states(executed, executed_bytes, walked + executed, all_bytes);
+        let executed_work = work_in_states(executed, executed_bytes, walked + executed, all_bytes);
         if !grouped || enough(walked, executed) {
             return Prediction {
                 walked,
                 executed,
                 moves: executed as f64,
                 idle: 0.0,
-                work,
+                work: executed_work,
             };
         }
         // The share is estimated from an even sample of the executed states: reading every
@@ -395,7 +395,7 @@ impl Replay {
             executed,
             moves: work * scale,
             idle: idle as f64 * scale,
-            work: work_in_states(executed, executed_bytes, walked + executed, all_bytes),
+            work: executed_work,
         }
     }
 
