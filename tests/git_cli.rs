@@ -890,6 +890,11 @@ fn the_sample_history_checks_incrementally_and_agrees_with_full_checks() {
         .collect();
     assert_eq!(rows.len(), 23, "{report}");
     assert!(rows[0].contains(" full "), "{report}");
+    // The fix that cuts its parent's states to 55 %, 45 % of them new: the full check.
+    assert!(
+        rows[15].contains("416a7de") && rows[15].contains(" full "),
+        "{report}"
+    );
     for row in &rows[18..] {
         assert!(row.contains(" incremental "), "{row}\n{report}");
     }
