@@ -3445,7 +3445,7 @@ init {
 /// atomic run meets the states that pass it, each many steps, while the states walked pass
 /// none. Replay's and pruning's predictions count those states at their recorded events'
 /// weight (on the sample's elevator, the 15 % of the states such a change meets carry 75 %
-/// of the atomic steps), and the work of every recorded state sums to their number.
+/// of the atomic steps).
 #[test]
 fn states_at_a_change_inside_long_atomic_runs_weigh_their_steps() {
     use git_rmc::rmc::check::{self, Base};
