@@ -1019,12 +1019,14 @@ fn claim_result(c: &git_rmc::rmc::check::Checked) -> String {
 /// check recorded (the system's moves read, the claim's executed), with and without
 /// acceptance cycles: the figures, violations, trails and verdict of the claim's own
 /// search, field by field. The models the record cannot stand for (weak fairness is not
-/// asked here; `timeout`, accept labels in proctypes, priorities, traces) are counted and
-/// searched as before.
+/// asked here; an atomic run a timeout move begins, priorities, traces, `_nr_pr`) are
+/// counted and searched as before. Models with accept labels in proctypes (in atomic runs,
+/// reached by a rendezvous, in processes that `run` creates or that end) are served: their
+/// products over the graph are counted apart.
 #[test]
 fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
     use git_rmc::rmc::check::{self, Algorithm, ClaimChoice, Request};
-    let (mut replayed, mut searched) = (0, 0);
+    let (mut replayed, mut searched, mut accepting) = (0, 0, 0);
     let mut failures = Vec::new();
     // Besides the claim models, models whose system turns the claim's `timeout` decides:
     // a timeout move, one that meets a rendezvous, `timeout` inside an atomic run, and an
@@ -1103,6 +1105,10 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
         let Some(record) = safety.record.as_ref() else {
             continue;
         };
+        let labels =
+            safety.program.procs.iter().any(|p| {
+                p.kind != ProcKind::Never && p.automaton.locations.iter().any(|l| l.accept)
+            });
         let claims: Vec<String> = safety
             .program
             .procs
@@ -1130,6 +1136,7 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
                     continue;
                 };
                 replayed += 1;
+                accepting += usize::from(labels && acceptance);
                 let over = over.expect("the product over the graph runs");
                 let own = check::check(req(), &mut |_| {}).expect("the product search runs");
                 let (a, b) = (claim_result(&over), claim_result(&own));
@@ -1142,11 +1149,36 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    eprintln!("{replayed} products over a graph, {searched} searched");
+    eprintln!("{replayed} products over a graph ({accepting} with -a through accept labels in proctypes), {searched} searched");
     assert!(
         replayed >= 30,
         "{replayed} products over a graph, {searched} searched"
     );
+    assert!(
+        accepting >= 8,
+        "{accepting} products with -a over the graph of models with accept labels in proctypes"
+    );
+}
+
+/// A `d_step` that runs processes creates as many as its body runs, which its one edge
+/// does not say: the processes at accept labels cannot be followed through it, so the
+/// claims of such a model are searched (`acceptors::followable`); `run` as a statement
+/// can.
+#[test]
+fn accept_labels_are_followed_unless_a_d_step_runs_processes() {
+    use git_rmc::explore::search::acceptors::followable;
+    let load = |text: &str| {
+        let provider = git_rmc::promela::source::MemoryProvider::new().with("m.pml", text);
+        git_rmc::load_with_claims(Path::new("m.pml"), &provider, &PpOptions::default())
+            .program
+            .expect("the model loads")
+    };
+    let spawns = "byte k;\nproctype W() { accept: k++ }\n\
+                  init { byte i; do :: i < 2 -> atomic { run W(); i++ } :: i == 2 -> break od }\n\
+                  ltl w { <> (k == 0) }\n";
+    assert!(followable(&load(spawns)));
+    let in_dstep = spawns.replace("atomic", "d_step");
+    assert!(!followable(&load(&in_dstep)));
 }
 
 /// A claim model's version loaded with its claims, as `check` loads it.

@@ -31,6 +31,7 @@ use super::store::Store;
 use super::succ::{Cursor, FaultAt, Next};
 use super::trail::TrailStep;
 
+pub mod acceptors;
 mod fair;
 mod product;
 
@@ -426,6 +427,9 @@ struct Search<'m, 'p, R: Rider> {
     next_pending: Option<(u32, u32)>,
     /// The claim's location in each system turn the rider reads (`SYS_OPEN` frames).
     sys_q: Vec<u32>,
+    /// With -a over a recorded graph, where processes have accept labels: which of them
+    /// stand at one, per frame that reads a system turn.
+    acceptors: Option<acceptors::TurnAcceptors>,
 }
 
 /// What the interpreter returned for frame `fi` after the successor being visited, and its
@@ -564,6 +568,7 @@ pub fn search_paused<R: Rider>(
         next_slot: NONE,
         next_pending: None,
         sys_q: Vec::new(),
+        acceptors: None,
     };
     if let (Some(slot), Some(c)) = (s.rider.system_graph(), &m.claim) {
         s.sys_graph = Some(m.prog.procs[c.proc].automaton.locations.len() as u32);
@@ -574,6 +579,9 @@ pub fn search_paused<R: Rider>(
     if s.claim && opts.acceptance {
         s.fair = opts.fair;
         s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget, opts.fair, !s.solo)));
+        if s.sys_graph.is_some() && m.system_accepts {
+            s.acceptors = Some(acceptors::TurnAcceptors::default());
+        }
     }
     s.rider.begin(&s.budget);
     if let Some(t) = &m.trace {
@@ -1948,6 +1956,9 @@ impl<R: Rider> Search<'_, '_, R> {
         if f.sys & SYS_OPEN != 0 {
             self.rider.close_system();
             self.sys_q.pop();
+        }
+        if let Some(a) = &mut self.acceptors {
+            a.left(self.frames.len());
         }
         self.path.truncate(f.at);
         if self.loaded >= self.frames.len() {

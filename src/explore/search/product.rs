@@ -20,6 +20,7 @@
 //! `BreakOut`), `checkcycles` and `h_store`. Riders other than a plain check's are not used
 //! with a claim.
 
+use super::acceptors::Acceptors;
 use super::{Ident, Rider, Search, NONE, SYS_NOVEC, SYS_OPEN, SYS_TAIL};
 use crate::explore::claim::{ClaimMove, CLAIM_PID};
 use crate::explore::event::{End, Event, To};
@@ -171,6 +172,9 @@ impl<R: Rider> Search<'_, '_, R> {
                 return;
             };
             self.sys_q.push(c.loc(&self.cur));
+            if let Some(a) = &mut self.acceptors {
+                a.enter(fi, Acceptors::of(self.m, &self.cur));
+            }
             self.rider.open_system(f.slot, tau & TIMEOUT != 0);
             self.frames.get_mut(fi).sys |= SYS_OPEN;
         }
@@ -202,11 +206,24 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 let d = depth + if step.rv.is_some() { 2 } else { 1 };
                 let mover = step.rv.map_or(step.pid, |(p, _)| p);
+                let sys = match &mut self.acceptors {
+                    Some(a) => match a.of(fi) {
+                        Some(set) => Some(set.after(self.m, step)),
+                        None => {
+                            self.halted = true;
+                            return;
+                        }
+                    },
+                    None => None,
+                };
                 match to {
                     To::State(slot) => {
-                        self.visit_recorded(d, step, CLAIM, Some((slot, q)));
+                        self.visit_recorded(d, step, CLAIM, Some((slot, q)), sys);
                     }
-                    To::Atomic => self.visit_recorded(d, step, ATOMIC | (tau & TIMEOUT), None),
+                    To::Atomic => {
+                        let to = ATOMIC | (tau & TIMEOUT);
+                        self.visit_recorded(d, step, to, None, sys)
+                    }
                     To::Repeat => {
                         if self.limit.is_none() && self.arrive(d, Some(step)) {
                             self.stats.atomic_steps += 1;
@@ -266,8 +283,16 @@ impl<R: Rider> Search<'_, '_, R> {
 
     /// A recorded move of the system at `depth` by `step`: into the recorded state `at`
     /// (slot, claim location), which is the claim's turn; or (`at` None) into a state inside
-    /// an atomic run, which has no vector and keeps the system's turn.
-    fn visit_recorded(&mut self, depth: u64, step: TrailStep, to: u8, at: Option<(u32, u32)>) {
+    /// an atomic run, which has no vector and keeps the system's turn. `sys`: the processes
+    /// at accept labels after the move, where any process has one (`Search::acceptors`).
+    fn visit_recorded(
+        &mut self,
+        depth: u64,
+        step: TrailStep,
+        to: u8,
+        at: Option<(u32, u32)>,
+        sys: Option<Acceptors>,
+    ) {
         if self.limit.is_some() || !self.arrive(depth, Some(step)) {
             return;
         }
@@ -277,7 +302,8 @@ impl<R: Rider> Search<'_, '_, R> {
             None => self.sys_q.last().copied().unwrap_or(0),
         };
         let mut to = to;
-        if self.ndfs.is_some() && self.m.claim_accepts(q) {
+        let sys_accepts = sys.is_some_and(|s| s.any());
+        if self.ndfs.is_some() && (self.m.claim_accepts(q) || sys_accepts) {
             to |= ACCEPT;
         }
         let Some((slot, q)) = at else {
@@ -286,7 +312,14 @@ impl<R: Rider> Search<'_, '_, R> {
             self.stats.atomic_steps += 1;
             self.next_tau = to;
             self.reach(depth);
-            return self.push_inside(depth, anchor.unwrap_or(NONE), Some(step));
+            let frames = self.frames.len();
+            self.push_inside(depth, anchor.unwrap_or(NONE), Some(step));
+            if let (Some(a), Some(set)) = (&mut self.acceptors, sys) {
+                if self.frames.len() > frames {
+                    a.enter(frames, set);
+                }
+            }
+            return;
         };
         let parent_accept = self
             .frames

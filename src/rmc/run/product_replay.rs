@@ -64,7 +64,7 @@ pub fn may_serve(safety: &Machine, opts: &Options) -> bool {
     !opts.fair
         && !safety.prog.uses_nr_pr()
         && safety.layout.hidden_size == 0
-        && !safety.system_accepts
+        && (!safety.system_accepts || crate::explore::search::acceptors::followable(safety.prog))
         && !safety.layout.uses_priority
         && safety.trace.is_none()
 }
@@ -77,8 +77,9 @@ impl<'g> ProductReplay<'g> {
     /// checks, or a model whose system turn the claim can change (`_nr_pr`, which counts
     /// the claim), whose moves
     /// depend on more than the state (hidden variables), or whose product bookkeeping
-    /// follows each process (weak fairness, accept labels in proctypes, priorities, an event
-    /// trace).
+    /// follows each process (weak fairness, priorities, an event trace; accept labels in
+    /// proctypes are followed through each turn, `explore::search::acceptors`, unless a
+    /// `d_step` runs processes).
     pub fn new(m: &Machine, record: &'g Record, opts: &Options) -> Option<ProductReplay<'g>> {
         let claim = m.claim.as_ref()?;
         let graph = record.graph.as_ref()?;
