@@ -528,6 +528,25 @@ fn verify_a_without_a_claim_searches_the_accept_labels() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// Without -a, a model without claims whose processes have accept labels gets its safety
+/// check (x = 1, then blocked at the label: an invalid end state) and then the search for
+/// cycles through the labels that `spin -search` adds (pan -a: 2 states, an accept
+/// stutter), named `accept labels` among the claims.
+#[test]
+fn verify_checks_safety_and_then_the_accept_labels_of_a_model_without_claims() {
+    let (code, text) = verify(&["--format", "json"], "claims/no_claim/accept_stutter.pml");
+    assert_eq!(code, Some(1), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(doc["violations"][0]["kind"], "invalid-end-state", "{doc}");
+    let c = &doc["claims"][0];
+    assert_eq!(c["name"], "accept labels", "{doc}");
+    assert_eq!(c["acceptance"], true, "{doc}");
+    assert_eq!(c["stats"]["states_stored"], 2, "{doc}");
+    assert_eq!(c["violations"][0]["kind"], "acceptance-cycle", "{doc}");
+    assert_eq!(c["violations"][0]["message"], "accept stutter", "{doc}");
+    assert_eq!(doc["overall_verdict"], "fail", "{doc}");
+}
+
 #[test]
 fn verify_a_reports_an_acceptance_cycle_with_where_it_starts() {
     // pan -a -c0 on m4: 6 states stored (8 visited), 6 matched, a cycle at depth 6.

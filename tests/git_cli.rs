@@ -1249,6 +1249,76 @@ fn init_leaves_out_files_with_no_process_to_run_and_says_why() {
     );
 }
 
+/// A model without claims whose processes have accept labels: `spin -search` runs its pan
+/// with -a, and `check` looks for its acceptance cycles too, as a claim of its own named
+/// `accept labels` (pan -a -c0's figures: 2 states stored, 3 visited, 1 matched, 4
+/// transitions; one acceptance cycle, at the label's loop). With `claims = "none"` it is
+/// left out, and the pass says so.
+#[test]
+fn accept_labels_without_a_claim_are_checked_for_cycles() {
+    let mut r = Repo::new();
+    r.write(
+        "model.pml",
+        "byte x;\nactive proctype P() { accept: do :: x = 1 - x od }\n",
+    );
+    r.rmc(&["init"]);
+    let cfg = std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config");
+    r.commit("first");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(res[0]["verdict"], "fail", "{}", res[0]);
+    // The safety check alone passes.
+    assert!(
+        res[0]["violations"]
+            .as_array()
+            .is_some_and(|v| v.is_empty()),
+        "{}",
+        res[0]
+    );
+    assert_eq!(res[0]["claims_not_checked"], serde_json::json!([]));
+    let c = &res[0]["claims"][0];
+    assert_eq!(c["name"], "accept labels", "{c}");
+    assert_eq!(c["acceptance"], true, "{c}");
+    let s = &c["stats"];
+    assert_eq!(
+        [
+            &s["states_stored"],
+            &s["states_revisited"],
+            &s["states_matched"],
+            &s["transitions"]
+        ],
+        [2, 1, 1, 4].map(serde_json::Value::from).each_ref(),
+        "{c}"
+    );
+    let kinds: Vec<&str> = c["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .filter_map(|v| v["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["acceptance-cycle"], "{c}");
+    assert_eq!(c["violations"][0]["location"], "model.pml:2:37", "{c}");
+    let text = stdout(&r.rmc(&["check"]));
+    assert!(text.contains("claim accept labels: fail"), "{text}");
+    r.write(
+        ".rmc.toml",
+        &format!("{cfg}\n[model.checks]\nclaims = \"none\"\n"),
+    );
+    r.commit("no claims");
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        res[0]["claims_not_checked"][0], "accept labels",
+        "{}",
+        res[0]
+    );
+    let text = stdout(&r.rmc(&["check"]));
+    assert!(
+        text.contains("pass (safety only: accept labels not checked)"),
+        "{text}"
+    );
+}
+
 /// With `claims = "none"`, a model's formulas are not checked, and every output says so.
 #[test]
 fn a_pass_that_did_not_check_the_claims_says_so_everywhere() {

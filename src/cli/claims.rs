@@ -14,16 +14,41 @@ use crate::rmc::record::Sources;
 pub struct Claim {
     pub name: String,
     pub formula: Option<String>,
+    /// No never claim: the processes' accept labels alone (`accept_labels`).
+    pub labels: bool,
 }
 
+/// The name `claims` in `.rmc.toml` gives the search for acceptance cycles through the
+/// processes' accept labels of a model without never claims or `ltl` formulas (no claim
+/// of such a model can have it).
+pub const ACCEPT_LABELS: &str = "accept";
+
 impl Claim {
-    /// How reports name it: `ltl p1`, `never watch`.
+    /// How reports name it: `ltl p1`, `never watch`, `accept labels`.
     pub fn label(&self) -> String {
         match self.formula {
+            _ if self.labels => "accept labels".to_string(),
             Some(_) => format!("ltl {}", self.name),
             None => format!("never {}", self.name),
         }
     }
+}
+
+/// A model without never claims whose processes have accept labels: `spin -search` runs
+/// its pan with -a (SPIN's `final_fiddle`), which looks for cycles through those labels,
+/// an accepting state where nothing moves included. A check does the same, after the
+/// safety properties, as a claim of its own (when `wanted` names `ACCEPT_LABELS`).
+pub fn accept_labels(program: &Program, wanted: impl Fn(&str) -> bool) -> Option<Claim> {
+    let never = program.procs.iter().any(|p| p.kind == ProcKind::Never);
+    let labels = program
+        .procs
+        .iter()
+        .any(|p| p.automaton.locations.iter().any(|l| l.accept));
+    (!never && labels && wanted(ACCEPT_LABELS)).then(|| Claim {
+        name: ACCEPT_LABELS.to_string(),
+        formula: None,
+        labels: true,
+    })
 }
 
 /// The claims of `program` (loaded with its formulas' claims) that `wanted` names: its never
@@ -40,6 +65,7 @@ pub fn checkable(program: &Program, wanted: impl Fn(&str) -> bool) -> Vec<Claim>
                 .iter()
                 .find(|l| l.name == p.name)
                 .map(|l| l.text.clone()),
+            labels: false,
         })
         .collect()
 }
@@ -88,21 +114,28 @@ pub fn check_one(
         base: None,
         short_trails: false,
         window: cx.window,
-        claim: ClaimChoice::Named(claim.name.clone()),
+        // The accept labels' search is the system's alone with -a (pan -a without a claim).
+        claim: match claim.labels {
+            true => ClaimChoice::Safety,
+            false => ClaimChoice::Named(claim.name.clone()),
+        },
     };
-    let over = cx.over.and_then(|(program, record)| {
-        let request = Request {
-            program: program.clone(),
-            sources: request.sources.clone(),
-            opts: request.opts.clone(),
-            algorithm: None,
-            base: None,
-            short_trails: false,
-            window: request.window,
-            claim: request.claim.clone(),
-        };
-        crate::rmc::check::check_claim_over(&request, record, &mut |s| bar.update(s))
-    });
+    let over = cx
+        .over
+        .filter(|_| !claim.labels)
+        .and_then(|(program, record)| {
+            let request = Request {
+                program: program.clone(),
+                sources: request.sources.clone(),
+                opts: request.opts.clone(),
+                algorithm: None,
+                base: None,
+                short_trails: false,
+                window: request.window,
+                claim: request.claim.clone(),
+            };
+            crate::rmc::check::check_claim_over(&request, record, &mut |s| bar.update(s))
+        });
     let over_graph = over.is_some();
     let c = match over {
         Some(c) => super::error::checked(c)?,
@@ -121,6 +154,11 @@ pub fn check_one(
         .collect();
     Ok(ClaimCheck {
         summary: ClaimDoc {
+            // (The other claims' documents name them, a search without a claim does not.)
+            name: match claim.labels {
+                true => label,
+                false => doc.claim.clone().unwrap_or_default(),
+            },
             over_graph,
             ..ClaimDoc::of(&doc, claim.formula.clone())
         },

@@ -29,8 +29,11 @@ use crate::rmc::check::{Algorithm, Base, ClaimChoice, Request};
 /// states are not checked, and an acceptance cycle's trail marks where its cycle starts.
 /// Figures are pan's for each product (gcc -DNOREDUCE; ./pan -a -c0: states stored and
 /// visited). The verdict is a pass only when every search passes. -N NAME checks that one
-/// claim alone, as pan -N NAME (without -a: ./pan -c0). spin's .trail files are not written;
-/// trails are printed (and in the JSON) instead.
+/// claim alone, as pan -N NAME (without -a: ./pan -c0). A model without claims whose
+/// processes have accept labels gets its safety check and then a search for acceptance
+/// cycles through them (as spin -search adds -a for them: ./pan -a), named "accept labels";
+/// with -a that search alone runs. spin's .trail files are not written; trails are printed
+/// (and in the JSON) instead.
 ///
 /// With --record FILE the check also writes its record; a later check of a changed version
 /// with --reuse FILE skips every state the change cannot affect (regression model checking)
@@ -53,8 +56,9 @@ pub struct VerifyArgs {
     /// With -N: look for acceptance cycles of the product with that claim (pan -a): pan's
     /// nested depth-first search, its figures included. (Without -N every claim is checked
     /// with its acceptance cycles.) A model without never claims or ltl formulas: acceptance
-    /// cycles through the processes' accept labels, an accepting state where nothing moves
-    /// (accept stutter) included; invalid end states are then not checked (as pan -a).
+    /// cycles through the processes' accept labels alone, an accepting state where nothing
+    /// moves (accept stutter) included; invalid end states are then not checked (as pan -a).
+    /// (Without -a they are looked for after the safety check.)
     #[arg(short = 'a', long)]
     pub acceptance: bool,
     /// Look for non-progress cycles (pan -l, built with -DNP): runs on which no process
@@ -246,8 +250,17 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     // Without -N, a full check of a model with claims checks its safety properties and then
     // each claim on its own, acceptance cycles included (as `spin -search -ltl NAME`, one
     // product search per claim); -N checks the one claim, as pan -N does.
+    // A model without claims whose processes have accept labels gets their cycles looked
+    // for after its safety properties (`spin -search` adds -a for them), unless -a asked
+    // for that search alone.
     let each: Vec<super::claims::Claim> = match (&args.claim, algorithm) {
-        (None, None) if !args.non_progress => super::claims::checkable(&program, |_| true),
+        (None, None) if !args.non_progress => {
+            let mut each = super::claims::checkable(&program, |_| true);
+            if !args.acceptance {
+                each.extend(super::claims::accept_labels(&program, |_| true));
+            }
+            each
+        }
         _ => Vec::new(),
     };
     let claim = match &args.claim {
@@ -276,7 +289,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     // Should recording hit the memory limit, the plain check runs instead (a recording run
     // holds more), and the claims are searched.
     let graph_for_claims = algorithm.is_none()
-        && !each.is_empty()
+        && each.iter().any(|c| !c.labels)
         && crate::explore::Machine::new(&program)
             .is_ok_and(|m| crate::rmc::run::product_replay::may_serve(&m, &eopts));
     let request = |program, algorithm| Request {

@@ -619,7 +619,13 @@ impl Session {
         // Then each claim on its own (a full product search each, acceptance cycles
         // included); its violations are new unless the base's check of the same claim had
         // them.
-        let each = crate::cli::claims::checkable(&program, |n| model.checks.claims.includes(n));
+        let wanted = |n: &str| model.checks.claims.includes(n);
+        let mut each = crate::cli::claims::checkable(&program, wanted);
+        each.extend(crate::cli::claims::accept_labels(&program, wanted));
+        if let Some(labels) = crate::cli::claims::accept_labels(&program, |_| true) {
+            // Named among the claims not checked until its search runs, as the others are.
+            r.doc.claims_not_checked.push(labels.label());
+        }
         if !each.is_empty() {
             let cx = crate::cli::claims::Context {
                 program: &program,
@@ -688,6 +694,7 @@ impl Session {
                 let claim = crate::cli::claims::Claim {
                     name: crate::explore::claim::NP_CLAIM.to_string(),
                     formula: None,
+                    labels: false,
                 };
                 let versus = base
                     .as_ref()
@@ -762,10 +769,12 @@ fn add_claim(r: &mut ModelResult, mut c: crate::cli::claims::ClaimCheck, versus:
 }
 
 /// Which claims a model's check checks, and how: a result is reused only under the same.
+/// (`labels`: a model's accept labels without a claim are a claim of their own; results of
+/// checks that left them out are not reused.)
 fn claims_key(model: &ModelConfig) -> String {
     let c = &model.checks;
     format!(
-        "claims={:?} fair={} non_progress={}",
+        "claims={:?} fair={} non_progress={} labels",
         c.claims, c.fair, c.non_progress
     )
 }

@@ -114,7 +114,8 @@ fn model(out: &mut String, entry: &Path, name: &str) {
     line(
         out,
         "# claims = \"all\"",
-        "never claims and ltl formulas checked, each on its own: \"all\", \"none\" or [names]",
+        "never claims and ltl formulas checked, each on its own: \"all\", \"none\" or [names] \
+         (\"accept\": accept labels without a claim)",
     );
     line(
         out,
