@@ -1181,6 +1181,85 @@ fn accept_labels_are_followed_unless_a_d_step_runs_processes() {
     assert!(!followable(&load(&in_dstep)));
 }
 
+/// The search for cycles through the processes' accept labels without a claim (pan -a built
+/// without one, what `check` runs for a model without claims), over the state graph the
+/// model's safety check recorded: the figures, violations, trails and verdict of its own
+/// search, field by field, on every model without claims and every claim model whose
+/// processes have accept labels (the claims left out).
+#[test]
+fn the_accept_labels_search_over_the_recorded_safety_graph_is_its_own_search() {
+    use git_rmc::rmc::check::{self, Algorithm, ClaimChoice, Request};
+    let mut failures = Vec::new();
+    let (mut replayed, mut searched) = (0, 0);
+    let models = no_claim_entries()
+        .iter()
+        .map(|e| {
+            claims_dir()
+                .join("no_claim")
+                .join(e["model"].as_str().expect("model"))
+        })
+        .chain(
+            entries()
+                .iter()
+                .map(|e| claims_dir().join(e["model"].as_str().expect("model"))),
+        )
+        .collect::<Vec<_>>();
+    for path in models {
+        let rel = path.display().to_string();
+        let pp = PpOptions::default();
+        let loaded = git_rmc::load_with_claims(&path, &DiskProvider, &pp);
+        let Some(program) = loaded.program.clone() else {
+            continue;
+        };
+        let labels = program
+            .procs
+            .iter()
+            .any(|p| p.kind != ProcKind::Never && p.automaton.locations.iter().any(|l| l.accept));
+        if !labels {
+            continue;
+        }
+        let request = |program: git_rmc::program::Program, acceptance: bool, algorithm| Request {
+            program,
+            sources: check::sources_of(&path, &loaded.files, &pp),
+            opts: Options {
+                acceptance,
+                ..Options::default()
+            },
+            algorithm,
+            base: None,
+            short_trails: false,
+            window: None,
+            claim: ClaimChoice::Safety,
+        };
+        let safety = check::check(request(program, false, Some(Algorithm::Full)), &mut |_| {})
+            .expect("the safety check runs");
+        let Some(record) = safety.record.as_ref() else {
+            continue;
+        };
+        let req = || request(safety.program.clone(), true, None);
+        let Some(over) = check::check_claim_over(&req(), record, &mut |_| {}) else {
+            searched += 1;
+            continue;
+        };
+        replayed += 1;
+        let own = check::check(req(), &mut |_| {}).expect("the search runs");
+        let a = match over {
+            Ok(over) => claim_result(&over),
+            Err(e) => format!("{e}\n"),
+        };
+        let b = claim_result(&own);
+        if a != b {
+            failures.push(format!("{rel}:\nover the graph:\n{a}searched:\n{b}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!("{replayed} accept label searches over a graph, {searched} searched");
+    assert!(
+        replayed >= 15,
+        "{replayed} over a graph, {searched} searched"
+    );
+}
+
 /// A claim model's version loaded with its claims, as `check` loads it.
 fn claim_version(text: &str) -> Option<(git_rmc::program::Program, git_rmc::rmc::record::Sources)> {
     let provider = git_rmc::promela::source::MemoryProvider::new().with("m.pml", text);
@@ -1209,8 +1288,16 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
         acceptance: true,
         ..opts.clone()
     };
-    for e in entries() {
-        let rel = e["model"].as_str().expect("model name");
+    let models = entries()
+        .iter()
+        .map(|e| e["model"].as_str().expect("model name").to_string())
+        .chain(
+            no_claim_entries()
+                .iter()
+                .map(|e| format!("no_claim/{}", e["model"].as_str().expect("model name"))),
+        )
+        .collect::<Vec<_>>();
+    for rel in &models {
         let Ok(text) = std::fs::read_to_string(claims_dir().join(rel)) else {
             continue;
         };
@@ -1248,10 +1335,23 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
                 };
                 versions += 1;
                 current = next;
-                for p in safety.program.procs.iter() {
-                    if p.kind != ProcKind::Never || !p.locals.is_empty() {
-                        continue;
-                    }
+                // Each claim, and where processes have accept labels the search for cycles
+                // through them alone (`ClaimChoice::Safety` with -a).
+                let labels = safety.program.procs.iter().any(|p| {
+                    p.kind != ProcKind::Never && p.automaton.locations.iter().any(|l| l.accept)
+                });
+                let choices = safety
+                    .program
+                    .procs
+                    .iter()
+                    .filter(|p| p.kind == ProcKind::Never && p.locals.is_empty())
+                    .map(|p| ClaimChoice::Named(p.name.clone()))
+                    .chain(labels.then_some(ClaimChoice::Safety));
+                for choice in choices {
+                    let name = match &choice {
+                        ClaimChoice::Named(n) => n.clone(),
+                        _ => "(accept labels)".to_string(),
+                    };
                     let req = || Request {
                         program: safety.program.clone(),
                         sources: sources.clone(),
@@ -1260,7 +1360,7 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
                         base: None,
                         short_trails: false,
                         window: None,
-                        claim: ClaimChoice::Named(p.name.clone()),
+                        claim: choice.clone(),
                     };
                     let Some(over) = check::check_claim_over(&req(), rec, &mut |_| {}) else {
                         continue;
@@ -1272,7 +1372,7 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
                         Err(e) => {
                             failures.push(format!(
                                 "{rel} step {step} never {}: {e}\n{current}\nsearched:\n{}",
-                                p.name,
+                                name,
                                 claim_result(&own)
                             ));
                             continue;
@@ -1282,7 +1382,7 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
                     if a != b {
                         failures.push(format!(
                             "{rel} step {step} never {}:\n{current}\nover the graph:\n{a}searched:\n{b}",
-                            p.name
+                            name
                         ));
                     }
                 }

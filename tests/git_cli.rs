@@ -1252,8 +1252,8 @@ fn init_leaves_out_files_with_no_process_to_run_and_says_why() {
 /// A model without claims whose processes have accept labels: `spin -search` runs its pan
 /// with -a, and `check` looks for its acceptance cycles too, as a claim of its own named
 /// `accept labels` (pan -a -c0's figures: 2 states stored, 3 visited, 1 matched, 4
-/// transitions; one acceptance cycle, at the label's loop). With `claims = "none"` it is
-/// left out, and the pass says so.
+/// transitions; one acceptance cycle, at the label's loop), over the state graph the
+/// safety check recorded. With `claims = "none"` it is left out, and the pass says so.
 #[test]
 fn accept_labels_without_a_claim_are_checked_for_cycles() {
     let mut r = Repo::new();
@@ -1279,6 +1279,8 @@ fn accept_labels_without_a_claim_are_checked_for_cycles() {
     let c = &res[0]["claims"][0];
     assert_eq!(c["name"], "accept labels", "{c}");
     assert_eq!(c["acceptance"], true, "{c}");
+    // The system's moves read from the state graph the safety check recorded.
+    assert_eq!(c["over_graph"], true, "{c}");
     let s = &c["stats"];
     assert_eq!(
         [

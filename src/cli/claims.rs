@@ -120,22 +120,19 @@ pub fn check_one(
             false => ClaimChoice::Named(claim.name.clone()),
         },
     };
-    let over = cx
-        .over
-        .filter(|_| !claim.labels)
-        .and_then(|(program, record)| {
-            let request = Request {
-                program: program.clone(),
-                sources: request.sources.clone(),
-                opts: request.opts.clone(),
-                algorithm: None,
-                base: None,
-                short_trails: false,
-                window: request.window,
-                claim: request.claim.clone(),
-            };
-            crate::rmc::check::check_claim_over(&request, record, &mut |s| bar.update(s))
-        });
+    let over = cx.over.and_then(|(program, record)| {
+        let request = Request {
+            program: program.clone(),
+            sources: request.sources.clone(),
+            opts: request.opts.clone(),
+            algorithm: None,
+            base: None,
+            short_trails: false,
+            window: request.window,
+            claim: request.claim.clone(),
+        };
+        crate::rmc::check::check_claim_over(&request, record, &mut |s| bar.update(s))
+    });
     let over_graph = over.is_some();
     let c = match over {
         Some(c) => super::error::checked(c)?,

@@ -289,7 +289,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     // Should recording hit the memory limit, the plain check runs instead (a recording run
     // holds more), and the claims are searched.
     let graph_for_claims = algorithm.is_none()
-        && each.iter().any(|c| !c.labels)
+        && !each.is_empty()
         && crate::explore::Machine::new(&program)
             .is_ok_and(|m| crate::rmc::run::product_replay::may_serve(&m, &eopts));
     let request = |program, algorithm| Request {

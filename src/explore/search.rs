@@ -570,8 +570,11 @@ pub fn search_paused<R: Rider>(
         sys_q: Vec::new(),
         acceptors: None,
     };
-    if let (Some(slot), Some(c)) = (s.rider.system_graph(), &m.claim) {
-        s.sys_graph = Some(m.prog.procs[c.proc].automaton.locations.len() as u32);
+    if let Some(slot) = s.rider.system_graph() {
+        // (Without a claim, -a over the graph: a product state is its system state.)
+        let locs = m.claim.as_ref();
+        let locs = locs.map_or(1, |c| m.prog.procs[c.proc].automaton.locations.len() as u32);
+        s.sys_graph = Some(locs);
         s.next_slot = slot;
         s.lookahead = false;
     }

@@ -165,13 +165,15 @@ impl<R: Rider> Search<'_, '_, R> {
     /// true is read only in a turn the claim allowed it in.
     fn system_turn_recorded(&mut self, fi: usize, depth: u64, tau: u8) {
         let f = *self.frames.get_ref(fi);
+        if tau & SEEDED != 0 {
+            // Without a claim a system turn seeds the nested search; back on top, it is
+            // over.
+            return self.product_done(fi);
+        }
         if f.sys & (SYS_OPEN | SYS_NOVEC) == 0 {
             self.load(fi);
-            let Some(c) = &self.m.claim else {
-                self.halted = true;
-                return;
-            };
-            self.sys_q.push(c.loc(&self.cur));
+            let q = self.m.claim.as_ref().map_or(0, |c| c.loc(&self.cur));
+            self.sys_q.push(q);
             if let Some(a) = &mut self.acceptors {
                 a.enter(fi, Acceptors::of(self.m, &self.cur));
             }
@@ -184,7 +186,7 @@ impl<R: Rider> Search<'_, '_, R> {
         };
         match ev {
             Event::Offer => self.reach(depth + 1),
-            Event::Group { pid: None, .. } if tau & TIMEOUT == 0 => {
+            Event::Group { pid: None, .. } if tau & TIMEOUT == 0 && !self.solo => {
                 // The first pass is over: the pass with `timeout` is the claim's to allow.
                 // As `system_turn` leaves the cursor's own, its failed offers up to its
                 // first result still reached the level below.
@@ -200,6 +202,9 @@ impl<R: Rider> Search<'_, '_, R> {
             Event::Group { .. } | Event::End(End::Group) => {}
             Event::Step { step, flag, to } => {
                 self.frames.get_mut(fi).cursor.count_step();
+                if self.solo {
+                    self.frames.get_mut(fi).tau |= MOVED;
+                }
                 self.mark(step);
                 if let Some(flag) = flag {
                     self.report_flag(flag, step);
@@ -218,7 +223,9 @@ impl<R: Rider> Search<'_, '_, R> {
                 };
                 match to {
                     To::State(slot) => {
-                        self.visit_recorded(d, step, CLAIM, Some((slot, q)), sys);
+                        // Without a claim the system moves again from the state it reached.
+                        let to = if self.solo { 0 } else { CLAIM };
+                        self.visit_recorded(d, step, to, Some((slot, q)), sys);
                     }
                     To::Atomic => {
                         let to = ATOMIC | (tau & TIMEOUT);
@@ -275,6 +282,10 @@ impl<R: Rider> Search<'_, '_, R> {
                 if self.frames.get_ref(fi).cursor.moved > 0 {
                     self.product_done(fi)
                 } else {
+                    if self.solo && f.sys & SYS_NOVEC == 0 {
+                        // (An accept stutter asks the state's processes.)
+                        self.load(fi);
+                    }
                     self.system_blocked(fi, tau)
                 }
             }

@@ -229,11 +229,16 @@ pub fn check_claim_over(
     safety: &Record,
     progress: &mut dyn FnMut(&Stats),
 ) -> Option<Result<Checked, CheckError>> {
-    if req.algorithm.is_some() || !matches!(req.claim, ClaimChoice::Named(_)) {
-        return None;
-    }
-    let c = claim_index(&req.program, &req.claim)?;
-    let m = match Machine::with_claim(&req.program, c) {
+    let m = match &req.claim {
+        _ if req.algorithm.is_some() => return None,
+        ClaimChoice::Named(_) => {
+            Machine::with_claim(&req.program, claim_index(&req.program, &req.claim)?)
+        }
+        // -a without a claim: cycles through the processes' accept labels.
+        ClaimChoice::Safety if req.opts.acceptance => Machine::new(&req.program),
+        _ => return None,
+    };
+    let m = match m {
         Ok(m) => m,
         Err(e) => return Some(Err(e.into())),
     };

@@ -1,6 +1,7 @@
 //! A never claim's product whose system moves come from the recorded state graph of the
 //! same version's safety check (DESIGN.md 5.4, docs/regression.md "Claims over the safety
-//! check's graph"): the `Rider` that hands the product search each system turn's recorded
+//! check's graph"), or without a claim pan -a's search for cycles through the processes'
+//! accept labels over that graph: the `Rider` that hands the product search each system turn's recorded
 //! expansion and builds the product states the search enters. The claim's own moves are
 //! executed; the system's are read. The product search stays the one search
 //! (`explore::search::product`); only its system turn reads.
@@ -44,8 +45,9 @@ pub struct ProductReplay<'g> {
     edges: Vec<EdgeNo>,
     /// The initial state's slot.
     initial: u32,
-    /// Where the claim's location goes in a canonical vector, and its width.
-    claim_at: usize,
+    /// Where the claim's location goes in a canonical vector (None: -a without a claim,
+    /// whose product states are the system's), and its width.
+    claim_at: Option<usize>,
     lw: usize,
     turns: Vec<Turn>,
     decoder: SeqDecoder,
@@ -80,8 +82,14 @@ impl<'g> ProductReplay<'g> {
     /// follows each process (weak fairness, priorities, an event trace; accept labels in
     /// proctypes are followed through each turn, `explore::search::acceptors`, unless a
     /// `d_step` runs processes).
+    /// Without a claim (`m` the safety machine, `opts.acceptance`), the product is the
+    /// search for cycles through the processes' accept labels (pan -a built without one),
+    /// whose states are the system's.
     pub fn new(m: &Machine, record: &'g Record, opts: &Options) -> Option<ProductReplay<'g>> {
-        let claim = m.claim.as_ref()?;
+        let claim = m.claim.as_ref();
+        if claim.is_none() && !(opts.acceptance && m.system_accepts) {
+            return None;
+        }
         let graph = record.graph.as_ref()?;
         let safety = Machine::new(m.prog).ok()?;
         let figure = |k: &str| record.meta.figures.get(k).and_then(|v| v.as_u64());
@@ -92,13 +100,18 @@ impl<'g> ProductReplay<'g> {
                 .slot_of
                 .iter()
                 .all(|&s| s != NONE && (s as usize) < graph.len());
-        let plain = may_serve(&safety, opts) && m.layout.hidden_size == 0 && !claim.non_progress;
+        let plain = may_serve(&safety, opts)
+            && m.layout.hidden_size == 0
+            && claim.is_none_or(|c| !c.non_progress);
         let fits = record.meta.layout_hash == safety.layout.hash
             && record.meta.checks == crate::rmc::check::checks_of(opts)
-            && m.layout.claim_at == Some(safety.layout.records_at);
+            && match claim {
+                Some(_) => m.layout.claim_at == Some(safety.layout.records_at),
+                None => m.layout.hash == safety.layout.hash,
+            };
         // Product states are keyed slot × claim locations + location, and the search keeps
         // a search id per key: 4 bytes each, within a quarter of the memory limit.
-        let locs = m.prog.procs[claim.proc].automaton.locations.len() as u64;
+        let locs = claim.map_or(1, |c| m.prog.procs[c.proc].automaton.locations.len() as u64);
         let keys = graph.len() as u64 * locs;
         let small = keys < u64::from(u32::MAX)
             && opts.memory_limit.is_none_or(|limit| keys * 4 <= limit / 4);
@@ -113,7 +126,7 @@ impl<'g> ProductReplay<'g> {
             graph,
             edges: edge_map(m, &graph.edges),
             initial,
-            claim_at: safety.layout.records_at as usize,
+            claim_at: claim.map(|_| safety.layout.records_at as usize),
             lw: m.layout.loc_width as usize,
             turns: Vec::new(),
             decoder: SeqDecoder::default(),
@@ -210,15 +223,20 @@ impl Rider for ProductReplay<'_> {
             self.failed = true;
             return false;
         };
-        let Some(head) = canon.get(..self.claim_at) else {
-            self.failed = true;
-            return false;
-        };
         self.canon.clear();
-        self.canon.extend_from_slice(head);
-        self.canon
-            .extend_from_slice(&claim_loc.to_le_bytes()[..self.lw]);
-        self.canon.extend_from_slice(&canon[self.claim_at..]);
+        match self.claim_at {
+            Some(at) => {
+                let Some(head) = canon.get(..at) else {
+                    self.failed = true;
+                    return false;
+                };
+                self.canon.extend_from_slice(head);
+                self.canon
+                    .extend_from_slice(&claim_loc.to_le_bytes()[..self.lw]);
+                self.canon.extend_from_slice(&canon[at..]);
+            }
+            None => self.canon.extend_from_slice(canon),
+        }
         let ok = m.from_canonical(&self.canon, out);
         self.failed |= !ok;
         ok
