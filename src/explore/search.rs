@@ -419,7 +419,7 @@ struct Search<'m, 'p, R: Rider> {
     lookahead: bool,
     /// The system's moves come from the rider's recorded graph (`Rider::system_graph`):
     /// how many locations the claim has (a product state's key is slot × this + the
-    /// claim's location index).
+    /// claim's location index; 1 without a claim).
     sys_graph: Option<u32>,
     /// The recorded state the system part of `next` is (with `sys_graph`).
     next_slot: u32,

@@ -614,17 +614,20 @@ fn predict_replay(base: &Base, cx: &Context, g: Graph, predicted: &mut Predicted
     }
     let grouped = !cx.program.uses_priority;
     // Auto runs a full check when pruning, and a replay executing none of its executed
-    // states' moves, would each cost most of one: then the groups need no reading.
-    let bar = FULL_SHARE * r.fingerprints.len() as f64;
+    // states' moves, would each cost most of one: then the groups need no reading. The
+    // full check's bar with no new state (new states only lower it), and the executed
+    // states weighed by their work, as `replay_cost` weighs them.
+    let bar = FULL_MARGIN * FULL_SHARE * r.fingerprints.len() as f64;
     let (walk, idle) = if cx.extension.is_some() {
         (PROJECTED_WALK_COST, PROJECTED_IDLE_COST)
     } else {
         (WALK_COST, IDLE_COST)
     };
     let prune_too = cx.want == Algorithm::Auto && prune_cost(predicted) >= bar;
-    let enough = |walked: u64, executed: u64| {
-        prune_too && walked as f64 * walk + executed as f64 * idle >= bar
-    };
+    // (An executed state costs at least the lesser of an idle one and one whose moves are
+    // all replayed: `replay_cost`.)
+    let least = idle.min(MIXED_COST);
+    let enough = |walked: u64, work: f64| prune_too && walked as f64 * walk + work * least >= bar;
     let m = Machine::new(&cx.program).ok();
     let p = rp.predict(m.as_ref(), grouped, enough);
     predicted.replay_walked = Some(p.walked);

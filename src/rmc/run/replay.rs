@@ -285,8 +285,9 @@ impl Replay {
     /// meets the change. (A process that had no moves and now may costs the test of its
     /// guards.)
     ///
-    /// When `enough` says the counts alone decide (a full check would run however few
-    /// moves were executed), the record's groups are not read and every move counts. Else
+    /// When `enough` says the counts alone decide (given the walked states and the executed
+    /// states' work: a full check would run however few moves were executed),
+    /// the record's groups are not read and every move counts. Else
     /// the share is estimated on at most `PREDICT_SAMPLE` executed states, evenly spread.
     ///
     /// With the new machine `m`, a sampled state's group where the change is confined to
@@ -298,7 +299,7 @@ impl Replay {
         &mut self,
         m: Option<&Machine>,
         grouped: bool,
-        enough: impl Fn(u64, u64) -> bool,
+        enough: impl Fn(u64, f64) -> bool,
     ) -> Prediction {
         let live = || self.graph.slot_of.iter().filter(|&&s| s != NONE);
         let (mut walked, mut executed) = (0u64, 0u64);
@@ -314,7 +315,7 @@ impl Replay {
             }
         }
         let executed_work = work_in_states(executed, executed_bytes, walked + executed, all_bytes);
-        if !grouped || enough(walked, executed) {
+        if !grouped || enough(walked, executed_work) {
             return Prediction {
                 walked,
                 executed,
