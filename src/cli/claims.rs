@@ -37,14 +37,14 @@ impl Claim {
 /// A model without never claims whose processes have accept labels: `spin -search` runs
 /// its pan with -a (SPIN's `final_fiddle`), which looks for cycles through those labels,
 /// an accepting state where nothing moves included. A check does the same, after the
-/// safety properties, as a claim of its own (when `wanted` names `ACCEPT_LABELS`).
-pub fn accept_labels(program: &Program, wanted: impl Fn(&str) -> bool) -> Option<Claim> {
+/// safety properties, as a claim of its own (`claims` names it `ACCEPT_LABELS`).
+pub fn accept_labels(program: &Program) -> Option<Claim> {
     let never = program.procs.iter().any(|p| p.kind == ProcKind::Never);
     let labels = program
         .procs
         .iter()
         .any(|p| p.automaton.locations.iter().any(|l| l.accept));
-    (!never && labels && wanted(ACCEPT_LABELS)).then(|| Claim {
+    (!never && labels).then(|| Claim {
         name: ACCEPT_LABELS.to_string(),
         formula: None,
         labels: true,

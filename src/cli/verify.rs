@@ -257,7 +257,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
         (None, None) if !args.non_progress => {
             let mut each = super::claims::checkable(&program, |_| true);
             if !args.acceptance {
-                each.extend(super::claims::accept_labels(&program, |_| true));
+                each.extend(super::claims::accept_labels(&program));
             }
             each
         }

@@ -621,10 +621,12 @@ impl Session {
         // them.
         let wanted = |n: &str| model.checks.claims.includes(n);
         let mut each = crate::cli::claims::checkable(&program, wanted);
-        each.extend(crate::cli::claims::accept_labels(&program, wanted));
-        if let Some(labels) = crate::cli::claims::accept_labels(&program, |_| true) {
+        if let Some(labels) = crate::cli::claims::accept_labels(&program) {
             // Named among the claims not checked until its search runs, as the others are.
             r.doc.claims_not_checked.push(labels.label());
+            if wanted(crate::cli::claims::ACCEPT_LABELS) {
+                each.push(labels);
+            }
         }
         if !each.is_empty() {
             let cx = crate::cli::claims::Context {
