@@ -17,8 +17,9 @@
 //!
 //! Read from pan's `new_state` (SPIN 6.5.2): the hashing condition at `Down`, the `tau` bits
 //! set after a move, and the branches where nothing moved (`AllOver`, the timeout request,
-//! `BreakOut`), `checkcycles` and `h_store`. Riders other than a plain check's are not used
-//! with a claim.
+//! `BreakOut`), `checkcycles` and `h_store`. Besides a plain check's rider, the product
+//! (with a claim or without one) rides only the one that reads the system's moves from a
+//! recorded graph (`Rider::system_graph`, `system_turn_recorded`).
 
 use super::acceptors::Acceptors;
 use super::{Ident, Rider, Search, NONE, SYS_NOVEC, SYS_OPEN, SYS_TAIL};

@@ -1,9 +1,9 @@
 //! A never claim's product whose system moves come from the recorded state graph of the
 //! same version's safety check (DESIGN.md 5.4, docs/regression.md "Claims over the safety
 //! check's graph"), or without a claim pan -a's search for cycles through the processes'
-//! accept labels over that graph: the `Rider` that hands the product search each system turn's recorded
-//! expansion and builds the product states the search enters. The claim's own moves are
-//! executed; the system's are read. The product search stays the one search
+//! accept labels over that graph: the `Rider` that hands the product search each system
+//! turn's recorded expansion and builds the product states the search enters. The claim's
+//! own moves are executed; the system's are read. The product search stays the one search
 //! (`explore::search::product`); only its system turn reads.
 //!
 //! Why the product is the one a search that executes the system makes: the system's moves
@@ -82,6 +82,7 @@ impl<'g> ProductReplay<'g> {
     /// follows each process (weak fairness, priorities, an event trace; accept labels in
     /// proctypes are followed through each turn, `explore::search::acceptors`, unless a
     /// `d_step` runs processes).
+    ///
     /// Without a claim (`m` the safety machine, `opts.acceptance`), the product is the
     /// search for cycles through the processes' accept labels (pan -a built without one),
     /// whose states are the system's.
@@ -105,10 +106,7 @@ impl<'g> ProductReplay<'g> {
             && claim.is_none_or(|c| !c.non_progress);
         let fits = record.meta.layout_hash == safety.layout.hash
             && record.meta.checks == crate::rmc::check::checks_of(opts)
-            && match claim {
-                Some(_) => m.layout.claim_at == Some(safety.layout.records_at),
-                None => m.layout.hash == safety.layout.hash,
-            };
+            && claim.is_none_or(|_| m.layout.claim_at == Some(safety.layout.records_at));
         // Product states are keyed slot × claim locations + location, and the search keeps
         // a search id per key: 4 bytes each, within a quarter of the memory limit.
         let locs = claim.map_or(1, |c| m.prog.procs[c.proc].automaton.locations.len() as u64);
