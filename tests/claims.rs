@@ -957,7 +957,9 @@ fn acceptance_without_a_claim_matches_pan_live() {
 
 /// A depth limit cuts the path and the rest of the search goes on, as pan's -m: the fair
 /// cycle pan finds below a stutter that descends to the limit is found, with pan's figures
-/// (no timeout or stutter on the last level).
+/// (no timeout or stutter on the last level). Without a limit pan descends for ever there
+/// (./pan -a -f -c0 -m1000000: depth 999,999, 999,997 stored); the search stops where the
+/// descent starts to repeat itself, and ends with the same cycle.
 #[test]
 fn a_depth_limit_leaves_the_rest_of_a_fair_search_to_run() {
     let path = claims_dir().join("fair_depth_cut.pml");
@@ -969,6 +971,11 @@ fn a_depth_limit_leaves_the_rest_of_a_fair_search_to_run() {
         assert_eq!(figures_a(out), [17, 21, 21, 42, 0, 19]);
         assert_eq!(kinds(out), BTreeSet::from(["acceptance-cycle"]));
         assert_eq!(out.limit, Some(git_rmc::explore::Limit::Depth));
+    });
+    with_product_opts(&path, &fair(), |_, out| {
+        assert_eq!(figures_a(out), [4, 8, 12, 20, 0, 7]);
+        assert_eq!(kinds(out), BTreeSet::from(["acceptance-cycle"]));
+        assert_eq!(out.limit, None);
     });
 }
 
@@ -1026,7 +1033,7 @@ fn claim_result(c: &git_rmc::rmc::check::Checked) -> String {
 #[test]
 fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
     use git_rmc::rmc::check::{self, Algorithm, ClaimChoice, Request};
-    let (mut replayed, mut searched, mut accepting) = (0, 0, 0);
+    let (mut replayed, mut searched, mut accepting, mut fair_over) = (0, 0, 0, 0);
     let mut failures = Vec::new();
     // Besides the claim models, models whose system turns the claim's `timeout` decides:
     // a timeout move, one that meets a rendezvous, `timeout` inside an atomic run, and an
@@ -1117,9 +1124,10 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
             .map(|p| p.name.clone())
             .collect();
         for name in claims {
-            for acceptance in [false, true] {
+            for (acceptance, fair) in [(false, false), (true, false), (true, true)] {
                 let opts = Options {
                     acceptance,
+                    fair,
                     ..Options::default()
                 };
                 let req = || {
@@ -1137,19 +1145,32 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
                 };
                 replayed += 1;
                 accepting += usize::from(labels && acceptance);
-                let over = over.expect("the product over the graph runs");
+                fair_over += usize::from(fair);
+                let over = match over {
+                    Ok(over) => over,
+                    Err(e) => {
+                        failures.push(format!(
+                            "{rel} never {name} (-a {acceptance}, -f {fair}): {e}"
+                        ));
+                        continue;
+                    }
+                };
                 let own = check::check(req(), &mut |_| {}).expect("the product search runs");
                 let (a, b) = (claim_result(&over), claim_result(&own));
                 if a != b {
                     failures.push(format!(
-                        "{rel} never {name} (-a {acceptance}):\nover the graph:\n{a}searched:\n{b}"
+                        "{rel} never {name} (-a {acceptance}, -f {fair}):\nover the graph:\n{a}\
+                         searched:\n{b}"
                     ));
                 }
             }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    eprintln!("{replayed} products over a graph ({accepting} with -a through accept labels in proctypes), {searched} searched");
+    eprintln!(
+        "{replayed} products over a graph ({accepting} with -a through accept labels in \
+         proctypes, {fair_over} with -a -f), {searched} searched"
+    );
     assert!(
         replayed >= 30,
         "{replayed} products over a graph, {searched} searched"
@@ -1190,7 +1211,32 @@ fn accept_labels_are_followed_unless_a_d_step_runs_processes() {
 fn the_accept_labels_search_over_the_recorded_safety_graph_is_its_own_search() {
     use git_rmc::rmc::check::{self, Algorithm, ClaimChoice, Request};
     let mut failures = Vec::new();
-    let (mut replayed, mut searched) = (0, 0);
+    let (mut replayed, mut searched, mut fair_over) = (0, 0, 0);
+    // Besides the models: one where pan -a -f's nested search meets the first search's
+    // stack with the counter at 0 again and again (pan descends to its depth limit: 9,999
+    // levels with -m10000), and one whose seeds hold a process inside an atomic sequence,
+    // which a state inside a recorded atomic run may equal (pan compares every state with
+    // the seed; the search over the graph gives up there and the model is searched).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let extra = [
+        (
+            "fair_runaway.pml",
+            "byte x;\nactive proctype A() { do :: x != 2 -> accept: x = 1 od }\n\
+             active proctype B() { do :: x = 3 od }\n",
+        ),
+        (
+            "seed_mid_atomic.pml",
+            "byte x, y;\nactive [2] proctype A() { accept: do \
+             :: atomic { x == 0 -> x = 1; y == 1 -> x = 0 } od }\n\
+             active [2] proctype B() { do :: x == 1 -> y = 1 - y od }\n",
+        ),
+    ];
+    let mut extras = Vec::new();
+    for (name, text) in extra {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write model");
+        extras.push(path);
+    }
     let models = no_claim_entries()
         .iter()
         .map(|e| {
@@ -1203,6 +1249,7 @@ fn the_accept_labels_search_over_the_recorded_safety_graph_is_its_own_search() {
                 .iter()
                 .map(|e| claims_dir().join(e["model"].as_str().expect("model"))),
         )
+        .chain(extras)
         .collect::<Vec<_>>();
     for path in models {
         let rel = path.display().to_string();
@@ -1218,11 +1265,12 @@ fn the_accept_labels_search_over_the_recorded_safety_graph_is_its_own_search() {
         if !labels {
             continue;
         }
-        let request = |program: git_rmc::program::Program, acceptance: bool, algorithm| Request {
+        let request = |program: git_rmc::program::Program, acceptance, fair, algorithm| Request {
             program,
             sources: check::sources_of(&path, &loaded.files, &pp),
             opts: Options {
                 acceptance,
+                fair,
                 ..Options::default()
             },
             algorithm,
@@ -1231,32 +1279,42 @@ fn the_accept_labels_search_over_the_recorded_safety_graph_is_its_own_search() {
             window: None,
             claim: ClaimChoice::Safety,
         };
-        let safety = check::check(request(program, false, Some(Algorithm::Full)), &mut |_| {})
-            .expect("the safety check runs");
+        let safety = check::check(
+            request(program, false, false, Some(Algorithm::Full)),
+            &mut |_| {},
+        )
+        .expect("the safety check runs");
         let Some(record) = safety.record.as_ref() else {
             continue;
         };
-        let req = || request(safety.program.clone(), true, None);
-        let Some(over) = check::check_claim_over(&req(), record, &mut |_| {}) else {
-            searched += 1;
-            continue;
-        };
-        replayed += 1;
-        let own = check::check(req(), &mut |_| {}).expect("the search runs");
-        let a = match over {
-            Ok(over) => claim_result(&over),
-            Err(e) => format!("{e}\n"),
-        };
-        let b = claim_result(&own);
-        if a != b {
-            failures.push(format!("{rel}:\nover the graph:\n{a}searched:\n{b}"));
+        for fair in [false, true] {
+            let req = || request(safety.program.clone(), true, fair, None);
+            let Some(over) = check::check_claim_over(&req(), record, &mut |_| {}) else {
+                searched += 1;
+                continue;
+            };
+            replayed += 1;
+            fair_over += usize::from(fair);
+            let own = check::check(req(), &mut |_| {}).expect("the search runs");
+            let a = match over {
+                Ok(over) => claim_result(&over),
+                Err(e) => format!("{e}\n"),
+            };
+            let b = claim_result(&own);
+            if a != b {
+                failures.push(format!(
+                    "{rel} (-f {fair}):\nover the graph:\n{a}searched:\n{b}"
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    eprintln!("{replayed} accept label searches over a graph, {searched} searched");
+    eprintln!(
+        "{replayed} accept label searches over a graph ({fair_over} with -f), {searched} searched"
+    );
     assert!(
-        replayed >= 15,
-        "{replayed} over a graph, {searched} searched"
+        replayed >= 30 && fair_over >= 15,
+        "{replayed} over a graph ({fair_over} with -f), {searched} searched"
     );
 }
 
@@ -1273,12 +1331,14 @@ fn claim_version(text: &str) -> Option<(git_rmc::program::Program, git_rmc::rmc:
 /// Claims across changes of the model (the formula kept): chains of mutants of the claim
 /// models, each version's safety check incremental on the record of the one before, and
 /// each claim's product over the record it writes against the claim's own search of that
-/// version, field by field, with acceptance cycles (as `check` checks claims).
-fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usize) {
+/// version, field by field, with acceptance cycles (as `check` checks claims), and under
+/// weak fairness (`--fair`). Returns the checks compared (those under weak fairness apart)
+/// and the versions.
+fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usize, usize) {
     use common::rmc::{mutate, Rng};
     use git_rmc::rmc::check::{self, Algorithm, Base, ClaimChoice, Request};
     let mut rng = Rng(seed);
-    let (mut compared, mut versions) = (0, 0);
+    let (mut compared, mut fair_compared, mut versions) = (0, 0, 0);
     let mut failures = Vec::new();
     let opts = Options {
         max_states: Some(200_000),
@@ -1347,15 +1407,18 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
                     .filter(|p| p.kind == ProcKind::Never && p.locals.is_empty())
                     .map(|p| ClaimChoice::Named(p.name.clone()))
                     .chain(labels.then_some(ClaimChoice::Safety));
-                for choice in choices {
+                for (choice, fair) in choices.flat_map(|c| [(c.clone(), false), (c, true)]) {
                     let name = match &choice {
-                        ClaimChoice::Named(n) => n.clone(),
-                        _ => "(accept labels)".to_string(),
+                        ClaimChoice::Named(n) => format!("{n} (-f {fair})"),
+                        _ => format!("(accept labels) (-f {fair})"),
                     };
                     let req = || Request {
                         program: safety.program.clone(),
                         sources: sources.clone(),
-                        opts: claim_opts.clone(),
+                        opts: Options {
+                            fair,
+                            ..claim_opts.clone()
+                        },
                         algorithm: None,
                         base: None,
                         short_trails: false,
@@ -1367,6 +1430,7 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
                     };
                     let own = check::check(req(), &mut |_| {}).expect("the product search runs");
                     compared += 1;
+                    fair_compared += usize::from(fair);
                     let over = match over {
                         Ok(c) => c,
                         Err(e) => {
@@ -1391,17 +1455,17 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    (compared, versions)
+    (compared, fair_compared, versions)
 }
 
 /// Claims across changes, in CI: a chain of ten versions per claim model.
 #[test]
 fn claims_over_the_graph_of_changed_versions_equal_their_own_search() {
-    let (compared, versions) = claims_over_mutant_chains(0x5eed_c1a1, 2);
-    eprintln!("{compared} claims over the graph of {versions} versions");
+    let (compared, fair, versions) = claims_over_mutant_chains(0x5eed_c1a1, 2);
+    eprintln!("{compared} claims over the graph of {versions} versions ({fair} with --fair)");
     assert!(
-        compared >= 300,
-        "{compared} claims compared over {versions} versions"
+        compared >= 300 && fair >= 150,
+        "{compared} claims compared over {versions} versions ({fair} with --fair)"
     );
 }
 
@@ -1410,10 +1474,10 @@ fn claims_over_the_graph_of_changed_versions_equal_their_own_search() {
 #[ignore]
 fn claims_over_the_graph_of_changed_versions_equal_their_own_search_long() {
     let seed = common::rmc::sweep_seed(0xc1a1_5eed);
-    let (compared, versions) = claims_over_mutant_chains(seed, 16);
-    eprintln!("{compared} claims over the graph of {versions} versions");
+    let (compared, fair, versions) = claims_over_mutant_chains(seed, 16);
+    eprintln!("{compared} claims over the graph of {versions} versions ({fair} with --fair)");
     assert!(
-        compared >= 2_000,
-        "{compared} claims compared over {versions} versions"
+        compared >= 2_000 && fair >= 1_000,
+        "{compared} claims compared over {versions} versions ({fair} with --fair)"
     );
 }

@@ -33,6 +33,7 @@ use super::trail::TrailStep;
 
 pub mod acceptors;
 mod fair;
+mod fair_graph;
 mod product;
 
 pub use fair::MAX_FAIR_PROCS;
@@ -157,6 +158,16 @@ pub trait Rider {
     fn open_system(&mut self, _slot: u32, _timeout: bool) {}
     /// The turn begun last is over.
     fn close_system(&mut self) {}
+    /// The turn begun last reads its pass again from its start (weak fairness tries the
+    /// processes again): the first pass, or (`tail`) the pass with `timeout` true.
+    fn restart_system(&mut self, _tail: bool) {}
+    /// The group of moves whose marker the turn begun last just told is left unread.
+    fn skip_group(&mut self) {}
+    /// The atomic run the step the turn begun last just told enters is left unread.
+    fn skip_run(&mut self) {}
+    /// The search met, in a recorded turn, what it cannot follow there: it stops, and the
+    /// caller searches the product instead (a choice, never a verdict).
+    fn give_up(&mut self) {}
     /// The next event of the turn begun last, atomic runs inline as recorded, and
     /// `Event::Group` without a pid where the first pass over the processes is over and the
     /// pass with `timeout` true begins (None: the record is malformed, or holds what the
@@ -325,6 +336,9 @@ const SYS_NOVEC: u8 = 2;
 /// The frame's system turn read past the first pass, which the claim did not let `timeout`
 /// follow: only failed offers count there, up to the first other event.
 const SYS_TAIL: u8 = 4;
+/// The recorded turn is over and moved nothing (weak fairness's default move leaves the
+/// frame, which finds it over again when it is back on top).
+const SYS_BLOCKED: u8 = 8;
 
 /// Where a step led, as the search learns it: a state the interpreter built (in `next`), or
 /// what a replayed event says.
@@ -582,7 +596,9 @@ pub fn search_paused<R: Rider>(
     if s.claim && opts.acceptance {
         s.fair = opts.fair;
         s.ndfs = Some(Box::new(product::Ndfs::new(&s.budget, opts.fair, !s.solo)));
-        if s.sys_graph.is_some() && m.system_accepts {
+        // (Weak fairness over a graph follows how many processes run, which the sets
+        // carry.)
+        if s.sys_graph.is_some() && (m.system_accepts || opts.fair) {
             s.acceptors = Some(acceptors::TurnAcceptors::default());
         }
     }
@@ -1517,6 +1533,13 @@ impl<R: Rider> Search<'_, '_, R> {
             sys: SYS_NOVEC,
             hash: 0,
         };
+        if self.fair {
+            self.fair_push(self.frames.len());
+            // (The process that keeps atomic control: a rendezvous's receiver, else the
+            // mover.)
+            let only = step.map_or(0, |s| s.rv.map_or(s.pid, |(q, _)| q));
+            self.fair_inside(self.frames.len(), only);
+        }
         if self.frames.push(frame).is_err() {
             return self.out_of_memory();
         }

@@ -61,6 +61,11 @@ impl Acceptors {
         a
     }
 
+    /// How many processes run.
+    pub fn nr(&self) -> usize {
+        usize::from(self.nr)
+    }
+
     /// Some process is at an accept label.
     pub fn any(&self) -> bool {
         self.at != [0; 4]

@@ -71,6 +71,14 @@ pub(super) struct Fair {
     pub c: u8,
     flags: u8,
     pid: u8,
+    /// Over a recorded system graph: where the reading of the frame's system turn stands
+    /// (`fair_graph`), the process it announces next, and the highest one of its state.
+    pub read: super::fair_graph::Reading,
+    pub ann: i16,
+    pub top: i16,
+    /// The nested search explores the frame's state again: on both searches' stacks with
+    /// the counter at 0 (pan's "fairness count non-zero").
+    pub again: bool,
 }
 
 impl Fair {
@@ -82,6 +90,10 @@ impl Fair {
             c,
             flags: 0,
             pid: NO_PID,
+            read: super::fair_graph::Reading::Closed,
+            ann: -1,
+            top: -1,
+            again: false,
         }
     }
 
@@ -106,6 +118,11 @@ impl Fair {
             true => (false, 0),
             false => (self.a0, self.c0),
         }
+    }
+
+    /// The process the turn is trying, if any.
+    pub fn trying(&self) -> Option<u8> {
+        (self.pid != NO_PID).then_some(self.pid)
     }
 
     /// A claim's turn reached like this may seed the nested search.
@@ -413,6 +430,10 @@ impl<R: Rider> Search<'_, '_, R> {
     pub(super) fn default_move(&mut self, fi: usize, tau: u8) -> bool {
         let non_progress = self.m.claim.as_ref().is_some_and(|c| c.non_progress);
         let timeouts = self.m.claim.as_ref().is_some_and(|c| c.timeouts);
+        // (A turn read from a recorded graph may have left another frame's state loaded;
+        // the move's product state is this frame's recorded state, known by its slot.)
+        self.load(fi);
+        self.next_slot = self.frames.get_ref(fi).slot;
         let procs = self.cur.nr_pr() as i32;
         let Some(s) = self.fair_store() else {
             return false;
@@ -484,7 +505,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 // New to the whole search (a stuttering seed's state): stored now.
                 self.stats.states_stored += 1;
-                return self.explore_fair(id, depth, step, in_place);
+                return self.explore_fair(id, depth, step, in_place, false);
             }
             Ident::Known(id) => id,
         };
@@ -495,7 +516,15 @@ impl<R: Rider> Search<'_, '_, R> {
         match hs {
             Hs::New => {
                 self.stats.states_revisited += 1;
-                self.explore_fair(id, depth, step, in_place)
+                self.explore_fair(id, depth, step, in_place, false)
+            }
+            Hs::Cycle { wasnew: false } if c != 1 && self.fair_runaway(id, (a, c), in_place) => {
+                // pan would explore it again, and again from there without end (to its
+                // depth limit): a match here.
+                self.stats.states_matched += 1;
+                if in_place {
+                    self.pop();
+                }
             }
             Hs::Cycle { wasnew } if c != 1 => {
                 // pan: "fairness count non-zero", explored as a new visit.
@@ -507,7 +536,7 @@ impl<R: Rider> Search<'_, '_, R> {
                         }
                     }
                 }
-                self.explore_fair(id, depth, step, in_place)
+                self.explore_fair(id, depth, step, in_place, !wasnew)
             }
             Hs::Cycle { wasnew } => {
                 if !wasnew {
@@ -531,19 +560,59 @@ impl<R: Rider> Search<'_, '_, R> {
     }
 
     /// Explores a visit of the stored state `id` again: a frame without a search id of its
-    /// own, which keeps `id` in its `lowlink` (as the nested search's frames do).
-    fn explore_fair(&mut self, id: u32, depth: u64, step: Option<TrailStep>, in_place: bool) {
+    /// own, which keeps `id` in its `lowlink` (as the nested search's frames do); `again`:
+    /// a state on both stacks with the counter at 0, which the nested search meets again.
+    fn explore_fair(
+        &mut self,
+        id: u32,
+        depth: u64,
+        step: Option<TrailStep>,
+        in_place: bool,
+        again: bool,
+    ) {
         self.reach(depth);
-        if in_place {
-            let top = self.frames.len() - 1;
-            self.frames.get_mut(top).lowlink = id;
-            return self.claim_end_check();
+        if !in_place && !self.push(NONE, NONE, depth, None, NONE, step) {
+            return;
         }
-        if self.push(NONE, NONE, depth, None, NONE, step) {
-            let top = self.frames.len() - 1;
-            self.frames.get_mut(top).lowlink = id;
-            self.claim_end_check();
+        let top = self.frames.len() - 1;
+        self.frames.get_mut(top).lowlink = id;
+        if let Some(s) = self.fair_store() {
+            s.get_mut(top).again = again;
         }
+        self.claim_end_check();
+    }
+
+    /// The nested search meets state `id` with the counters `(a, c)` again on both stacks
+    /// (the counter at 0), which pan explores as new. Where every stored state since the
+    /// frame that explores `id` with these counters again (below the top when `in_place`)
+    /// was such a visit too, pan's next round is this one over again: each state on the
+    /// way gets the same answer from the same marks (marks only grow, and what a sibling
+    /// explored then is met now), so pan descends without end, to its depth limit (`-m`),
+    /// finding no cycle it did not find in the first round. True there, unless the search
+    /// has a depth limit (then it descends to it, as pan does, with pan's figures).
+    fn fair_runaway(&self, id: u32, (a, c): (bool, u8), in_place: bool) -> bool {
+        let Some(root) = self.ndfs.as_ref().and_then(|n| n.root) else {
+            return false;
+        };
+        if self.opts.max_depth.is_some() {
+            return false;
+        }
+        let top = self.frames.len() - usize::from(in_place);
+        for i in (root..top).rev() {
+            let f = self.frames.get_ref(i);
+            if f.id == NONE && f.lowlink == NONE {
+                // Not stored: a system's turn, a state inside an atomic run.
+                continue;
+            }
+            let fair = self.fair_of(i);
+            if !fair.again {
+                return false;
+            }
+            if self.fair_id(i) == id && (fair.a0, fair.c0) == (a, c) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The state id of frame `fi` under -f (a visit again keeps it in `lowlink`).

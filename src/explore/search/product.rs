@@ -22,7 +22,7 @@
 //! recorded graph (`Rider::system_graph`, `system_turn_recorded`).
 
 use super::acceptors::Acceptors;
-use super::{Ident, Rider, Search, NONE, SYS_NOVEC, SYS_OPEN, SYS_TAIL};
+use super::{Ident, Rider, Search, NONE, SYS_BLOCKED, SYS_NOVEC, SYS_OPEN, SYS_TAIL};
 use crate::explore::claim::{ClaimMove, CLAIM_PID};
 use crate::explore::event::{End, Event, To};
 use crate::explore::outcome::{Violation, ViolationKind};
@@ -68,6 +68,10 @@ pub(super) struct Ndfs {
     a_root: Vec<u8>,
     /// With a recorded system graph: the seed's key (states are known by key there).
     a_root_key: u32,
+    /// Without a claim, over a recorded graph: a process of the seed is inside an atomic
+    /// sequence, so a state inside a recorded atomic run (which has no vector there) may be
+    /// the seed's.
+    a_root_atomic: bool,
     /// pan's `nShadow--` where a nested search meets the first one's stack on a state it
     /// had visited: pan's stored count (visited less nShadow) grows by one each time.
     pub(super) phantom: u64,
@@ -84,6 +88,7 @@ impl Ndfs {
             seen2: Bits::new(budget),
             fresh2: Bits::new(budget),
             a_root_key: NONE,
+            a_root_atomic: false,
             root: None,
             a_depth: 0,
             a_root: Vec::new(),
@@ -171,6 +176,9 @@ impl<R: Rider> Search<'_, '_, R> {
             // over.
             return self.product_done(fi);
         }
+        if f.sys & SYS_BLOCKED != 0 {
+            return self.system_blocked(fi, tau);
+        }
         if f.sys & (SYS_OPEN | SYS_NOVEC) == 0 {
             self.load(fi);
             let q = self.m.claim.as_ref().map_or(0, |c| c.loc(&self.cur));
@@ -180,13 +188,26 @@ impl<R: Rider> Search<'_, '_, R> {
             }
             self.rider.open_system(f.slot, tau & TIMEOUT != 0);
             self.frames.get_mut(fi).sys |= SYS_OPEN;
+            if self.fair {
+                self.fair_open(fi, tau);
+            }
         }
         let (Some(ev), Some(&q)) = (self.rider.system_event(), self.sys_q.last()) else {
             self.halted = true;
             return;
         };
+        if self.fair && !self.fair_read(fi, &ev) {
+            return;
+        }
         match ev {
-            Event::Offer => self.reach(depth + 1),
+            Event::Offer => {
+                self.reach(depth + 1);
+                if self.fair {
+                    // (As `system_turn`: an offer nobody took sets pan's `From`.)
+                    let nr = self.acceptors.as_mut().and_then(|a| a.of(fi));
+                    self.fair_from(nr.map_or(0, |a| a.nr()), None);
+                }
+            }
             Event::Group { pid: None, .. } if tau & TIMEOUT == 0 && !self.solo => {
                 // The first pass is over: the pass with `timeout` is the claim's to allow.
                 // As `system_turn` leaves the cursor's own, its failed offers up to its
@@ -197,6 +218,9 @@ impl<R: Rider> Search<'_, '_, R> {
                 if self.frames.get_ref(fi).cursor.moved > 0 {
                     self.product_done(fi)
                 } else {
+                    if tau & ATOMIC == 0 {
+                        self.frames.get_mut(fi).sys |= SYS_BLOCKED;
+                    }
                     self.system_blocked(fi, tau)
                 }
             }
@@ -222,6 +246,16 @@ impl<R: Rider> Search<'_, '_, R> {
                     },
                     None => None,
                 };
+                if self.fair {
+                    let nr = sys.map_or(0, |s| s.nr());
+                    let atomic = matches!(to, To::Atomic | To::Repeat).then_some(mover);
+                    self.fair_moved(fi, step.rv.map(|(r, _)| r));
+                    self.fair_from(nr, atomic);
+                    let procs = nr + usize::from(!self.solo);
+                    if procs > super::fair::MAX_FAIR_PROCS {
+                        return self.fair_too_many(Some(step), procs);
+                    }
+                }
                 match to {
                     To::State(slot) => {
                         // Without a claim the system moves again from the state it reached.
@@ -248,6 +282,9 @@ impl<R: Rider> Search<'_, '_, R> {
             } => {
                 if executed {
                     self.frames.get_mut(fi).cursor.count_step();
+                    if self.fair {
+                        self.fair_moved(fi, None);
+                    }
                 }
                 self.recorded_fault(depth, step, kind, executed, flag);
             }
@@ -287,6 +324,9 @@ impl<R: Rider> Search<'_, '_, R> {
                         // (An accept stutter asks the state's processes.)
                         self.load(fi);
                     }
+                    if tau & ATOMIC == 0 {
+                        self.frames.get_mut(fi).sys |= SYS_BLOCKED;
+                    }
                     self.system_blocked(fi, tau)
                 }
             }
@@ -321,6 +361,16 @@ impl<R: Rider> Search<'_, '_, R> {
         let Some((slot, q)) = at else {
             // Inside an atomic run: the claim's location is the turn's, so neither its
             // acceptance nor its end changed (both were looked at when the turn began).
+            // Without a claim pan asks every state whether it is the nested search's seed,
+            // those inside atomic runs too, which has no vector here to ask.
+            let seed = self
+                .ndfs
+                .as_ref()
+                .filter(|n| n.root.is_some() && n.a_root_atomic);
+            if self.solo && seed.is_some_and(|n| depth > n.a_depth) {
+                self.give_up_graph();
+                return;
+            }
             self.stats.atomic_steps += 1;
             self.next_tau = to;
             self.reach(depth);
@@ -340,7 +390,11 @@ impl<R: Rider> Search<'_, '_, R> {
             .is_some_and(|t| self.frames.get_ref(t).tau & ACCEPT != 0);
         let key = self.product_key(slot, q);
         if let Some(n) = &self.ndfs {
-            if n.root.is_some() && depth > n.a_depth && key == n.a_root_key {
+            if n.root.is_some()
+                && depth > n.a_depth
+                && n.fair.as_ref().is_none_or(|f| f.next.c0 == 1)
+                && key == n.a_root_key
+            {
                 let seed = n.root.and_then(|r| r.checked_sub(1));
                 return self.report_cycle(|_| seed, Some(step));
             }
@@ -349,7 +403,9 @@ impl<R: Rider> Search<'_, '_, R> {
         self.next_slot = slot;
         self.next_pending = Some((slot, q));
         let ident = self.ident_keyed(key);
-        if self.ndfs.is_some() {
+        if self.fair {
+            self.arrive_fair(ident, depth, Some(step), false);
+        } else if self.ndfs.is_some() {
             self.arrive_new(ident, depth, Some(step), to & ACCEPT != 0 || parent_accept);
         } else {
             match ident {
@@ -1120,9 +1176,15 @@ impl<R: Rider> Search<'_, '_, R> {
         }
         self.seed_nested(fi, f.depth(), f.tau);
         self.fair_next((fair.a0, fair.c0));
-        let cur = std::mem::take(&mut self.next);
-        let ident = self.identify(&cur);
-        self.next = cur;
+        let ident = match self.sys_graph {
+            Some(_) => Ok(self.ident_keyed(self.key_of(&self.next, f.slot))),
+            None => {
+                let cur = std::mem::take(&mut self.next);
+                let ident = self.identify(&cur);
+                self.next = cur;
+                ident
+            }
+        };
         let Ok(ident) = ident else {
             return self.out_of_memory();
         };
@@ -1145,7 +1207,14 @@ impl<R: Rider> Search<'_, '_, R> {
             None => NONE,
         };
         self.next_slot = slot;
+        let atomic = self.sys_graph.is_some()
+            && self.solo
+            && self
+                .cur
+                .pids()
+                .any(|p| self.m.location(&self.cur, p).is_some_and(|l| l.atomic));
         if let Some(n) = &mut self.ndfs {
+            n.a_root_atomic = atomic;
             n.root = Some(fi + 1);
             n.a_depth = depth;
             n.a_root.clear();
@@ -1157,6 +1226,14 @@ impl<R: Rider> Search<'_, '_, R> {
             true => tau & ACCEPT,
             false => CLAIM | (tau & (STUTTER | ACCEPT)),
         };
+    }
+
+    /// The product cannot be followed over the recorded graph: the search stops, and the
+    /// caller searches it instead (false).
+    pub(super) fn give_up_graph(&mut self) -> bool {
+        self.rider.give_up();
+        self.halted = true;
+        false
     }
 
     /// The nested search is over: pan's `checkcycles` returns (and sets `A_depth` to 0).

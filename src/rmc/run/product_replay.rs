@@ -34,6 +34,8 @@ struct Turn {
     group_end: Option<usize>,
     /// The first pass's end was told (`Event::Group` without a pid).
     passed: bool,
+    /// Where the pass with `timeout` true begins, once `passed`.
+    tail_at: usize,
     /// The claim allowed `timeout` in this turn.
     timeout: bool,
 }
@@ -54,8 +56,12 @@ pub struct ProductReplay<'g> {
     canon: Vec<u8>,
     blocked: Vec<(u32, u32)>,
     failed: bool,
-    /// The record holds a move this rider does not hand over (`gave_up`).
+    /// The record holds a move this rider does not hand over, or the search met what it
+    /// cannot follow over the graph (`gave_up`).
     gave_up: bool,
+    /// Each group's marker is told as the group begins (weak fairness announces the
+    /// processes a turn tries).
+    markers: bool,
 }
 
 /// Whether a record of the safety check on machine `safety` (no claim) could stand for the
@@ -63,10 +69,14 @@ pub struct ProductReplay<'g> {
 /// model and the options, known before any search (the record's own parts are asked of it
 /// then).
 pub fn may_serve(safety: &Machine, opts: &Options) -> bool {
-    !opts.fair
+    let followable = || crate::explore::search::acceptors::followable(safety.prog);
+    // Weak fairness counts the processes each move leaves (followed as accept labels are)
+    // and tries every process in turn, which a `provided` clause can skip unrecorded.
+    let fair = || followable() && safety.prog.procs.iter().all(|p| p.provided.is_none());
+    (!opts.fair || fair())
         && !safety.prog.uses_nr_pr()
         && safety.layout.hidden_size == 0
-        && (!safety.system_accepts || crate::explore::search::acceptors::followable(safety.prog))
+        && (!safety.system_accepts || followable())
         && !safety.layout.uses_priority
         && safety.trace.is_none()
 }
@@ -77,11 +87,11 @@ impl<'g> ProductReplay<'g> {
     /// `opts` the claim check's options. None where the record cannot stand for the system:
     /// no whole state graph of every reachable state, another layout, another set of
     /// checks, or a model whose system turn the claim can change (`_nr_pr`, which counts
-    /// the claim), whose moves
-    /// depend on more than the state (hidden variables), or whose product bookkeeping
-    /// follows each process (weak fairness, priorities, an event trace; accept labels in
-    /// proctypes are followed through each turn, `explore::search::acceptors`, unless a
-    /// `d_step` runs processes).
+    /// the claim), whose moves depend on more than the state (hidden variables), or whose
+    /// product bookkeeping follows what the record does not say (priorities, an event
+    /// trace; accept labels in proctypes and weak fairness's processes are followed
+    /// through each turn, `explore::search::acceptors` and `fair_graph`, unless a `d_step`
+    /// runs processes or, under weak fairness, a `provided` clause skips one).
     ///
     /// Without a claim (`m` the safety machine, `opts.acceptance`), the product is the
     /// search for cycles through the processes' accept labels (pan -a built without one),
@@ -132,6 +142,7 @@ impl<'g> ProductReplay<'g> {
             blocked: Vec::new(),
             failed: false,
             gave_up: false,
+            markers: opts.fair,
         })
     }
 
@@ -158,12 +169,58 @@ impl Rider for ProductReplay<'_> {
             at: 0,
             group_end: None,
             passed: false,
+            tail_at: 0,
             timeout,
         });
     }
 
     fn close_system(&mut self) {
         self.turns.pop();
+    }
+
+    fn restart_system(&mut self, tail: bool) {
+        if let Some(t) = self.turns.last_mut() {
+            t.group_end = None;
+            match tail && t.passed {
+                true => t.at = t.tail_at,
+                false => (t.at, t.passed) = (0, false),
+            }
+        }
+    }
+
+    fn skip_run(&mut self) {
+        let Some(t) = self.turns.last_mut() else {
+            return;
+        };
+        let b = self.graph.events_of(t.slot);
+        let edges = &self.edges;
+        // The run's states' events follow the step inline, each up to its end, runs
+        // within it nested the same way.
+        let mut open = 1usize;
+        while open > 0 {
+            let ev = decode_event(b, t.slot, &mut t.at, &mut self.blocked, |e| {
+                edges.get(e as usize).copied().filter(|&x| x != NONE)
+            });
+            match ev {
+                Some(Event::Step { to: To::Atomic, .. }) => open += 1,
+                Some(Event::End(_)) => open -= 1,
+                Some(_) => {}
+                None => {
+                    self.failed = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn skip_group(&mut self) {
+        if let Some(t) = self.turns.last_mut() {
+            t.at = t.group_end.unwrap_or(t.at);
+        }
+    }
+
+    fn give_up(&mut self) {
+        self.gave_up = true;
     }
 
     fn system_event(&mut self) -> Option<Event> {
@@ -175,13 +232,22 @@ impl Rider for ProductReplay<'_> {
         loop {
             if !t.passed && t.group_end.is_none_or(|e| e == t.at) {
                 match group_header(b, t.at) {
-                    Some((_, _, _, start, end)) => {
+                    Some((pid, _, _, start, end)) => {
                         t.at = start;
                         t.group_end = Some(end);
+                        if self.markers {
+                            return Some(Event::Group {
+                                pid: Some(pid),
+                                foot: NONE,
+                                rv: false,
+                                at: NONE,
+                            });
+                        }
                         continue;
                     }
                     None => {
                         t.passed = true;
+                        t.tail_at = t.at;
                         t.group_end = None;
                         return Some(Event::Group {
                             pid: None,
