@@ -1024,16 +1024,19 @@ fn claim_result(c: &git_rmc::rmc::check::Checked) -> String {
 
 /// Every claim of every claim model, its product searched over the state graph its safety
 /// check recorded (the system's moves read, the claim's executed), with and without
-/// acceptance cycles: the figures, violations, trails and verdict of the claim's own
-/// search, field by field. The models the record cannot stand for (weak fairness is not
-/// asked here; an atomic run a timeout move begins, priorities, traces, `_nr_pr`) are
-/// counted and searched as before. Models with accept labels in proctypes (in atomic runs,
-/// reached by a rendezvous, in processes that `run` creates or that end) are served: their
-/// products over the graph are counted apart.
+/// acceptance cycles, with weak fairness, and the search for non-progress cycles (with and
+/// without weak fairness): the figures, violations, trails and verdict of the claim's own
+/// search, field by field. The models the record cannot stand for (an atomic run a timeout
+/// move begins, priorities, traces, `_nr_pr`, `provided` under weak fairness, another
+/// number of claims than the non-progress search's one) are counted and searched as before.
+/// Models with accept labels in proctypes (in atomic runs, reached by a rendezvous, in
+/// processes that `run` creates or that end) are served: their products over the graph are
+/// counted apart.
 #[test]
 fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
     use git_rmc::rmc::check::{self, Algorithm, ClaimChoice, Request};
     let (mut replayed, mut searched, mut accepting, mut fair_over) = (0, 0, 0, 0);
+    let mut np_over = 0;
     let mut failures = Vec::new();
     // Besides the claim models, models whose system turns the claim's `timeout` decides:
     // a timeout move, one that meets a rendezvous, `timeout` inside an atomic run, and an
@@ -1123,8 +1126,23 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
             .filter(|p| p.kind == ProcKind::Never && p.locals.is_empty())
             .map(|p| p.name.clone())
             .collect();
-        for name in claims {
-            for (acceptance, fair) in [(false, false), (true, false), (true, true)] {
+        let modes = [(false, false), (true, false), (true, true)];
+        let mut jobs: Vec<_> = claims
+            .into_iter()
+            .flat_map(|n| modes.map(|m| (safety.program.clone(), n.clone(), m)))
+            .collect();
+        // The search for non-progress cycles (pan -l): its claim in place of the model's,
+        // the model's locations with the safety check's ids.
+        if let Some(mut np) = git_rmc::load_for_non_progress(&path, &DiskProvider, &pp).program {
+            assert!(
+                git_rmc::rmc::adopt_system_ids(&mut np, &safety.program),
+                "{rel}: the non-progress program's processes are the model's"
+            );
+            let name = git_rmc::explore::claim::NP_CLAIM.to_string();
+            jobs.extend(modes[1..].iter().map(|&m| (np.clone(), name.clone(), m)));
+        }
+        for (program, name, (acceptance, fair)) in jobs {
+            {
                 let opts = Options {
                     acceptance,
                     fair,
@@ -1132,7 +1150,7 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
                 };
                 let req = || {
                     request(
-                        safety.program.clone(),
+                        program.clone(),
                         &opts,
                         None,
                         ClaimChoice::Named(name.clone()),
@@ -1146,6 +1164,7 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
                 replayed += 1;
                 accepting += usize::from(labels && acceptance);
                 fair_over += usize::from(fair);
+                np_over += usize::from(name == git_rmc::explore::claim::NP_CLAIM);
                 let over = match over {
                     Ok(over) => over,
                     Err(e) => {
@@ -1169,7 +1188,12 @@ fn a_claims_product_over_the_recorded_safety_graph_is_its_own_search() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     eprintln!(
         "{replayed} products over a graph ({accepting} with -a through accept labels in \
-         proctypes, {fair_over} with -a -f), {searched} searched"
+         proctypes, {fair_over} with -a -f, {np_over} non-progress searches), {searched} \
+         searched"
+    );
+    assert!(
+        fair_over >= 50 && np_over >= 50,
+        "{fair_over} with -f, {np_over} non-progress searches over a graph"
     );
     assert!(
         replayed >= 30,

@@ -2531,3 +2531,73 @@ fn a_cache_that_cannot_be_written_is_not_a_model_error() {
         stderr(&out)
     );
 }
+
+/// `non_progress = true`: after the safety check and the model's formula, the search for
+/// non-progress cycles (pan -l, spin's claim of `-DNP` in place of the model's) reads the
+/// state graph the safety check recorded, with pan -l -c0's figures (10 states stored, 13
+/// visited, 7 matched, 20 transitions, depth 9) and its non-progress cycle; and again on the
+/// next version, whose safety check reuses the record. (Its claim takes the place of the
+/// model's one formula in the layout's table of process types; a model with another number
+/// of claims has its search run.)
+#[test]
+fn the_non_progress_search_reads_the_recorded_graph() {
+    let mut r = Repo::new();
+    r.write(
+        "model.pml",
+        "byte x;\nactive proctype P() { do :: x = 1 - x :: x == 0 -> progress: x = 2 od }\n\
+         ltl small { [] (x < 3) }\n",
+    );
+    r.rmc(&["init"]);
+    let cfg = std::fs::read_to_string(r.path().join(".rmc.toml")).expect("config");
+    r.write(
+        ".rmc.toml",
+        &format!("{cfg}\n[model.checks]\nnon_progress = true\n"),
+    );
+    r.commit("first");
+    let figures = |c: &serde_json::Value| {
+        let s = &c["stats"];
+        [
+            "states_stored",
+            "states_revisited",
+            "states_matched",
+            "transitions",
+            "depth_reached",
+        ]
+        .map(|k| s[k].as_u64().unwrap_or(u64::MAX))
+    };
+    let kinds = |c: &serde_json::Value| -> Vec<String> {
+        c["violations"]
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .filter_map(|x| x["kind"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (code, res, err) = r.check(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    // (x = 1 - x takes 2 to 255: the formula fails.)
+    assert_eq!(res[0]["claims"][0]["name"], "ltl small", "{}", res[0]);
+    let c = &res[0]["claims"][1];
+    assert_eq!(c["name"], "non-progress (np_)", "{c}");
+    assert_eq!(c["over_graph"], true, "{c}");
+    assert_eq!(figures(c), [10, 3, 7, 20, 9], "{c}");
+    assert_eq!(kinds(c), ["non-progress-cycle"], "{c}");
+    // The next version: x goes back from 2 to 0 too (pan -l -c0: 12 stored, 16 visited,
+    // 13 matched, 29 transitions, depth 11).
+    r.write(
+        "model.pml",
+        "byte x;\nactive proctype P() { do :: x = 1 - x :: x == 0 -> progress: x = 2 \
+         :: x == 2 -> x = 0 od }\nltl small { [] (x < 3) }\n",
+    );
+    r.commit("second");
+    let (code, res, err) = r.check(&["HEAD~1..HEAD"]);
+    // (Both violations are the base's too: none is new.)
+    assert_eq!(code, Some(0), "{err}");
+    let c = &res[0]["claims"][1];
+    assert_eq!(c["verdict"], "fail", "{c}");
+    assert_eq!(c["over_graph"], true, "{c}");
+    assert_eq!(kinds(c), ["non-progress-cycle"], "{c}");
+    assert_eq!(figures(c), [12, 4, 13, 29, 11], "{c}");
+}

@@ -15,6 +15,6 @@ pub mod record;
 pub mod run;
 
 pub use check::{Algorithm, Base, Plan};
-pub use diff::ids::StableIds;
+pub use diff::ids::{adopt_system_ids, StableIds};
 pub use diff::impact::{analyze, Danger, Impact};
 pub use record::{Record, RecordError};

@@ -354,7 +354,9 @@ impl<R: Rider> Search<'_, '_, R> {
             None => self.sys_q.last().copied().unwrap_or(0),
         };
         let mut to = to;
-        let sys_accepts = sys.is_some_and(|s| s.any());
+        // (The claim of a search for non-progress cycles alone says what accepts.)
+        let np = self.m.claim.as_ref().is_some_and(|c| c.non_progress);
+        let sys_accepts = !np && sys.is_some_and(|s| s.any());
         if self.ndfs.is_some() && (self.m.claim_accepts(q) || sys_accepts) {
             to |= ACCEPT;
         }

@@ -44,6 +44,42 @@ impl StableIds {
     }
 }
 
+/// Gives `p`, a program of the same sources as `from` with other never claims (the claim
+/// of a search for non-progress cycles in place of the model's own), the stable ids of
+/// `from`: each process type's locations take those of the same-named one in `from`, by
+/// position (both are lowered from the same text), and the never claims ids no location of
+/// `from` has. False (and `p` unchanged) where a process type of `p` has no counterpart of
+/// the same shape in `from`.
+pub fn adopt_system_ids(p: &mut Program, from: &Program) -> bool {
+    use crate::program::ProcKind;
+    let mut next = from.location_ids().map(|l| l.0 + 1).max().unwrap_or(0);
+    let mut map = HashMap::new();
+    for proc in &p.procs {
+        let locs = &proc.automaton.locations;
+        if proc.kind == ProcKind::Never {
+            for l in locs {
+                map.insert(l.id.0, next);
+                next += 1;
+            }
+            continue;
+        }
+        let Some(twin) = from
+            .procs
+            .iter()
+            .find(|q| q.name == proc.name && q.kind == proc.kind)
+            .map(|q| &q.automaton.locations)
+            .filter(|q| q.len() == locs.len())
+        else {
+            return false;
+        };
+        for (l, t) in locs.iter().zip(twin) {
+            map.insert(l.id.0, t.id.0);
+        }
+    }
+    p.remap_locations(&|l| LocId(map.get(&l.0).copied().unwrap_or(l.0)));
+    true
+}
+
 /// A location the table has no stable id for.
 #[derive(Debug, thiserror::Error)]
 #[error("the stable-id table has no entry for location {0}")]

@@ -111,9 +111,7 @@ impl<'g> ProductReplay<'g> {
                 .slot_of
                 .iter()
                 .all(|&s| s != NONE && (s as usize) < graph.len());
-        let plain = may_serve(&safety, opts)
-            && m.layout.hidden_size == 0
-            && claim.is_none_or(|c| !c.non_progress);
+        let plain = may_serve(&safety, opts) && m.layout.hidden_size == 0;
         let fits = record.meta.layout_hash == safety.layout.hash
             && record.meta.checks == crate::rmc::check::checks_of(opts)
             && claim.is_none_or(|_| m.layout.claim_at == Some(safety.layout.records_at));
