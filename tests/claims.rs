@@ -1352,6 +1352,18 @@ fn claim_version(text: &str) -> Option<(git_rmc::program::Program, git_rmc::rmc:
     Some((program, sources))
 }
 
+/// A version's program for the search for non-progress cycles, its processes with the ids
+/// of `ids_from` (the same version's safety check's program).
+fn non_progress_version(
+    text: &str,
+    ids_from: &git_rmc::program::Program,
+) -> Option<git_rmc::program::Program> {
+    let provider = git_rmc::promela::source::MemoryProvider::new().with("m.pml", text);
+    let pp = PpOptions::default();
+    let mut p = git_rmc::load_for_non_progress(Path::new("m.pml"), &provider, &pp).program?;
+    git_rmc::rmc::adopt_system_ids(&mut p, ids_from).then_some(p)
+}
+
 /// Claims across changes of the model (the formula kept): chains of mutants of the claim
 /// models, each version's safety check incremental on the record of the one before, and
 /// each claim's product over the record it writes against the claim's own search of that
@@ -1424,20 +1436,29 @@ fn claims_over_mutant_chains(seed: u64, chains_per_model: usize) -> (usize, usiz
                 let labels = safety.program.procs.iter().any(|p| {
                     p.kind != ProcKind::Never && p.automaton.locations.iter().any(|l| l.accept)
                 });
-                let choices = safety
+                let mut choices: Vec<_> = safety
                     .program
                     .procs
                     .iter()
                     .filter(|p| p.kind == ProcKind::Never && p.locals.is_empty())
-                    .map(|p| ClaimChoice::Named(p.name.clone()))
-                    .chain(labels.then_some(ClaimChoice::Safety));
-                for (choice, fair) in choices.flat_map(|c| [(c.clone(), false), (c, true)]) {
+                    .map(|p| (safety.program.clone(), ClaimChoice::Named(p.name.clone())))
+                    .chain(labels.then(|| (safety.program.clone(), ClaimChoice::Safety)))
+                    .collect();
+                // And the search for non-progress cycles, its program with this version's ids.
+                if let Some(np) = non_progress_version(&current, &safety.program) {
+                    let np_claim = git_rmc::explore::claim::NP_CLAIM.to_string();
+                    choices.push((np, ClaimChoice::Named(np_claim)));
+                }
+                let each = choices
+                    .into_iter()
+                    .flat_map(|c| [(c.clone(), false), (c, true)]);
+                for ((program, choice), fair) in each {
                     let name = match &choice {
                         ClaimChoice::Named(n) => format!("{n} (-f {fair})"),
                         _ => format!("(accept labels) (-f {fair})"),
                     };
                     let req = || Request {
-                        program: safety.program.clone(),
+                        program: program.clone(),
                         sources: sources.clone(),
                         opts: Options {
                             fair,
