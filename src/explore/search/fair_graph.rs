@@ -17,7 +17,7 @@
 
 use super::product::TIMEOUT;
 use super::{Rider, Search};
-use crate::explore::event::{End, Event, To};
+use crate::explore::event::{Event, To};
 
 /// Where the reading of a recorded system turn stands, for weak fairness.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -138,7 +138,7 @@ impl<R: Rider> Search<'_, '_, R> {
                 }
                 self.announce_to(fi, p, true)
             }
-            (Reading::Tail, Event::End(e)) if *e != End::Group => {
+            (Reading::Tail, Event::End(_)) => {
                 if !self.announce_to(fi, 0, true) {
                     return false;
                 }
