@@ -683,10 +683,16 @@ impl Session {
         if model.checks.non_progress {
             let np = crate::load_for_non_progress(&model.entry, &provider, &pp);
             if let Some(np_program) = &np.program {
-                // Over the safety check's graph too: the claim's program with the safety
-                // check's location ids (its processes are the model's).
-                let mut with_ids = np_program.clone();
-                let adopted = crate::rmc::adopt_system_ids(&mut with_ids, &checked.program);
+                // Over the safety check's graph too, where there is one: the claim's program
+                // with the safety check's location ids (its processes are the model's).
+                let graph = checked
+                    .record
+                    .as_ref()
+                    .filter(|_| checked.complete() && !self.audit);
+                let with_ids = graph.and_then(|r| {
+                    let mut p = np_program.clone();
+                    crate::rmc::adopt_system_ids(&mut p, &checked.program).then_some((p, r))
+                });
                 let cx = crate::cli::claims::Context {
                     program: np_program,
                     sources: &sources,
@@ -695,11 +701,7 @@ impl Session {
                     name: &entry,
                     files: &np.files,
                     limits: &limits,
-                    over: checked
-                        .record
-                        .as_ref()
-                        .filter(|_| adopted && checked.complete() && !self.audit)
-                        .map(|r| (&with_ids, r)),
+                    over: with_ids.as_ref().map(|(p, r)| (p, *r)),
                 };
                 let claim = crate::cli::claims::Claim {
                     name: crate::explore::claim::NP_CLAIM.to_string(),

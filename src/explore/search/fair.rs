@@ -424,6 +424,27 @@ impl<R: Rider> Search<'_, '_, R> {
         }
     }
 
+    /// Frame `fi`'s system turn took `step` (executed or read from a record), which leaves
+    /// `nr` processes running and `atomic` keeping atomic control: the successor's
+    /// counters, pan's `From`, and its limit on processes. False: past the limit (a fatal
+    /// error, reported).
+    pub(super) fn fair_took(
+        &mut self,
+        fi: usize,
+        step: TrailStep,
+        nr: usize,
+        atomic: Option<u8>,
+    ) -> bool {
+        self.fair_moved(fi, step.rv.map(|(r, _)| r));
+        self.fair_from(nr, atomic);
+        let procs = nr + usize::from(!self.solo);
+        if procs > MAX_FAIR_PROCS {
+            self.fair_too_many(Some(step), procs);
+            return false;
+        }
+        true
+    }
+
     /// Frame `fi`'s system turn moved nothing (not inside an atomic sequence): pan's
     /// default move, when the counter is not 0, takes the same state to the next depth as
     /// the claim's turn with the counter at 1. True when it was taken (or had been).

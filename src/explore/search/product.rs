@@ -249,11 +249,8 @@ impl<R: Rider> Search<'_, '_, R> {
                 if self.fair {
                     let nr = sys.map_or(0, |s| s.nr());
                     let atomic = matches!(to, To::Atomic | To::Repeat).then_some(mover);
-                    self.fair_moved(fi, step.rv.map(|(r, _)| r));
-                    self.fair_from(nr, atomic);
-                    let procs = nr + usize::from(!self.solo);
-                    if procs > super::fair::MAX_FAIR_PROCS {
-                        return self.fair_too_many(Some(step), procs);
+                    if !self.fair_took(fi, step, nr, atomic) {
+                        return;
                     }
                 }
                 match to {
@@ -520,11 +517,9 @@ impl<R: Rider> Search<'_, '_, R> {
                 let step = self.took(&it);
                 let d = depth + if it.rv.is_some() { 2 } else { 1 };
                 if self.fair {
-                    self.fair_moved(fi, it.rv.map(|(q, _)| q));
-                    self.fair_from(self.next.nr_pr(), it.atomic.then(|| it.mover()));
-                    let procs = self.next.nr_pr() + usize::from(!self.solo);
-                    if procs > super::fair::MAX_FAIR_PROCS {
-                        return self.fair_too_many(Some(step), procs);
+                    let atomic = it.atomic.then(|| it.mover());
+                    if !self.fair_took(fi, step, self.next.nr_pr(), atomic) {
+                        return;
                     }
                 }
                 let to = match (it.atomic, tau & TIMEOUT) {
