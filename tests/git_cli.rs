@@ -2600,4 +2600,30 @@ fn the_non_progress_search_reads_the_recorded_graph() {
     assert_eq!(c["over_graph"], true, "{c}");
     assert_eq!(kinds(c), ["non-progress-cycle"], "{c}");
     assert_eq!(figures(c), [12, 4, 13, 29, 11], "{c}");
+    // The same system with no claim, then with two: the safety check's graph has no never
+    // claim in its proctype table, or two, where the non-progress search has its one; it
+    // reads the graph all the same (pan -l -c0 is as above: its claim replaces the model's).
+    let two = "ltl small { [] (x < 3) }\nltl other { <> (x == 2) }\n";
+    for (step, claims) in ["", two].into_iter().enumerate() {
+        r.write(
+            "model.pml",
+            &format!(
+                "byte x;\nactive proctype P() {{ do :: x = 1 - x :: x == 0 -> progress: x = 2 \
+                 :: x == 2 -> x = 0 od }}\n{claims}"
+            ),
+        );
+        r.commit(&format!("claims {step}"));
+        let (_, res, err) = r.check(&["HEAD~1..HEAD"]);
+        let np = res[0]["claims"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["name"] == "non-progress (np_)"))
+            .unwrap_or_else(|| panic!("no non-progress search: {err}\n{}", res[0]));
+        assert_eq!(np["over_graph"], true, "{np}");
+        assert_eq!(kinds(np), ["non-progress-cycle"], "{np}");
+        assert_eq!(figures(np), [12, 4, 13, 29, 11], "{np}");
+        assert_eq!(
+            res[0]["claims"].as_array().map(Vec::len),
+            Some(step * 2 + 1)
+        );
+    }
 }

@@ -91,10 +91,31 @@ pub struct Context<'a> {
     pub name: &'a str,
     pub files: &'a crate::promela::source::SourceFiles,
     pub limits: &'a LimitSources,
-    /// This version's safety check's record and the program it was made from (its stable
-    /// ids): a claim's product takes the system's moves from its state graph where it can
-    /// (`rmc::check::check_claim_over`).
-    pub over: Option<(&'a Program, &'a crate::rmc::record::Record)>,
+    /// This version's safety check's record: a claim's product takes the system's moves
+    /// from its state graph where it can (`rmc::check::check_claim_over`).
+    pub over: Option<Over<'a>>,
+}
+
+/// A record a claim's product may read, and what it was made from.
+#[derive(Clone, Copy)]
+pub struct Over<'a> {
+    /// The claims' program with the record's stable ids.
+    pub program: &'a Program,
+    pub record: &'a crate::rmc::record::Record,
+    /// The program the record was made from: `program`, or the model with its own claims
+    /// where `program` has the claim of the search for non-progress cycles.
+    pub system: &'a Program,
+}
+
+impl<'a> Over<'a> {
+    /// The safety check's record of `program`, for that program's claims.
+    pub fn of(program: &'a Program, record: &'a crate::rmc::record::Record) -> Over<'a> {
+        Over {
+            program,
+            record,
+            system: program,
+        }
+    }
 }
 
 /// Checks `claim` with its own product search, acceptance cycles included.
@@ -120,9 +141,9 @@ pub fn check_one(
             false => ClaimChoice::Named(claim.name.clone()),
         },
     };
-    let over = cx.over.and_then(|(program, record)| {
+    let over = cx.over.and_then(|o| {
         let request = Request {
-            program: program.clone(),
+            program: o.program.clone(),
             sources: request.sources.clone(),
             opts: request.opts.clone(),
             algorithm: None,
@@ -131,7 +152,7 @@ pub fn check_one(
             window: request.window,
             claim: request.claim.clone(),
         };
-        crate::rmc::check::check_claim_over(&request, record, &mut |s| bar.update(s))
+        crate::rmc::check::check_claim_over(&request, o.record, o.system, &mut |s| bar.update(s))
     });
     let over_graph = over.is_some();
     let c = match over {

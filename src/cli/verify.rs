@@ -346,7 +346,7 @@ pub fn cmd_verify(args: &VerifyArgs) -> anyhow::Result<Outcome> {
                 .record
                 .as_ref()
                 .filter(|_| graph_for_claims && checked.complete())
-                .map(|r| (&checked.program, r)),
+                .map(|r| super::claims::Over::of(&checked.program, r)),
         };
         for claim in &each {
             let mut bar = super::progress::Bar::new();

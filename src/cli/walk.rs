@@ -641,7 +641,7 @@ impl Session {
                     .record
                     .as_ref()
                     .filter(|_| checked.complete() && !self.audit)
-                    .map(|r| (&checked.program, r)),
+                    .map(|r| crate::cli::claims::Over::of(&checked.program, r)),
             };
             let versus = base
                 .as_ref()
@@ -701,7 +701,11 @@ impl Session {
                     name: &entry,
                     files: &np.files,
                     limits: &limits,
-                    over: with_ids.as_ref().map(|(p, r)| (p, *r)),
+                    over: with_ids.as_ref().map(|(p, r)| crate::cli::claims::Over {
+                        program: p,
+                        record: r,
+                        system: &checked.program,
+                    }),
                 };
                 let claim = crate::cli::claims::Claim {
                     name: crate::explore::claim::NP_CLAIM.to_string(),

@@ -351,12 +351,31 @@ impl Layout {
     /// that swap places keep the layout but change every statement that reads them (they
     /// read other slots), which the impact analysis sees.
     fn compute_hash(&self, p: &Program) -> u64 {
+        self.hash_of(p, true)
+    }
+
+    /// The hash of the system's part of the layout: as `hash`, with the never claims'
+    /// entries of the proctype table left out (each other proctype hashed with its tag),
+    /// and the location width, which every proctype's size sets. Two programs of the same
+    /// model with other never claims (the claim of a search for non-progress cycles in
+    /// place of the model's) have equal system hashes: their system states are the same
+    /// bytes, which a record of one can stand for in the other's product.
+    pub fn system_hash(&self, p: &Program) -> u64 {
+        self.hash_of(p, false)
+    }
+
+    fn hash_of(&self, p: &Program, claims: bool) -> u64 {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         let mut put = |s: &[u8]| {
             h.write(&(s.len() as u32).to_le_bytes());
             h.write(s);
         };
         put(b"git-rmc layout 2");
+        if !claims {
+            put(b"system");
+            put(&self.loc_width.to_le_bytes());
+            put(&self.records_at.to_le_bytes());
+        }
         if let Some(c) = self.claim_at {
             put(b"claim");
             put(&c.to_le_bytes());
@@ -391,6 +410,12 @@ impl Layout {
                 crate::program::ProcKind::Notrace => 4,
             };
             let tag = (i as u32).to_le_bytes();
+            if !claims {
+                if kind == 2 {
+                    continue;
+                }
+                put(&tag);
+            }
             put(&[kind]);
             for v in &pl.locals {
                 var(&mut put, &tag, v);

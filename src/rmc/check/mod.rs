@@ -219,14 +219,16 @@ fn claim_index(program: &Program, choice: &ClaimChoice) -> Option<usize> {
 }
 
 /// Checks the never claim `req.claim` names (`ClaimChoice::Named`, a plain check) with the
-/// system's moves taken from `safety`, the record of this very version's safety check
-/// (`req.program` is the program it was made from, with its stable ids): the product
+/// system's moves taken from `safety`, the record of this very version's safety check, made
+/// from `system` (`req.program` itself, or the model with other never claims: the search
+/// for non-progress cycles; `req.program` has `system`'s stable ids): the product
 /// search executes the claim alone (`run::product_replay`), and its figures, violations and
 /// trails are those of the claim's own search. None where the record cannot stand for the
 /// system (the caller then checks the claim with `check`).
 pub fn check_claim_over(
     req: &Request,
     safety: &Record,
+    system: &Program,
     progress: &mut dyn FnMut(&Stats),
 ) -> Option<Result<Checked, CheckError>> {
     let m = match &req.claim {
@@ -242,7 +244,8 @@ pub fn check_claim_over(
         Ok(m) => m,
         Err(e) => return Some(Err(e.into())),
     };
-    let mut rider = crate::rmc::run::product_replay::ProductReplay::new(&m, safety, &req.opts)?;
+    let mut rider =
+        crate::rmc::run::product_replay::ProductReplay::new(&m, system, safety, &req.opts)?;
     let mut out = crate::explore::search::search(&m, &req.opts, &mut rider, progress);
     if rider.gave_up() {
         return None;

@@ -22,6 +22,7 @@ use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::search::Rider;
 use crate::explore::state::State;
 use crate::explore::Options;
+use crate::program::Program;
 use crate::rmc::record::graph::{decode_event, edge_map, group_header, Graph, SeqDecoder, NONE};
 use crate::rmc::record::Record;
 
@@ -96,13 +97,31 @@ impl<'g> ProductReplay<'g> {
     /// Without a claim (`m` the safety machine, `opts.acceptance`), the product is the
     /// search for cycles through the processes' accept labels (pan -a built without one),
     /// whose states are the system's.
-    pub fn new(m: &Machine, record: &'g Record, opts: &Options) -> Option<ProductReplay<'g>> {
+    ///
+    /// `system` is the program the record was made from: `m`'s own, or the same model with
+    /// other never claims (the search for non-progress cycles, whose claim takes the place
+    /// of the model's), whose system layout must then be `m`'s.
+    pub fn new(
+        m: &Machine,
+        system: &Program,
+        record: &'g Record,
+        opts: &Options,
+    ) -> Option<ProductReplay<'g>> {
         let claim = m.claim.as_ref();
         if claim.is_none() && !(opts.acceptance && m.system_accepts) {
             return None;
         }
         let graph = record.graph.as_ref()?;
-        let safety = Machine::new(m.prog).ok()?;
+        let own = Machine::new(m.prog).ok()?;
+        // The record's own machine, where its layout is not `m`'s (other never claims).
+        let recorded = match record.meta.layout_hash == own.layout.hash {
+            true => None,
+            false => Some(Machine::new(system).ok()?),
+        };
+        let safety = recorded.as_ref().unwrap_or(&own);
+        let same_system = recorded
+            .as_ref()
+            .is_none_or(|r| r.layout.system_hash(system) == own.layout.system_hash(m.prog));
         let figure = |k: &str| record.meta.figures.get(k).and_then(|v| v.as_u64());
         let whole = figure("states_pruned") == Some(0)
             && figure("states_stored") == Some(record.fingerprints.len() as u64)
@@ -111,10 +130,11 @@ impl<'g> ProductReplay<'g> {
                 .slot_of
                 .iter()
                 .all(|&s| s != NONE && (s as usize) < graph.len());
-        let plain = may_serve(&safety, opts) && m.layout.hidden_size == 0;
+        let plain = may_serve(&own, opts) && m.layout.hidden_size == 0;
         let fits = record.meta.layout_hash == safety.layout.hash
+            && same_system
             && record.meta.checks == crate::rmc::check::checks_of(opts)
-            && claim.is_none_or(|_| m.layout.claim_at == Some(safety.layout.records_at));
+            && claim.is_none_or(|_| m.layout.claim_at == Some(own.layout.records_at));
         // Product states are keyed slot × claim locations + location, and the search keeps
         // a search id per key: 4 bytes each, within a quarter of the memory limit.
         let locs = claim.map_or(1, |c| m.prog.procs[c.proc].automaton.locations.len() as u64);
