@@ -285,7 +285,12 @@ impl Book {
     /// Process `pid`'s location, unless the accumulator on top has it from this pid.
     #[inline]
     fn add_location(&mut self, m: &Machine, st: &State, pid: Pid) {
-        let (t, l) = (st.ptype(pid), st.loc(pid) as usize);
+        self.add_location_at(m, pid, st.ptype(pid), st.loc(pid) as usize);
+    }
+
+    /// Process `pid`'s location `l` in proctype `t`, as `add_location`.
+    #[inline]
+    fn add_location_at(&mut self, m: &Machine, pid: Pid, t: usize, l: usize) {
         let n = self.seen.len();
         match self.seen.get_mut(usize::from(pid)) {
             Some(x) if *x == (t, l) => return,
@@ -303,7 +308,7 @@ impl Book {
         let (e, stable) = match cached {
             Some(x) => x,
             None => {
-                let stable = m.loc_id(st, pid).0;
+                let stable = loc_id_at(m, t, l);
                 let e = self.elements.location(stable);
                 if self.loc_elements.len() <= t {
                     self.loc_elements.resize(t + 1, Vec::new());
@@ -356,6 +361,54 @@ impl Book {
             }
         }
     }
+
+    /// Whether a step inside an atomic run, to a state of `nr` processes, adds only the
+    /// locations of the processes it moved: the accumulator on top has every other
+    /// process's (`seen` is this accumulator's and has as many processes). Else every
+    /// process's location is added (`locations`).
+    #[inline]
+    pub fn moved_suffice(&self, nr: usize) -> bool {
+        self.seen_gen == self.gen && self.seen.len() == nr
+    }
+
+    /// A step inside an atomic run moved `a` (and its rendezvous partner `b`), where
+    /// `moved_suffice` holds: their locations into the group's footprint and the
+    /// accumulator on top.
+    pub fn passed_moved(&mut self, m: &Machine, a: Moved, b: Option<Moved>) {
+        self.touch_moved(m, a, b);
+        for x in std::iter::once(a).chain(b) {
+            self.add_location_at(m, x.pid, x.ptype as usize, x.loc as usize);
+        }
+    }
+
+    /// The footprint of the group a step belongs to has the locations its processes reach
+    /// (the accumulator's cache may know them from another group).
+    fn touch_moved(&mut self, m: &Machine, a: Moved, b: Option<Moved>) {
+        for x in std::iter::once(a).chain(b) {
+            let l = loc_id_at(m, x.ptype as usize, x.loc as usize);
+            if l != u32::MAX {
+                self.graph.touch(l);
+            }
+        }
+    }
+}
+
+/// A process a step moved, where it went: its proctype and location index.
+#[derive(Clone, Copy, Debug)]
+pub struct Moved {
+    pub pid: Pid,
+    pub ptype: u32,
+    pub loc: u32,
+}
+
+/// The stable id of location index `l` of proctype `t` (u32::MAX where there is none).
+#[inline]
+fn loc_id_at(m: &Machine, t: usize, l: usize) -> u32 {
+    m.prog
+        .procs
+        .get(t)
+        .and_then(|p| p.automaton.locations.get(l))
+        .map_or(u32::MAX, |x| x.id.0)
 }
 
 impl Keep for Book {
@@ -497,27 +550,20 @@ impl Keep for Book {
     }
 
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>) {
-        // The footprint of the group the step belongs to has the locations its processes
-        // reach (the accumulator's cache below may know them from another group).
-        if let Some(s) = step {
-            let q = s.rv.map(|(q, _)| q);
-            for pid in std::iter::once(s.pid).chain(q) {
-                let l = m.loc_id(st, pid).0;
-                if l != u32::MAX {
-                    self.graph.touch(l);
-                }
-            }
-        }
-        // Inside an atomic run from the state whose accumulator is on top, the processes
-        // that did not move are in it already.
+        let at = |p: Pid| Moved {
+            pid: p,
+            ptype: st.ptype(p) as u32,
+            loc: st.loc(p),
+        };
         match step {
-            Some(s) if self.seen_gen == self.gen && self.seen.len() == st.nr_pr() => {
-                self.add_location(m, st, s.pid);
-                if let Some((q, _)) = s.rv {
-                    self.add_location(m, st, q);
-                }
+            Some(s) if self.moved_suffice(st.nr_pr()) => {
+                self.passed_moved(m, at(s.pid), s.rv.map(|(q, _)| at(q)));
             }
-            _ => self.locations(m, st),
+            Some(s) => {
+                self.touch_moved(m, at(s.pid), s.rv.map(|(q, _)| at(q)));
+                self.locations(m, st);
+            }
+            None => self.locations(m, st),
         }
     }
 

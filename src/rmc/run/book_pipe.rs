@@ -24,7 +24,7 @@ use crate::explore::trail::TrailStep;
 use crate::explore::ViolationKind;
 
 use crate::rmc::record::graph::NONE;
-use crate::rmc::run::book::{Book, Keep};
+use crate::rmc::run::book::{Book, Keep, Moved};
 use crate::rmc::run::pipe::{self, Batch, Rx, Tx};
 
 /// One call on the book. A state's vector lies next in the batch's bytes (`len` bytes),
@@ -65,6 +65,13 @@ enum Cmd {
     Passed {
         step: Option<TrailStep>,
         len: u32,
+    },
+    /// A step inside an atomic run where the moved processes' locations are all the book
+    /// needs (`Book::moved_suffice`, mirrored by `BookPipe`): no vector.
+    PassedMoved {
+        a: Moved,
+        b: Option<Moved>,
+        nr: u16,
     },
     Touch(u32),
     Event {
@@ -129,6 +136,13 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
                 st.load(&m.layout, next(len));
                 b.passed(m, st, step);
             }
+            &Cmd::PassedMoved { a, b: partner, nr } => {
+                debug_assert!(
+                    b.moved_suffice(usize::from(nr)),
+                    "the book's locations followed"
+                );
+                b.passed_moved(m, a, partner)
+            }
             &Cmd::Touch(l) => b.graph.touch(l),
             &Cmd::Event { ev, blocked } => {
                 let n = blocked as usize;
@@ -157,6 +171,21 @@ pub struct BookPipe {
     tx: Tx<Cmd>,
     /// The book ran out of memory (as the worker last saw it).
     oom: Arc<AtomicBool>,
+    /// What `Book::moved_suffice` reads, followed command by command as the book will
+    /// apply them (its accumulator's generation, the one its locations were added in, and
+    /// how many processes they were), so that a step inside an atomic run sends the moved
+    /// processes' locations instead of the whole vector where that is all the book reads
+    /// (an atomic run of many steps sent and rescanned each vector).
+    gen: u64,
+    seen_gen: u64,
+    seen_nr: usize,
+}
+
+impl BookPipe {
+    fn saw_locations(&mut self, st: &State) {
+        self.seen_gen = self.gen;
+        self.seen_nr = st.nr_pr();
+    }
 }
 
 impl Keep for BookPipe {
@@ -189,6 +218,7 @@ impl Keep for BookPipe {
 
     #[inline]
     fn enter(&mut self, id: u32, fp: Fingerprint) {
+        self.gen += 1;
         self.tx.push(Cmd::Enter {
             id,
             fp: [(fp.0 >> 64) as u64, fp.0 as u64],
@@ -197,6 +227,8 @@ impl Keep for BookPipe {
 
     #[inline]
     fn fresh(&mut self, _m: &Machine, id: u32, st: &State) {
+        self.gen += 1;
+        self.saw_locations(st);
         self.tx.batch.bytes.extend_from_slice(&st.v);
         self.tx.push(Cmd::Fresh {
             id,
@@ -206,6 +238,7 @@ impl Keep for BookPipe {
 
     #[inline]
     fn locations(&mut self, _m: &Machine, st: &State) {
+        self.saw_locations(st);
         self.tx.batch.bytes.extend_from_slice(&st.v);
         self.tx.push(Cmd::Locations {
             len: st.v.len() as u32,
@@ -228,6 +261,20 @@ impl Keep for BookPipe {
 
     #[inline]
     fn passed(&mut self, _m: &Machine, st: &State, step: Option<TrailStep>) {
+        if let Some(s) = step.filter(|_| self.seen_gen == self.gen && self.seen_nr == st.nr_pr()) {
+            let at = |pid: Pid| Moved {
+                pid,
+                ptype: st.ptype(pid) as u32,
+                loc: st.loc(pid),
+            };
+            self.tx.push(Cmd::PassedMoved {
+                a: at(s.pid),
+                b: s.rv.map(|(q, _)| at(q)),
+                nr: st.nr_pr() as u16,
+            });
+            return;
+        }
+        self.saw_locations(st);
         self.tx.batch.bytes.extend_from_slice(&st.v);
         self.tx.push(Cmd::Passed {
             step,
@@ -271,6 +318,7 @@ impl Keep for BookPipe {
 
     #[inline]
     fn finished(&mut self, id: u32, root: bool) {
+        self.gen += 1;
         self.tx.push(Cmd::Finished { id, root });
     }
 
@@ -311,7 +359,13 @@ pub fn beside<T>(
         Some(book)
     };
     pipe::beside("git-rmc-book", work, |tx| {
-        let (out, pipe) = search(BookPipe { tx, oom });
+        let (out, pipe) = search(BookPipe {
+            tx,
+            oom,
+            gen: 0,
+            seen_gen: u64::MAX,
+            seen_nr: 0,
+        });
         (out, pipe.map(|p| p.tx))
     })
 }
