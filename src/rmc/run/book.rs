@@ -393,12 +393,30 @@ impl Book {
     }
 }
 
-/// A process a step moved, where it went: its proctype and location index.
+/// A process a step moved, where it went: its proctype and location index (a state holds
+/// a proctype in a byte and a location index in at most two).
 #[derive(Clone, Copy, Debug)]
 pub struct Moved {
     pub pid: Pid,
-    pub ptype: u32,
-    pub loc: u32,
+    pub ptype: u8,
+    pub loc: u16,
+}
+
+impl Moved {
+    pub const NONE: Moved = Moved {
+        pid: 0,
+        ptype: 0,
+        loc: 0,
+    };
+
+    #[inline]
+    pub fn of(st: &State, pid: Pid) -> Moved {
+        Moved {
+            pid,
+            ptype: st.ptype(pid) as u8,
+            loc: st.loc(pid) as u16,
+        }
+    }
 }
 
 /// The stable id of location index `l` of proctype `t` (u32::MAX where there is none).
@@ -550,11 +568,7 @@ impl Keep for Book {
     }
 
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>) {
-        let at = |p: Pid| Moved {
-            pid: p,
-            ptype: st.ptype(p) as u32,
-            loc: st.loc(p),
-        };
+        let at = |p: Pid| Moved::of(st, p);
         match step {
             Some(s) if self.moved_suffice(st.nr_pr()) => {
                 self.passed_moved(m, at(s.pid), s.rv.map(|(q, _)| at(q)));

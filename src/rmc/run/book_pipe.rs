@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::explore::budget::Budget;
-use crate::explore::event::Event;
+use crate::explore::event::{End, Event, To};
 use crate::explore::machine::{EdgeNo, Machine};
 use crate::explore::state::State;
 use crate::explore::trail::TrailStep;
@@ -27,8 +27,11 @@ use crate::rmc::record::graph::NONE;
 use crate::rmc::run::book::{Book, Keep, Moved};
 use crate::rmc::run::pipe::{self, Batch, Rx, Tx};
 
-/// One call on the book. A state's vector lies next in the batch's bytes (`len` bytes),
-/// blocked processes next in the batch's list.
+/// One call on the book, in 16 bytes: a command's bytes cross to the worker's core and
+/// back with every batch, so the common ones are packed (a step with neither flag nor
+/// blocked processes, a group's marker, an end) and the rare ones keep their large parts in
+/// the batch's side lists (`Event`, `Passed`). A state's vector lies next in the batch's
+/// bytes (`len` bytes), blocked processes next in the batch's list.
 enum Cmd {
     Begin(Budget),
     Open {
@@ -40,10 +43,9 @@ enum Cmd {
         canon: u32,
         tags: u32,
     },
-    /// The fingerprint in halves: a `u128` would align every command to 16 bytes.
+    /// The fingerprint's 16 bytes lie next in the batch's bytes.
     Enter {
         id: u32,
-        fp: [u64; 2],
     },
     Fresh {
         id: u32,
@@ -62,20 +64,45 @@ enum Cmd {
         rv: bool,
         foot: u32,
     },
+    /// The step lies next in the batch's steps.
     Passed {
-        step: Option<TrailStep>,
         len: u32,
     },
     /// A step inside an atomic run where the moved processes' locations are all the book
     /// needs (`Book::moved_suffice`, mirrored by `BookPipe`): no vector.
     PassedMoved {
         a: Moved,
-        b: Option<Moved>,
+        b: Moved,
+        has_b: bool,
         nr: u16,
     },
     Touch(u32),
+    /// `Event::Step` without a flag: `to` is `To::State(at)` (`TO_STATE`), `To::Atomic`
+    /// or `To::Repeat`; `rv` with `RV`.
+    Step {
+        pid: Pid,
+        rv_pid: Pid,
+        bits: u8,
+        edge: EdgeNo,
+        rv_edge: EdgeNo,
+        at: u32,
+    },
+    /// `Event::Group`; `pid` with `has_pid`.
+    Group {
+        pid: Pid,
+        has_pid: bool,
+        rv: bool,
+        foot: u32,
+        at: u32,
+    },
+    /// `Event::End` of `Leave` (`END_LEAVE`), `Stored(at)` or `Group`.
+    End {
+        kind: u8,
+        at: u32,
+    },
+    /// Any other event: it lies next in the batch's events, its blocked processes next in
+    /// the batch's list.
     Event {
-        ev: Event,
         blocked: u32,
     },
     Matched {
@@ -95,8 +122,111 @@ enum Cmd {
     Broken,
 }
 
+/// `Cmd::Step`'s bits: the step is a rendezvous (`rv_pid`, `rv_edge`), and where it went.
+const RV: u8 = 1;
+const TO_STATE: u8 = 0;
+const TO_ATOMIC: u8 = 2;
+const TO_REPEAT: u8 = 4;
+/// `Cmd::End`'s kinds.
+const END_LEAVE: u8 = 0;
+const END_STORED: u8 = 1;
+const END_GROUP: u8 = 2;
+
+// Every command in 16 bytes (`Cmd`).
+const _: () = assert!(std::mem::size_of::<Cmd>() <= 16);
+
+/// The event a packed command stands for.
+fn unpacked(c: &Cmd) -> Option<Event> {
+    Some(match *c {
+        Cmd::Step {
+            pid,
+            rv_pid,
+            bits,
+            edge,
+            rv_edge,
+            at,
+        } => Event::Step {
+            step: TrailStep {
+                pid,
+                edge,
+                rv: (bits & RV != 0).then_some((rv_pid, rv_edge)),
+            },
+            flag: None,
+            to: match bits & !RV {
+                TO_ATOMIC => To::Atomic,
+                TO_REPEAT => To::Repeat,
+                _ => To::State(at),
+            },
+        },
+        Cmd::Group {
+            pid,
+            has_pid,
+            rv,
+            foot,
+            at,
+        } => Event::Group {
+            pid: has_pid.then_some(pid),
+            foot,
+            rv,
+            at,
+        },
+        Cmd::End { kind, at } => Event::End(match kind {
+            END_LEAVE => End::Leave,
+            END_STORED => End::Stored(at),
+            _ => End::Group,
+        }),
+        _ => return None,
+    })
+}
+
+/// `ev` packed, where it has a packed form and no blocked processes.
+fn packed(ev: &Event) -> Option<Cmd> {
+    Some(match *ev {
+        Event::Step {
+            step,
+            flag: None,
+            to,
+        } => {
+            let (to_bits, at) = match to {
+                To::State(k) => (TO_STATE, k),
+                To::Atomic => (TO_ATOMIC, 0),
+                To::Repeat => (TO_REPEAT, 0),
+            };
+            let (rv_pid, rv_edge) = step.rv.unwrap_or((0, 0));
+            Cmd::Step {
+                pid: step.pid,
+                rv_pid,
+                bits: to_bits | if step.rv.is_some() { RV } else { 0 },
+                edge: step.edge,
+                rv_edge,
+                at,
+            }
+        }
+        Event::Group { pid, foot, rv, at } => Cmd::Group {
+            pid: pid.unwrap_or(0),
+            has_pid: pid.is_some(),
+            rv,
+            foot,
+            at,
+        },
+        Event::End(End::Leave) => Cmd::End {
+            kind: END_LEAVE,
+            at: 0,
+        },
+        Event::End(End::Stored(k)) => Cmd::End {
+            kind: END_STORED,
+            at: k,
+        },
+        Event::End(End::Group) => Cmd::End {
+            kind: END_GROUP,
+            at: 0,
+        },
+        _ => return None,
+    })
+}
+
 fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
-    let (mut at, mut bl) = (0usize, 0usize);
+    let (mut at, mut bl, mut ev_at, mut step_at) = (0usize, 0usize, 0usize, 0usize);
     // The next `n` bytes of the batch.
     let mut next = |n: u32| {
         let from = at;
@@ -118,8 +248,10 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
                 let c = next(canon);
                 b.graph.vector(c, next(tags));
             }
-            &Cmd::Enter { id, fp } => {
-                b.enter(id, Fingerprint((fp[0] as u128) << 64 | fp[1] as u128))
+            &Cmd::Enter { id } => {
+                let fp = next(16);
+                let fp = u128::from_le_bytes(fp.try_into().unwrap_or([0; 16]));
+                b.enter(id, Fingerprint(fp))
             }
             &Cmd::Fresh { id, len } => {
                 st.load(&m.layout, next(len));
@@ -132,21 +264,35 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
             &Cmd::OldSet(old) => b.old_set(old),
             &Cmd::Foot { of, touch } => b.foot(of, touch),
             &Cmd::MarkerAfresh { pid, rv, foot } => b.marker_afresh(m, pid, rv, foot),
-            &Cmd::Passed { step, len } => {
+            &Cmd::Passed { len } => {
                 st.load(&m.layout, next(len));
+                let step = batch.steps[step_at];
+                step_at += 1;
                 b.passed(m, st, step);
             }
-            &Cmd::PassedMoved { a, b: partner, nr } => {
+            &Cmd::PassedMoved {
+                a,
+                b: partner,
+                has_b,
+                nr,
+            } => {
                 debug_assert!(
                     b.moved_suffice(usize::from(nr)),
                     "the book's locations followed"
                 );
-                b.passed_moved(m, a, partner)
+                b.passed_moved(m, a, has_b.then_some(partner))
             }
             &Cmd::Touch(l) => b.graph.touch(l),
-            &Cmd::Event { ev, blocked } => {
+            Cmd::Step { .. } | Cmd::Group { .. } | Cmd::End { .. } => {
+                if let Some(ev) = unpacked(c) {
+                    b.graph.event(m, &ev, &[]);
+                }
+            }
+            &Cmd::Event { blocked } => {
                 let n = blocked as usize;
-                b.graph.event(m, &ev, &batch.blocked[bl..bl + n]);
+                b.graph
+                    .event(m, &batch.events[ev_at], &batch.blocked[bl..bl + n]);
+                ev_at += 1;
                 bl += n;
             }
             &Cmd::Matched { id, done } => b.matched(id, done),
@@ -219,10 +365,8 @@ impl Keep for BookPipe {
     #[inline]
     fn enter(&mut self, id: u32, fp: Fingerprint) {
         self.gen += 1;
-        self.tx.push(Cmd::Enter {
-            id,
-            fp: [(fp.0 >> 64) as u64, fp.0 as u64],
-        });
+        self.tx.batch.bytes.extend_from_slice(&fp.0.to_le_bytes());
+        self.tx.push(Cmd::Enter { id });
     }
 
     #[inline]
@@ -262,22 +406,20 @@ impl Keep for BookPipe {
     #[inline]
     fn passed(&mut self, _m: &Machine, st: &State, step: Option<TrailStep>) {
         if let Some(s) = step.filter(|_| self.seen_gen == self.gen && self.seen_nr == st.nr_pr()) {
-            let at = |pid: Pid| Moved {
-                pid,
-                ptype: st.ptype(pid) as u32,
-                loc: st.loc(pid),
-            };
+            let at = |pid: Pid| Moved::of(st, pid);
+            let b = s.rv.map(|(q, _)| at(q));
             self.tx.push(Cmd::PassedMoved {
                 a: at(s.pid),
-                b: s.rv.map(|(q, _)| at(q)),
+                b: b.unwrap_or(Moved::NONE),
+                has_b: b.is_some(),
                 nr: st.nr_pr() as u16,
             });
             return;
         }
         self.saw_locations(st);
         self.tx.batch.bytes.extend_from_slice(&st.v);
+        self.tx.batch.steps.push(step);
         self.tx.push(Cmd::Passed {
-            step,
             len: st.v.len() as u32,
         });
     }
@@ -289,9 +431,13 @@ impl Keep for BookPipe {
 
     #[inline]
     fn event(&mut self, _m: &Machine, ev: &Event, blocked: &[Blocked]) {
+        if let Some(c) = packed(ev).filter(|_| blocked.is_empty()) {
+            self.tx.push(c);
+            return;
+        }
         self.tx.batch.blocked.extend_from_slice(blocked);
+        self.tx.batch.events.push(*ev);
         self.tx.push(Cmd::Event {
-            ev: *ev,
             blocked: blocked.len() as u32,
         });
     }

@@ -4,6 +4,8 @@
 //! this way: the worker applies the commands in order, so its result is the one the same
 //! calls made inline would give.
 
+use crate::explore::event::Event;
+use crate::explore::trail::TrailStep;
 use crate::explore::Blocked;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
@@ -28,6 +30,10 @@ pub struct Batch<C> {
     pub cmds: Vec<C>,
     pub bytes: Vec<u8>,
     pub blocked: Vec<Blocked>,
+    /// The large parts of rare commands, so that the common ones stay small (a command's
+    /// bytes cross to the worker's core and back with every batch).
+    pub events: Vec<Event>,
+    pub steps: Vec<Option<TrailStep>>,
 }
 
 impl<C> Default for Batch<C> {
@@ -36,6 +42,8 @@ impl<C> Default for Batch<C> {
             cmds: Vec::new(),
             bytes: Vec::new(),
             blocked: Vec::new(),
+            events: Vec::new(),
+            steps: Vec::new(),
         }
     }
 }
@@ -43,6 +51,8 @@ impl<C> Default for Batch<C> {
 impl<C> Batch<C> {
     fn clear(&mut self) {
         self.cmds.clear();
+        self.events.clear();
+        self.steps.clear();
         self.bytes.clear();
         self.blocked.clear();
     }
