@@ -370,7 +370,7 @@ fn over_graph(
             ClaimChoice::Named(claim.to_string()),
             true,
         );
-        let c = check::check_claim_over(&req, record, &mut |_| {})?.ok()?;
+        let c = check::check_claim_over(&req, record, &safety.program, &mut |_| {})?.ok()?;
         visited = c.stats.states_stored + c.stats.states_revisited;
         times.push(c.stats.elapsed);
     }
