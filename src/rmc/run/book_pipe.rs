@@ -249,9 +249,9 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
                 b.graph.vector(c, next(tags));
             }
             &Cmd::Enter { id } => {
-                let fp = next(16);
-                let fp = u128::from_le_bytes(fp.try_into().unwrap_or([0; 16]));
-                b.enter(id, Fingerprint(fp))
+                let mut fp = [0u8; 16];
+                fp.copy_from_slice(next(16));
+                b.enter(id, Fingerprint(u128::from_le_bytes(fp)))
             }
             &Cmd::Fresh { id, len } => {
                 st.load(&m.layout, next(len));
