@@ -251,9 +251,10 @@ struct Frame {
     /// the frame's system part is (NONE inside a replayed atomic run), and `SYS_*` bits.
     slot: u32,
     sys: u8,
-    /// Inside an atomic run the interpreter built: a short hash of the frame's vector
-    /// (`quick_hash`), which tells most states of the run apart without comparing their
-    /// bytes; 0 where none was taken.
+    /// Inside an atomic run the interpreter built, and for a stored state (where an atomic
+    /// run may start): a short hash of the frame's vector (`quick_hash`), which tells most
+    /// states of the run apart without comparing their bytes (a stored state's half in the
+    /// store is a cache miss away); 0 where none was taken.
     hash: u32,
 }
 
@@ -1440,7 +1441,10 @@ impl<R: Rider> Search<'_, '_, R> {
             blocked_atomic: false,
             slot: self.next_slot,
             sys: 0,
-            hash: 0,
+            hash: match sid {
+                NONE => 0,
+                _ => quick_hash(&self.next.v),
+            },
         };
         if self.frames.push(frame).is_err() {
             self.path.truncate(at);
