@@ -403,12 +403,6 @@ pub struct Moved {
 }
 
 impl Moved {
-    pub const NONE: Moved = Moved {
-        pid: 0,
-        ptype: 0,
-        loc: 0,
-    };
-
     #[inline]
     pub fn of(st: &State, pid: Pid) -> Moved {
         Moved {

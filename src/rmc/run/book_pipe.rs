@@ -72,8 +72,7 @@ enum Cmd {
     /// needs (`Book::moved_suffice`, mirrored by `BookPipe`): no vector.
     PassedMoved {
         a: Moved,
-        b: Moved,
-        has_b: bool,
+        b: Option<Moved>,
         nr: u16,
     },
     Touch(u32),
@@ -270,17 +269,12 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
                 step_at += 1;
                 b.passed(m, st, step);
             }
-            &Cmd::PassedMoved {
-                a,
-                b: partner,
-                has_b,
-                nr,
-            } => {
+            &Cmd::PassedMoved { a, b: partner, nr } => {
                 debug_assert!(
                     b.moved_suffice(usize::from(nr)),
                     "the book's locations followed"
                 );
-                b.passed_moved(m, a, has_b.then_some(partner))
+                b.passed_moved(m, a, partner)
             }
             &Cmd::Touch(l) => b.graph.touch(l),
             Cmd::Step { .. } | Cmd::Group { .. } | Cmd::End { .. } => {
@@ -407,11 +401,9 @@ impl Keep for BookPipe {
     fn passed(&mut self, _m: &Machine, st: &State, step: Option<TrailStep>) {
         if let Some(s) = step.filter(|_| self.seen_gen == self.gen && self.seen_nr == st.nr_pr()) {
             let at = |pid: Pid| Moved::of(st, pid);
-            let b = s.rv.map(|(q, _)| at(q));
             self.tx.push(Cmd::PassedMoved {
                 a: at(s.pid),
-                b: b.unwrap_or(Moved::NONE),
-                has_b: b.is_some(),
+                b: s.rv.map(|(q, _)| at(q)),
                 nr: st.nr_pr() as u16,
             });
             return;
