@@ -3438,6 +3438,36 @@ init {
         assert_eq!(f.states_stored, stored, "{what}: {f:?}");
         assert!(r.states_walked >= 1800, "{what}: {r:?}");
         assert!(r.states_executed > 0, "{what}: {r:?}");
+        // The next record is written on the old graph: a state walked as recorded keeps its
+        // slot and its recorded events (its vector alone is new, in the new layout).
+        let (old, new) = (
+            base.graph.as_ref().expect("the base's graph"),
+            rep.record
+                .as_ref()
+                .and_then(|x| x.graph.as_ref())
+                .expect("the replay's graph"),
+        );
+        let kept = (0..old.len() as u32)
+            .filter(|&s| {
+                let e = old.events_of(s);
+                (s as usize) < new.len() && !e.is_empty() && new.events_of(s) == e
+            })
+            .count() as u64;
+        // (With the global set to one of two values, a few walked states step to a state
+        // met with the other value first: their events are written anew.)
+        let floor = match stored {
+            2317 => r.states_walked,
+            _ => r.states_walked * 99 / 100,
+        };
+        assert!(
+            kept >= floor,
+            "{what}: {kept} states keep their events, {r:?}"
+        );
+        assert!(
+            (0..new.len() as u32)
+                .all(|s| new.events_of(s).is_empty() || !new.vector_of(s).is_empty()),
+            "{what}: every live slot has a vector"
+        );
     }
 }
 

@@ -55,6 +55,10 @@ pub fn record(
             graph: Some(u.graph),
         });
     }
+    if run.recorder.book.lost {
+        // (A walked state's vector could not be made through the map: no record is whole.)
+        return None;
+    }
     let mut builder = std::mem::take(&mut run.recorder.book.graph);
     // (Moved: the book is done with them.)
     let mut table = Table::new(

@@ -207,7 +207,7 @@ fn decide(
     let mut replay = replay;
     if by_key {
         let g = match &replay {
-            Ok(rp) => Some(&rp.graph),
+            Ok(rp) => Some(&*rp.graph),
             Err(g) => g.as_ref(),
         };
         match g.and_then(|g| keys(g, &cx)) {
@@ -250,7 +250,7 @@ fn decide(
         }
         other => {
             let graph = match other {
-                Ok(rp) => Some(rp.graph),
+                Ok(rp) => Some(rp.into_graph()),
                 Err(g) => g,
             };
             prune_plan(base, cx, graph, meets_danger, predicted, no_replay)

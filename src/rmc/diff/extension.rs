@@ -151,6 +151,18 @@ impl Piece {
 
 /// A value of type `from` as type `to` (None: `to` cannot hold it).
 #[inline]
+/// Whether `to` holds every value `convert` reads as `from` (its range is an interval, so
+/// its ends suffice).
+fn holds_all(from: Scalar, to: Scalar) -> bool {
+    let (lo, hi) = match (from.signed, from.bits) {
+        (true, 16) => (i16::MIN as i32, i16::MAX as i32),
+        (false, b) if b < 32 => (0, (1i32 << b) - 1),
+        _ => (i32::MIN, i32::MAX),
+    };
+    let holds = |v: i32| (to.signed || v >= 0) && to.truncate(v) == v;
+    holds(lo) && holds(hi)
+}
+
 fn convert(from: Scalar, to: Scalar, bytes: &[u8], at: usize) -> Option<i32> {
     let end = at + from.width as usize;
     bytes.get(at..end)?;
@@ -1153,6 +1165,13 @@ pub struct EmbedPlan {
 }
 
 impl EmbedPlan {
+    /// Whether `apply` succeeds on every vector of the plan's length: no value converted
+    /// to a type that may not hold it, no channel handle renumbered (a handle the map does
+    /// not know fails).
+    pub fn total(&self) -> bool {
+        self.handles.is_empty() && self.converts.iter().all(|&(_, _, o, n)| holds_all(o, n))
+    }
+
     /// The new vector of `old` (of the plan's shape) into `out`. False: `old` is not of the
     /// plan's length, or holds a value a new type cannot hold.
     pub fn apply(&self, old: &[u8], out: &mut Vec<u8>) -> bool {

@@ -139,6 +139,11 @@ pub struct GraphBuilder {
     verbatim: Vec<u32>,
     /// No old graph: every state's slot is its search id.
     ids_are_slots: bool,
+    /// Built on an old graph of another layout (`new_mapped`): every live slot gets a new
+    /// vector, and the old graph's vectors (of the other layout) are dropped at the finish.
+    mapped: bool,
+    /// The old graph's slots (those whose recorded events a state may keep).
+    old_slots: usize,
     /// Something could not be recorded (a state without its vector): no graph is written.
     pub broken: bool,
     /// The vector of the last new slot (the base of the next one's) and how long its chain
@@ -189,8 +194,33 @@ impl GraphBuilder {
             }
             b.old_bytes = Some((g.events.len(), g.vectors.len()));
             b.origin = g.origin.clone();
+            b.old_slots = g.len();
         }
         b
+    }
+
+    /// A builder that starts from `old`, a graph of another layout met through a
+    /// declaration change's map: its slots, footprints and edges carry over (stable ids),
+    /// and a state walked through the map keeps its slot and, where every step of it lands
+    /// on the state its recorded target's slot holds, its recorded events (`keep_recorded`);
+    /// every live slot's vector is written anew in the new layout.
+    pub fn new_mapped(old: &Graph) -> GraphBuilder {
+        let mut b = GraphBuilder::new(Some(old));
+        b.reference = None;
+        b.mapped = true;
+        b
+    }
+
+    /// The state on top, opened in its old slot and expanded exactly as recorded there
+    /// (every step to the state its recorded target's slot holds): its recorded events and
+    /// footprint stand, those it was given are dropped when it closes.
+    pub fn keep_recorded(&mut self) {
+        let old_slots = self.old_slots;
+        if let Some(o) = self.open.last_mut() {
+            if (o.slot as usize) < old_slots {
+                o.verbatim = true;
+            }
+        }
     }
 
     /// The old graph this builder was made from (`new`), its bytes now put in front of the
@@ -762,6 +792,20 @@ impl GraphBuilder {
         let n = self.table.len();
         let lives: Vec<bool> = self.table.lives().collect();
         let live = lives.iter().filter(|&&l| l).count();
+        if self.mapped {
+            // The old vectors are of another layout: no live slot may keep one, and the dead
+            // keep none (no new vector is a delta on an old one: each is based on a slot
+            // given its new vector before it, or on the new reference).
+            let old_len = self.old.as_ref().map_or(0, |o| o.1.len());
+            for (s, &l) in lives.iter().enumerate() {
+                let (a, len) = self.vec.at(s);
+                if !l {
+                    self.vec.set(s, (0, 0));
+                } else if len == 0 || a < old_len {
+                    return None;
+                }
+            }
+        }
         if (0..n).any(|s| lives[s] && self.table.foot(s) == NONE) {
             return None;
         }

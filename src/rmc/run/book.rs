@@ -27,7 +27,6 @@ use crate::explore::trail::TrailStep;
 use crate::explore::ViolationKind;
 
 use crate::rmc::record::elements::{Element, ElementTable, SetTable};
-use crate::rmc::record::graph::NONE;
 use crate::rmc::record::graph_build::GraphBuilder;
 use crate::rmc::run::recorder::Known;
 
@@ -42,6 +41,13 @@ pub trait Keep {
     fn vector(&mut self, canon: &[u8], tags: &[u8]);
     /// A newly stored state's fingerprint, its set to come, and its accumulator.
     fn enter(&mut self, id: u32, fp: Fingerprint);
+    /// Across a declaration change: the parent vector of the next extras id the search
+    /// interned (`MapKeys::parents`), before any state names it.
+    fn parent(&mut self, ctx: u32, canon: &[u8]);
+    /// Across a declaration change, a walked state named by (`slot`, extras `ctx`), just
+    /// opened: its vector and fingerprint made here (`MapVectors`), then `vector` and
+    /// `enter` as the search would have called them.
+    fn enter_mapped(&mut self, m: &Machine, id: u32, slot: u32, ctx: u32);
     /// A newly stored state that the recorder did not look up, expanded: its vector and
     /// fingerprint, its old slot if the record holds it (`open`, `vector`, `enter`), and
     /// its locations.
@@ -54,9 +60,10 @@ pub trait Keep {
     /// group's): into the accumulator on top and, when the graph is written afresh
     /// (`touch`), into the new footprint.
     fn foot(&mut self, of: u32, touch: bool);
-    /// A group of moves taken from the record into a graph written afresh: a marker of its
-    /// own (the recorded footprint ids are not this graph's) and the footprint's locations.
-    fn marker_afresh(&mut self, m: &Machine, pid: Pid, rv: bool, foot: u32);
+    /// Across a declaration change, the state on top was walked through the map exactly as
+    /// recorded, in its own slot, every step to the state its recorded target's slot
+    /// holds: its recorded events stand (`GraphBuilder::keep_recorded`).
+    fn keep_recorded(&mut self);
     /// The state `st` was reached inside an atomic run (`step` moved into it).
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>);
     /// A location in the footprint of the state being expanded.
@@ -165,6 +172,11 @@ pub struct Book {
     seen: Vec<(usize, usize)>,
     seen_gen: u64,
     gen: u64,
+    /// Across a declaration change: what makes a walked state's new vector from the pair
+    /// that names it (`enter_mapped`).
+    pub map: Option<crate::rmc::run::map_vectors::MapVectors>,
+    /// A walked state's vector could not be made (`enter_mapped`): the run writes no record.
+    pub lost: bool,
 }
 
 impl Book {
@@ -207,7 +219,8 @@ impl Book {
             + self.acc.dirty.held()
             + self.spilled_at.held()
             + self.spilled.held()
-            + self.last_set.held();
+            + self.last_set.held()
+            + self.map.as_ref().map_or(0, |v| v.memory());
         if now > self.graph_taken + (1 << 20) {
             if self.budget.take(now - self.graph_taken).is_err() {
                 self.oom = true;
@@ -543,22 +556,8 @@ impl Keep for Book {
         self.scratch = elems;
     }
 
-    fn marker_afresh(&mut self, m: &Machine, pid: Pid, rv: bool, foot: u32) {
-        let marker = Event::Group {
-            pid: Some(pid),
-            foot: NONE,
-            rv,
-            at: NONE,
-        };
-        self.graph.event(m, &marker, &[]);
-        match self.old_foots.clone() {
-            Some(f) if (foot as usize) < f.len() => {
-                for &l in &f[foot as usize] {
-                    self.graph.touch(l);
-                }
-            }
-            _ => self.graph.broken = true,
-        }
+    fn keep_recorded(&mut self) {
+        self.graph.keep_recorded();
     }
 
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>) {
@@ -653,6 +652,29 @@ impl Keep for Book {
 
     fn vector(&mut self, canon: &[u8], tags: &[u8]) {
         self.graph.vector(canon, tags);
+    }
+
+    fn parent(&mut self, ctx: u32, canon: &[u8]) {
+        if !self.map.as_mut().is_some_and(|v| v.parent(ctx, canon)) {
+            self.lost = true;
+        }
+    }
+
+    fn enter_mapped(&mut self, m: &Machine, id: u32, slot: u32, ctx: u32) {
+        let made = self.map.as_mut().and_then(|v| v.make(m, slot, ctx));
+        let fp = match made {
+            Some((canon, tags, fp)) => {
+                self.graph.vector(canon, tags);
+                fp
+            }
+            None => {
+                // (Ruled out by the search, which hands over only pairs that embed.)
+                self.lost = true;
+                self.graph.broken = true;
+                Fingerprint::default()
+            }
+        };
+        self.enter(id, fp);
     }
 
     fn touch(&mut self, loc: u32) {

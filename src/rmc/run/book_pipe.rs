@@ -51,6 +51,16 @@ enum Cmd {
         id: u32,
         len: u32,
     },
+    /// The parent vector (`len` bytes next) of extras id `ctx`.
+    Parent {
+        ctx: u32,
+        len: u32,
+    },
+    EnterMapped {
+        id: u32,
+        slot: u32,
+        ctx: u32,
+    },
     Locations {
         len: u32,
     },
@@ -59,11 +69,7 @@ enum Cmd {
         of: u32,
         touch: bool,
     },
-    MarkerAfresh {
-        pid: Pid,
-        rv: bool,
-        foot: u32,
-    },
+    KeepRecorded,
     /// The step lies next in the batch's steps.
     Passed {
         len: u32,
@@ -256,13 +262,15 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
                 st.load(&m.layout, next(len));
                 b.fresh(m, id, st);
             }
+            &Cmd::Parent { ctx, len } => b.parent(ctx, next(len)),
+            &Cmd::EnterMapped { id, slot, ctx } => b.enter_mapped(m, id, slot, ctx),
             &Cmd::Locations { len } => {
                 st.load(&m.layout, next(len));
                 b.locations(m, st);
             }
             &Cmd::OldSet(old) => b.old_set(old),
             &Cmd::Foot { of, touch } => b.foot(of, touch),
-            &Cmd::MarkerAfresh { pid, rv, foot } => b.marker_afresh(m, pid, rv, foot),
+            Cmd::KeepRecorded => b.keep_recorded(),
             &Cmd::Passed { len } => {
                 st.load(&m.layout, next(len));
                 let step = batch.steps[step_at];
@@ -363,6 +371,20 @@ impl Keep for BookPipe {
         self.tx.push(Cmd::Enter { id });
     }
 
+    fn parent(&mut self, ctx: u32, canon: &[u8]) {
+        self.tx.batch.bytes.extend_from_slice(canon);
+        self.tx.push(Cmd::Parent {
+            ctx,
+            len: canon.len() as u32,
+        });
+    }
+
+    #[inline]
+    fn enter_mapped(&mut self, _m: &Machine, id: u32, slot: u32, ctx: u32) {
+        self.gen += 1;
+        self.tx.push(Cmd::EnterMapped { id, slot, ctx });
+    }
+
     #[inline]
     fn fresh(&mut self, _m: &Machine, id: u32, st: &State) {
         self.gen += 1;
@@ -393,8 +415,8 @@ impl Keep for BookPipe {
         self.tx.push(Cmd::Foot { of, touch });
     }
 
-    fn marker_afresh(&mut self, _m: &Machine, pid: Pid, rv: bool, foot: u32) {
-        self.tx.push(Cmd::MarkerAfresh { pid, rv, foot });
+    fn keep_recorded(&mut self) {
+        self.tx.push(Cmd::KeepRecorded);
     }
 
     #[inline]

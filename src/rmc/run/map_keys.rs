@@ -45,16 +45,13 @@ pub struct MapKeys {
     /// first.
     successor: HashMap<(u32, u32), u32, Xxh3DefaultBuilder>,
     last: Vec<(u32, u32)>,
-    /// Per (recorded shape, extras id): how a vector of that shape is embedded.
-    plans: HashMap<(u32, u32), EmbedPlan, Xxh3DefaultBuilder>,
+    emb: Embedder,
     /// Per (recorded shape, extras id): the new vector's (search-form length, pan bytes)
     /// and tags; and per shape, the extras id and the index there of the one asked for
     /// last.
     shapes: HashMap<(u32, u32), usize, Xxh3DefaultBuilder>,
     shape_list: Vec<(u64, u64, Vec<u8>)>,
     last_shape: Vec<(u32, u32)>,
-    decoder: SeqDecoder,
-    embedded: Vec<u8>,
     state: State,
     /// Bytes of the parents, the extras keys and the shapes' tags held.
     vectors: u64,
@@ -66,7 +63,7 @@ impl MapKeys {
     pub fn memory(&self) -> u64 {
         // (Tables' entries counted at 24 bytes; the vectors they hold as they were added.)
         let entry = 24;
-        (self.extras.len() + self.pairs.len() + self.successor.len() + self.plans.len()) as u64
+        (self.extras.len() + self.pairs.len() + self.successor.len() + self.emb.plans.len()) as u64
             * entry
             + self.vectors
             + (self.last.held() + self.last_shape.held())
@@ -150,9 +147,9 @@ impl MapKeys {
             Some(&n) => n,
             None => {
                 self.embed(g, ext, slot, ctx)?;
-                let canon = std::mem::take(&mut self.embedded);
+                let canon = std::mem::take(&mut self.emb.embedded);
                 let n = self.intern(ext, &canon);
-                self.embedded = canon;
+                self.emb.embedded = canon;
                 let n = n?;
                 self.successor.insert((shape, ctx), n);
                 n
@@ -167,23 +164,24 @@ impl MapKeys {
 
     /// The new canonical vector of the recorded `slot` with the extras `ctx`.
     pub fn embed(&mut self, g: &Graph, ext: &Extension, slot: u32, ctx: u32) -> Option<&[u8]> {
-        let shape = *g.shape.get(slot as usize)?;
         let parent = self.parents.get(ctx as usize)?;
-        let old = self.decoder.decode(g, slot)?;
-        // How an old vector is embedded depends on its shape and the extras only: planned
-        // once per pair, applied without walking records.
-        let plan = match self.plans.get(&(shape, ctx)) {
-            Some(p) => Some(p),
-            None => match ext.embed_plan(old, parent) {
-                Some(p) => Some(&*self.plans.entry((shape, ctx)).or_insert(p)),
-                None => None,
-            },
-        };
-        let ok = match plan {
-            Some(p) => p.apply(old, &mut self.embedded),
-            None => ext.embed(old, parent, &mut self.embedded),
-        };
-        ok.then_some(&self.embedded[..])
+        self.emb.embed(g, ext, parent, slot, ctx)
+    }
+
+    /// Whether the recorded `slot`'s vector embeds with the extras `ctx` whatever values it
+    /// holds (`EmbedPlan::total`): where it does, the vector may be made later, where the
+    /// book is, from the pair alone (`MapVectors`).
+    pub fn embeds_always(&mut self, g: &Graph, ext: &Extension, slot: u32, ctx: u32) -> bool {
+        match self.parents.get(ctx as usize) {
+            Some(parent) => self.emb.total(g, ext, parent, slot, ctx),
+            None => false,
+        }
+    }
+
+    /// The extras ids interned so far, each with the new canonical vector that stands for
+    /// it (the parent its successors are embedded with).
+    pub fn parents(&self) -> &[Vec<u8>] {
+        &self.parents
     }
 
     /// The state the key (`slot`, `ctx`) names, built for the new machine.
@@ -218,7 +216,7 @@ impl MapKeys {
             None => {
                 let mut st = std::mem::take(&mut self.state);
                 let canon_len = self.embed(g, ext, slot, ctx).map(|c| c.len());
-                let built = canon_len.is_some() && m.from_canonical(&self.embedded, &mut st);
+                let built = canon_len.is_some() && m.from_canonical(&self.emb.embedded, &mut st);
                 let mut tags = Vec::new();
                 st.tags(&mut tags);
                 self.state = st;
@@ -238,5 +236,65 @@ impl MapKeys {
         self.last_shape[shape as usize] = (ctx, i as u32);
         let (len, pan, tags) = self.shape_list.get(i)?;
         Some((*len, *pan, tags))
+    }
+}
+
+/// How recorded vectors are embedded in the new layout with a parent's extras: planned once
+/// per (recorded shape, extras id), since the embedding depends on those alone, and applied
+/// without walking records; the vectors decoded each from the one before where they can be.
+#[derive(Default)]
+pub struct Embedder {
+    plans: HashMap<(u32, u32), EmbedPlan, Xxh3DefaultBuilder>,
+    decoder: SeqDecoder,
+    pub embedded: Vec<u8>,
+}
+
+impl Embedder {
+    /// The new canonical vector of the recorded `slot` with the extras `ctx`, whose
+    /// parent's vector is `parent`.
+    pub fn embed(
+        &mut self,
+        g: &Graph,
+        ext: &Extension,
+        parent: &[u8],
+        slot: u32,
+        ctx: u32,
+    ) -> Option<&[u8]> {
+        let shape = *g.shape.get(slot as usize)?;
+        let old = self.decoder.decode(g, slot)?;
+        let plan = match self.plans.get(&(shape, ctx)) {
+            Some(p) => Some(p),
+            None => match ext.embed_plan(old, parent) {
+                Some(p) => Some(&*self.plans.entry((shape, ctx)).or_insert(p)),
+                None => None,
+            },
+        };
+        let ok = match plan {
+            Some(p) => p.apply(old, &mut self.embedded),
+            None => ext.embed(old, parent, &mut self.embedded),
+        };
+        ok.then_some(&self.embedded[..])
+    }
+
+    /// Whether every vector of the recorded `slot`'s shape embeds with the extras `ctx`
+    /// (its plan converts no value a new type may not hold and renumbers no handle); false
+    /// where the plan cannot be made.
+    pub fn total(
+        &mut self,
+        g: &Graph,
+        ext: &Extension,
+        parent: &[u8],
+        slot: u32,
+        ctx: u32,
+    ) -> bool {
+        let Some(&shape) = g.shape.get(slot as usize) else {
+            return false;
+        };
+        if !self.plans.contains_key(&(shape, ctx))
+            && self.embed(g, ext, parent, slot, ctx).is_none()
+        {
+            return false;
+        }
+        self.plans.get(&(shape, ctx)).is_some_and(EmbedPlan::total)
     }
 }

@@ -18,6 +18,7 @@ pub(crate) mod book_pipe;
 pub(crate) mod carry;
 pub(crate) mod keys;
 pub(crate) mod map_keys;
+pub(crate) mod map_vectors;
 pub(crate) mod pipe;
 pub mod probe;
 pub mod product_replay;

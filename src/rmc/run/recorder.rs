@@ -260,6 +260,8 @@ pub struct Recorder {
     /// map (`Replay::map_memory`) have taken from it so far: they grow as the run goes.
     budget: Option<Budget>,
     map_taken: u64,
+    /// Across a declaration change: the extras ids whose parent vectors the book has.
+    parents_sent: u32,
 }
 
 /// Calls a `Keep` method on the pipe to the book, or on the book when it is kept here:
@@ -285,12 +287,17 @@ impl Recorder {
     }
 
     pub fn new(prune: Option<Prune>, mut replay: Option<Replay>) -> Recorder {
-        // Across a layout change, the new graph is written afresh (its vectors are new).
+        // Across a layout change, the new graph starts from the old one too (its slots,
+        // footprints and edges), every vector new (`GraphBuilder::new_mapped`).
         let old = replay
             .as_ref()
-            .filter(|r| r.project.is_none())
-            .map(|r| &r.graph)
+            .map(|r| &*r.graph)
             .or(prune.as_ref().and_then(|p| p.graph.as_ref()));
+        let mapped = replay.as_ref().is_some_and(|r| r.project.is_some());
+        let start = |old: Option<&Graph>| match old {
+            Some(g) if mapped => GraphBuilder::new_mapped(g),
+            _ => GraphBuilder::new(old),
+        };
         let recorded = replay
             .as_ref()
             .filter(|r| r.project.is_some())
@@ -303,19 +310,16 @@ impl Recorder {
         // alone: on two threads, where one can be had.)
         let (builder, lookups) = match replay.as_ref().filter(|r| !r.is_ready()) {
             Some(r) => {
-                let (lookups, builder) = crate::rmc::beside::beside(
-                    "git-rmc-lookups",
-                    || r.lookups(),
-                    || GraphBuilder::new(old),
-                );
+                let (lookups, builder) =
+                    crate::rmc::beside::beside("git-rmc-lookups", || r.lookups(), || start(old));
                 (builder, Some(lookups.unwrap_or_else(|| r.lookups())))
             }
-            None => (GraphBuilder::new(old), None),
+            None => (start(old), None),
         };
         if let (Some(r), Some(l)) = (replay.as_mut(), lookups) {
             r.take_lookups(l);
         }
-        let book = Book::new(
+        let mut book = Book::new(
             builder,
             prune
                 .as_ref()
@@ -324,6 +328,7 @@ impl Recorder {
             prune.as_ref().map(|p| p.sets.clone()),
             replay.as_ref().map(|r| Arc::new(r.graph.foots.clone())),
         );
+        book.map = replay.as_ref().and_then(Replay::map_vectors);
         let carry = prune
             .as_ref()
             .filter(|p| p.project.is_some() && p.across.is_some())
@@ -349,6 +354,7 @@ impl Recorder {
             held_oom: false,
             budget: None,
             map_taken: 0,
+            parents_sent: 0,
         }
     }
 
@@ -360,8 +366,10 @@ impl Recorder {
     /// The old graph the book's graph was made from (`GraphBuilder::new`), taken out (with
     /// the replay, which is done with it).
     pub fn take_old_graph(&mut self) -> Option<Graph> {
+        // (The book's share of the graph goes first: the graph is then taken, not copied.)
+        self.book.map = None;
         match self.replay.take() {
-            Some(r) if r.project.is_none() => Some(r.graph),
+            Some(r) => Some(r.into_graph()),
             _ => self.prune.as_mut().and_then(|p| p.graph.take()),
         }
     }
@@ -398,7 +406,11 @@ impl Recorder {
             r.failed = true;
             return Visit::Expand;
         };
+        // A state the search did not build, whose embedding cannot fail: the book makes its
+        // vector, tags and fingerprint from the pair (`MapVectors`), off the search's thread.
+        let deferred = st.is_none() && r.embeds_always(slot, ctx);
         let at = match (found, st) {
+            _ if deferred => r.position_of(slot).map(|(at, _)| at),
             (Some((_, at)), Some(_)) => Some(at),
             _ => {
                 match r.canon_of(k) {
@@ -414,8 +426,10 @@ impl Recorder {
                 r.position_of(slot).map(|(at, _)| at)
             }
         };
-        let fp = crate::explore::store::fingerprint(m.layout.hash, &self.canon);
+        let fp =
+            (!deferred).then(|| crate::explore::store::fingerprint(m.layout.hash, &self.canon));
         match st {
+            _ if deferred => {}
             Some(st) => st.tags(&mut self.tags),
             None => {
                 if !r.tags_of(m, k, &mut self.tags) {
@@ -440,9 +454,29 @@ impl Recorder {
             _ => {}
         }
         let of = r.graph.foot[slot as usize];
-        self.open(id, None, false);
-        keep!(self, vector(&self.canon, &self.tags));
-        keep!(self, enter(id, fp));
+        if deferred {
+            // (The book learns each extras id's parent before a state names it.)
+            let parents = r.parents();
+            if ctx as usize >= parents.len() {
+                r.failed = true;
+                return Visit::Expand;
+            }
+            while self.parents_sent <= ctx {
+                let c = &parents[self.parents_sent as usize];
+                keep!(self, parent(self.parents_sent, c));
+                self.parents_sent += 1;
+            }
+        }
+        // A state named by its own slot keeps that slot in the new graph (its recorded events
+        // may then stand for it: `finished`); another pair takes a new one.
+        self.open(id, (k == slot).then_some(slot), false);
+        match fp {
+            Some(fp) => {
+                keep!(self, vector(&self.canon, &self.tags));
+                keep!(self, enter(id, fp));
+            }
+            None => keep!(self, enter_mapped(m, id, slot, ctx)),
+        }
         if let Some(at) = at {
             self.met(at);
         }
@@ -724,28 +758,15 @@ impl Rider for Recorder {
         let verbatim = self.verbatim.last() == Some(&true);
         match *ev {
             Event::Group {
-                pid: Some(pid),
-                foot,
-                rv,
-                ..
+                pid: Some(_), foot, ..
             } if foot != crate::rmc::record::graph::NONE => {
-                // A group taken from the record: its footprint is the recorded one, and its
-                // locations are the state's too. A graph written afresh has footprints of
-                // its own: the group's is made again from its locations.
-                let afresh = self.replay.as_ref().is_some_and(|r| r.project.is_some());
-                if afresh {
-                    keep!(self, marker_afresh(m, pid, rv, foot));
-                    // A walked state's set has its whole footprint already; an executed
-                    // one's gains what its replayed group passes.
-                    if self.replay.as_ref().is_some_and(|r| r.top_is_mixed()) {
-                        keep!(self, foot(foot, false));
-                    }
-                } else {
-                    if !verbatim {
-                        keep!(self, event(m, ev, blocked));
-                    }
-                    keep!(self, foot(foot, true));
+                // A group taken from the record: its footprint is the recorded one (the new
+                // graph's footprints are the old one's, across a layout change too), and its
+                // locations are the state's too.
+                if !verbatim {
+                    keep!(self, event(m, ev, blocked));
                 }
+                keep!(self, foot(foot, true));
             }
             // The graph ignores the events of a state kept verbatim.
             _ if verbatim => {}
@@ -802,8 +823,8 @@ impl Rider for Recorder {
     #[inline]
     fn finished(&mut self, id: u32, root: bool) {
         self.verbatim.pop();
-        if let Some(r) = self.replay.as_mut() {
-            r.close(id);
+        if self.replay.as_mut().is_some_and(|r| r.close(id)) {
+            keep!(self, keep_recorded());
         }
         keep!(self, finished(id, root));
     }

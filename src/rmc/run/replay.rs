@@ -44,6 +44,9 @@ struct Cursor {
     /// of the one being replayed (0: none).
     mixed: bool,
     group_end: usize,
+    /// Across a layout change: a step of it reached a state named by another key than its
+    /// recorded target's slot (its recorded events do not stand for it in the new graph).
+    renamed: bool,
 }
 
 /// What a replay would do, predicted from the record (`Replay::predict`): the recorded
@@ -68,7 +71,9 @@ pub struct Lookups {
 
 /// The old graph and what the change makes of it.
 pub struct Replay {
-    pub graph: Graph,
+    /// Shared with the book across a declaration change (`MapVectors`), which makes walked
+    /// states' new vectors from it.
+    pub graph: Arc<Graph>,
     /// The record's fingerprints (sorted; the record's own list), to know a built state's
     /// slot.
     pub fingerprints: Arc<Vec<Fingerprint>>,
@@ -136,6 +141,11 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// The old graph, taken out (the book's share of it, if it had one, is gone by then).
+    pub fn into_graph(self) -> Graph {
+        Arc::try_unwrap(self.graph).unwrap_or_else(|g| (*g).clone())
+    }
+
     /// Heap bytes held beside the record's own (its graph included: the replay owns it).
     pub fn memory(&self) -> u64 {
         self.graph.memory()
@@ -171,7 +181,7 @@ impl Replay {
         let danger_id = (0..=max_id).map(&dangerous).collect();
         Replay {
             index: None,
-            graph,
+            graph: Arc::new(graph),
             fingerprints,
             fp_of_slot: Vec::new(),
             foot_danger,
@@ -438,6 +448,7 @@ impl Replay {
             ctx,
             mixed: false,
             group_end: 0,
+            renamed: false,
         });
     }
 
@@ -455,11 +466,15 @@ impl Replay {
         self.cursors.last().is_some_and(|c| c.mixed)
     }
 
-    /// The stored state `id` is finished (replayed or not).
-    pub fn close(&mut self, id: u32) {
+    /// The stored state `id` is finished (replayed or not). True: across a layout change,
+    /// it was walked whole and every step of it named its recorded target's slot (its
+    /// recorded events stand for it, where it keeps its own slot).
+    pub fn close(&mut self, id: u32) -> bool {
         if self.cursors.last().is_some_and(|c| c.id == id) {
-            self.cursors.pop();
+            let c = self.cursors.pop();
+            return self.project.is_some() && c.is_some_and(|c| !c.mixed && !c.renamed);
         }
+        false
     }
 
     /// Whether the stable location `id` is dangerous.
@@ -762,6 +777,30 @@ impl Replay {
         self.map.embed(&self.graph, ext, slot, ctx)
     }
 
+    /// Across a layout change, whether the state (`slot`, `ctx`) names may have its new
+    /// vector made by the book from the pair alone (`MapVectors`): its embedding cannot
+    /// fail.
+    pub fn embeds_always(&mut self, slot: u32, ctx: u32) -> bool {
+        match self.project.as_ref() {
+            Some((ext, _)) => self.map.embeds_always(&self.graph, ext, slot, ctx),
+            None => false,
+        }
+    }
+
+    /// Across a layout change, the parent vectors of the extras ids interned so far.
+    pub fn parents(&self) -> &[Vec<u8>] {
+        self.map.parents()
+    }
+
+    /// Across a layout change, what the book needs to make walked states' vectors.
+    pub fn map_vectors(&self) -> Option<crate::rmc::run::map_vectors::MapVectors> {
+        let (ext, _) = self.project.as_ref()?;
+        Some(crate::rmc::run::map_vectors::MapVectors::new(
+            self.graph.clone(),
+            ext.clone(),
+        ))
+    }
+
     /// Across a layout change, the tags of the state `key` names, into `tags`.
     pub fn tags_of(&mut self, m: &Machine, key: u32, tags: &mut Vec<u8>) -> bool {
         let (Some(pair), Some((ext, _))) = (self.pair(key), self.project.as_ref()) else {
@@ -917,7 +956,14 @@ impl Replay {
         }
         // Across a layout change, the state a step reaches is named by its key.
         match ev.renamed(|slot| self.target_key(slot)) {
-            Some(ev) => ev,
+            Some(named) => {
+                if named.target() != ev.target() {
+                    if let Some(c) = self.cursors.last_mut() {
+                        c.renamed = true;
+                    }
+                }
+                named
+            }
             None => {
                 self.failed = true;
                 stop

@@ -297,7 +297,7 @@ pub fn carry(
     let Some((mut stats, checked, by_conditions, executed, initial, violations)) = found else {
         return Err(Box::new(rp));
     };
-    let graph = rp.graph;
+    let graph = rp.into_graph();
     let mut figures = r.meta.figures.clone();
     if let Some(f) = figures.as_object_mut() {
         f.insert(

@@ -92,7 +92,7 @@ pub fn carry(
     let Some((mut stats, m, executed, initial, violations)) = found else {
         return Err(Box::new(rp));
     };
-    let g = rp.graph;
+    let g = rp.into_graph();
     let shape_pairs = m
         .pairs
         .iter()
