@@ -142,8 +142,11 @@ pub struct GraphBuilder {
     /// Built on an old graph of another layout (`new_mapped`): every live slot gets a new
     /// vector, and the old graph's vectors (of the other layout) are dropped at the finish.
     mapped: bool,
-    /// The old graph's slots (those whose recorded events a state may keep).
-    old_slots: usize,
+    /// Of the open states kept verbatim across a declaration change's map, the steps that
+    /// reached another state than their recorded target's slot holds: (the open state's
+    /// depth, the recorded target, the search id reached). A state with any has its
+    /// recorded events written again with those targets renamed (`rewrite_top`).
+    renames: Vec<(u32, u32, u32)>,
     /// Something could not be recorded (a state without its vector): no graph is written.
     pub broken: bool,
     /// The vector of the last new slot (the base of the next one's) and how long its chain
@@ -194,16 +197,15 @@ impl GraphBuilder {
             }
             b.old_bytes = Some((g.events.len(), g.vectors.len()));
             b.origin = g.origin.clone();
-            b.old_slots = g.len();
         }
         b
     }
 
     /// A builder that starts from `old`, a graph of another layout met through a
     /// declaration change's map: its slots, footprints and edges carry over (stable ids),
-    /// and a state walked through the map keeps its slot and, where every step of it lands
-    /// on the state its recorded target's slot holds, its recorded events (`keep_recorded`);
-    /// every live slot's vector is written anew in the new layout.
+    /// and a state walked through the map in its own slot keeps its recorded events, the
+    /// targets of those steps that reached another state renamed (`rename`); every live
+    /// slot's vector is written anew in the new layout.
     pub fn new_mapped(old: &Graph) -> GraphBuilder {
         let mut b = GraphBuilder::new(Some(old));
         b.reference = None;
@@ -211,16 +213,72 @@ impl GraphBuilder {
         b
     }
 
-    /// The state on top, opened in its old slot and expanded exactly as recorded there
-    /// (every step to the state its recorded target's slot holds): its recorded events and
-    /// footprint stand, those it was given are dropped when it closes.
-    pub fn keep_recorded(&mut self) {
-        let old_slots = self.old_slots;
-        if let Some(o) = self.open.last_mut() {
-            if (o.slot as usize) < old_slots {
-                o.verbatim = true;
-            }
+    /// A step of the state on top (kept verbatim) into its recorded target `to` reached the
+    /// state stored as search id `id`, which `to`'s slot does not hold.
+    pub fn rename(&mut self, to: u32, id: u32) {
+        let depth = self.open.len() as u32;
+        if self.open.last().is_some_and(|o| o.verbatim) {
+            self.renames.push((depth, to, id));
+        } else {
+            self.broken = true;
         }
+    }
+
+    /// The slot of the state on top, when some step of it was renamed (`rename`): its
+    /// recorded events are to be written again (`rewrite_top`).
+    pub fn renamed_top(&self) -> Option<u32> {
+        let depth = self.open.len() as u32;
+        match self.renames.last() {
+            Some(&(d, ..)) if d == depth => self.open.last().map(|o| o.slot),
+            _ => None,
+        }
+    }
+
+    /// Writes the recorded events of the state on top (`recorded`, the old graph's bytes
+    /// of its slot) again, with the targets its renames name as the slots of the states
+    /// reached; its footprint stays the recorded one (the same moves).
+    pub fn rewrite_top(&mut self, recorded: &[u8]) {
+        let depth = self.open.len() as u32;
+        let Some(o) = self.open.last() else {
+            self.broken = true;
+            return;
+        };
+        let slot = o.slot;
+        let from = self
+            .renames
+            .iter()
+            .rposition(|r| r.0 != depth)
+            .map_or(0, |i| i + 1);
+        let (renames, slots, ids_are_slots) =
+            (&self.renames[from..], &self.slots, self.ids_are_slots);
+        let to = |t: u32| match renames.iter().find(|r| r.1 == t) {
+            Some(&(_, _, id)) if ids_are_slots => Some(id),
+            Some(&(_, _, id)) => slots.get(id as usize).copied(),
+            None => Some(t),
+        };
+        let (mut blocked, mut evs, mut blocked_all) = (Vec::new(), Vec::new(), Vec::new());
+        let mut ok = true;
+        let decoded = for_each_event(recorded, slot, &mut blocked, |ev, bl| {
+            match ev.renamed(to) {
+                Some(ev) => {
+                    evs.push((ev, blocked_all.len(), bl.len()));
+                    blocked_all.extend_from_slice(bl);
+                }
+                None => ok = false,
+            }
+        });
+        if decoded.is_none() || !ok || recorded.is_empty() {
+            self.broken = true;
+            return;
+        }
+        let start = self.events.len();
+        let items = evs
+            .iter()
+            .map(|&(ev, at, n)| (ev, &blocked_all[at..at + n]));
+        encode_events(&mut self.events.tail, slot, items);
+        let span = (self.bases().0 + start, (self.events.len() - start) as u32);
+        self.ev.set(slot as usize, span);
+        self.events.settle();
     }
 
     /// The old graph this builder was made from (`new`), its bytes now put in front of the
@@ -280,6 +338,7 @@ impl GraphBuilder {
             + self.vec.held()
             + self.slots.held()
             + self.verbatim.held()
+            + self.renames.held()
             + self.open.held()
             + self.ev_stack.held()
             + self.ev_side.held()
@@ -676,6 +735,10 @@ impl GraphBuilder {
             let span = (self.bases().0 + start, (self.events.len() - start) as u32);
             self.ev.set(slot, span);
             self.events.settle();
+        }
+        let depth = self.open.len() as u32 + 1;
+        while self.renames.last().is_some_and(|r| r.0 == depth) {
+            self.renames.pop();
         }
         self.ev_stack.truncate(o.ev_at as usize);
         self.ev_side.truncate(o.side_at as usize);

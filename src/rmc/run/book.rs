@@ -60,10 +60,11 @@ pub trait Keep {
     /// group's): into the accumulator on top and, when the graph is written afresh
     /// (`touch`), into the new footprint.
     fn foot(&mut self, of: u32, touch: bool);
-    /// Across a declaration change, the state on top was walked through the map exactly as
-    /// recorded, in its own slot, every step to the state its recorded target's slot
-    /// holds: its recorded events stand (`GraphBuilder::keep_recorded`).
-    fn keep_recorded(&mut self);
+    /// Across a declaration change, a step of the state on top (walked in its own slot, its
+    /// recorded events kept) into its recorded target `to` reached the state stored as
+    /// `id`, which is not `to`'s slot: its events are written again with that target
+    /// renamed when it finishes (`GraphBuilder::rename`).
+    fn rename(&mut self, to: u32, id: u32);
     /// The state `st` was reached inside an atomic run (`step` moved into it).
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>);
     /// A location in the footprint of the state being expanded.
@@ -556,8 +557,8 @@ impl Keep for Book {
         self.scratch = elems;
     }
 
-    fn keep_recorded(&mut self) {
-        self.graph.keep_recorded();
+    fn rename(&mut self, to: u32, id: u32) {
+        self.graph.rename(to, id);
     }
 
     fn passed(&mut self, m: &Machine, st: &State, step: Option<TrailStep>) {
@@ -612,6 +613,12 @@ impl Keep for Book {
     }
 
     fn finished(&mut self, id: u32, root: bool) {
+        if let Some(slot) = self.graph.renamed_top() {
+            match self.map.as_ref() {
+                Some(v) => self.graph.rewrite_top(v.events_of(slot)),
+                None => self.graph.broken = true,
+            }
+        }
         self.graph.close(id);
         self.charge();
         self.gen += 1;

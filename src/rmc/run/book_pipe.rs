@@ -69,7 +69,10 @@ enum Cmd {
         of: u32,
         touch: bool,
     },
-    KeepRecorded,
+    Rename {
+        to: u32,
+        id: u32,
+    },
     /// The step lies next in the batch's steps.
     Passed {
         len: u32,
@@ -270,7 +273,7 @@ fn apply(batch: &Batch<Cmd>, b: &mut Book, m: &Machine, st: &mut State) {
             }
             &Cmd::OldSet(old) => b.old_set(old),
             &Cmd::Foot { of, touch } => b.foot(of, touch),
-            Cmd::KeepRecorded => b.keep_recorded(),
+            &Cmd::Rename { to, id } => b.rename(to, id),
             &Cmd::Passed { len } => {
                 st.load(&m.layout, next(len));
                 let step = batch.steps[step_at];
@@ -415,8 +418,8 @@ impl Keep for BookPipe {
         self.tx.push(Cmd::Foot { of, touch });
     }
 
-    fn keep_recorded(&mut self) {
-        self.tx.push(Cmd::KeepRecorded);
+    fn rename(&mut self, to: u32, id: u32) {
+        self.tx.push(Cmd::Rename { to, id });
     }
 
     #[inline]

@@ -57,6 +57,12 @@ impl MapVectors {
         self.held
     }
 
+    /// The recorded events of `slot` (a walked state's, written again with some targets
+    /// renamed: `GraphBuilder::rewrite_top`).
+    pub fn events_of(&self, slot: u32) -> &[u8] {
+        self.graph.events_of(slot)
+    }
+
     /// The next extras id's parent vector. False: out of order.
     pub fn parent(&mut self, ctx: u32, canon: &[u8]) -> bool {
         if ctx as usize != self.parents.len() {

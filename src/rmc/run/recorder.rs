@@ -448,10 +448,16 @@ impl Recorder {
         }
         let replayable = r.replayable(slot);
         let partly = !replayable && !m.layout.uses_priority;
+        // A state walked whole in its own slot keeps its recorded events in the new graph
+        // (the targets of steps that reach another key renamed when it finishes).
+        let own_walk = replayable && k == slot;
         match (replayable, partly) {
             (true, _) => r.open(id, slot, ctx),
             (false, true) => r.open_mixed(id, slot, ctx),
             _ => {}
+        }
+        if own_walk {
+            r.read_through();
         }
         let of = r.graph.foot[slot as usize];
         if deferred {
@@ -467,9 +473,9 @@ impl Recorder {
                 self.parents_sent += 1;
             }
         }
-        // A state named by its own slot keeps that slot in the new graph (its recorded events
-        // may then stand for it: `finished`); another pair takes a new one.
-        self.open(id, (k == slot).then_some(slot), false);
+        // A state named by its own slot keeps that slot in the new graph; another pair takes
+        // a new one.
+        self.open(id, (k == slot).then_some(slot), own_walk);
         match fp {
             Some(fp) => {
                 keep!(self, vector(&self.canon, &self.tags));
@@ -768,8 +774,14 @@ impl Rider for Recorder {
                 }
                 keep!(self, foot(foot, true));
             }
-            // The graph ignores the events of a state kept verbatim.
-            _ if verbatim => {}
+            // The graph ignores the events of a state kept verbatim, but for a step through a
+            // declaration change's map that reached another key than its recorded target.
+            _ if verbatim => {
+                let to = self.replay.as_ref().and_then(Replay::renamed_target);
+                if let (Some(to), Some(id)) = (to, ev.target()) {
+                    keep!(self, rename(to, id));
+                }
+            }
             _ => keep!(self, event(m, ev, blocked)),
         }
     }
@@ -823,8 +835,8 @@ impl Rider for Recorder {
     #[inline]
     fn finished(&mut self, id: u32, root: bool) {
         self.verbatim.pop();
-        if self.replay.as_mut().is_some_and(|r| r.close(id)) {
-            keep!(self, keep_recorded());
+        if let Some(r) = self.replay.as_mut() {
+            r.close(id);
         }
         keep!(self, finished(id, root));
     }

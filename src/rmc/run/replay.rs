@@ -44,9 +44,9 @@ struct Cursor {
     /// of the one being replayed (0: none).
     mixed: bool,
     group_end: usize,
-    /// Across a layout change: a step of it reached a state named by another key than its
-    /// recorded target's slot (its recorded events do not stand for it in the new graph).
-    renamed: bool,
+    /// Group markers are read through (its recorded events are kept, or it is replayed in
+    /// one layout), not handed to the search for a graph written anew.
+    read_through: bool,
 }
 
 /// What a replay would do, predicted from the record (`Replay::predict`): the recorded
@@ -136,6 +136,9 @@ pub struct Replay {
     /// Per shape: (search-form length, pan bytes) in the new machine, once computed.
     shapes: Vec<Option<(u64, u64)>>,
     pub failed: bool,
+    /// Across a layout change, the recorded target of the step `next` returned last, when
+    /// it was renamed to another key (`renamed_target`).
+    renamed: Option<u32>,
     /// The new initial state's canonical vector, once `sample_state` needs it.
     initial_canon: Vec<u8>,
 }
@@ -204,6 +207,7 @@ impl Replay {
             loads: SeqDecoder::default(),
             shapes: Vec::new(),
             failed: false,
+            renamed: None,
             initial_canon: Vec::new(),
         }
     }
@@ -448,7 +452,7 @@ impl Replay {
             ctx,
             mixed: false,
             group_end: 0,
-            renamed: false,
+            read_through: self.project.is_none(),
         });
     }
 
@@ -466,15 +470,25 @@ impl Replay {
         self.cursors.last().is_some_and(|c| c.mixed)
     }
 
-    /// The stored state `id` is finished (replayed or not). True: across a layout change,
-    /// it was walked whole and every step of it named its recorded target's slot (its
-    /// recorded events stand for it, where it keeps its own slot).
-    pub fn close(&mut self, id: u32) -> bool {
-        if self.cursors.last().is_some_and(|c| c.id == id) {
-            let c = self.cursors.pop();
-            return self.project.is_some() && c.is_some_and(|c| !c.mixed && !c.renamed);
+    /// Across a layout change, the state just opened is walked in its own slot with its
+    /// recorded events kept: its group markers are read through, as in one layout.
+    pub fn read_through(&mut self) {
+        if let Some(c) = self.cursors.last_mut() {
+            c.read_through = true;
         }
-        false
+    }
+
+    /// Across a layout change, the recorded target of the step `next` returned last, when
+    /// that step reached another key than the target's slot.
+    pub fn renamed_target(&self) -> Option<u32> {
+        self.renamed
+    }
+
+    /// The stored state `id` is finished (replayed or not).
+    pub fn close(&mut self, id: u32) {
+        if self.cursors.last().is_some_and(|c| c.id == id) {
+            self.cursors.pop();
+        }
     }
 
     /// Whether the stable location `id` is dangerous.
@@ -885,6 +899,7 @@ impl Replay {
     /// location index). A record that does not fit the new machine sets `failed`.
     pub fn next(&mut self, m: &Machine, blocked: &mut Vec<Blocked>) -> Event {
         let stop = Event::End(End::Leave);
+        self.renamed = None;
         if self.edges.is_none() {
             self.edges = Some(edge_map(m, &self.graph.edges));
         }
@@ -915,7 +930,7 @@ impl Replay {
                 ev = None;
                 break;
             }
-            if self.project.is_some() {
+            if !c.read_through {
                 break;
             }
             ev = decode_event(
@@ -958,9 +973,7 @@ impl Replay {
         match ev.renamed(|slot| self.target_key(slot)) {
             Some(named) => {
                 if named.target() != ev.target() {
-                    if let Some(c) = self.cursors.last_mut() {
-                        c.renamed = true;
-                    }
+                    self.renamed = ev.target();
                 }
                 named
             }
