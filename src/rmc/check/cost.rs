@@ -16,7 +16,14 @@ pub const WALK_COST: f64 = 0.25;
 /// 108k walked, the executed states counted at their work) 0.55 to 0.6. (It was 0.7 while
 /// executed states counted one each: a replay through a map on a model whose states pass
 /// long atomic runs, the elevator with a global removed, cost 1.15 times a full check, since
-/// the 15 % of the states it executed carried 75 % of the atomic steps.)
+/// the 15 % of the states it executed carried 75 % of the atomic steps.) Since walked states
+/// keep their recorded events and the book makes their vectors (`run::map_vectors`), the
+/// ring's walk through the map costs about 0.3 of a full check's state (search 365 ms
+/// against 270 in one layout and 1,060 for a full check); at 0.4 here the `rmc` bench's
+/// `--declarations` run gained on the rendezvous pipeline (0.93 -> 1.21) but replayed
+/// filter_lock's version without the removed global (59k states against a record of
+/// 206k) at 0.34 of a full check, where the prediction, made of the record, cannot see
+/// that the version shrank: left at 0.6 until it can.
 pub const PROJECTED_WALK_COST: f64 = 0.6;
 
 /// What keying one recorded state costs against executing one, across a declaration change
