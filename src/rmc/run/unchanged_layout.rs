@@ -201,12 +201,18 @@ fn map(
             targets.extend(ev.target());
         })?;
         let extras = maps.extras_of(ext, new.get(s)?)?;
-        for &k in &targets {
-            let old_k = old.get(k)?;
-            let p = maps.plan_for(ext, g, k, old_k, extras, new.get(s)?)?;
+        // (Pushed last first, they are taken first first, as the recording search took
+        // them, and the slots keep its order: the old vectors, the events and the images
+        // are then read and written nearly in sequence. Pushed first first, the map took
+        // 1.8 times as long on the ring_election N=9 bench model.)
+        for &k in targets.iter().rev() {
+            // (Most targets were reached before, by the same plan: the old vector, a cache
+            // miss in a table of the whole record, is read only where it is needed.)
+            let p = maps.plan_for(ext, g, k, || old.get(k), extras, new.get(s)?)?;
             if plan_of.get(k as usize) == Some(&p) {
                 continue;
             }
+            let old_k = old.get(k)?;
             if !maps.plans[p as usize].0.apply(old_k, &mut image) {
                 return None;
             }
@@ -235,6 +241,9 @@ struct Maps {
     buf: Vec<u8>,
     /// Per (old shape, extras): its plan.
     by_key: HashMap<(u32, u32), u32, Xxh3DefaultBuilder>,
+    /// The last (old shape, extras) asked for, and its plan: most steps from a state lead
+    /// to states of the same shape.
+    last: Option<((u32, u32), u32)>,
     /// Each plan, and the shape and vector length (hidden globals left out) of its images
     /// once known.
     plans: Vec<(EmbedPlan, Option<(u32, u64)>)>,
@@ -256,24 +265,33 @@ impl Maps {
         })
     }
 
-    /// The plan for slot `k` (old vector `old_k`) under a parent (`parent`, its extras
-    /// `extras`).
-    fn plan_for(
+    /// The plan for slot `k` (its old vector `old_k`, read only for a plan not made yet)
+    /// under a parent (`parent`, its extras `extras`).
+    fn plan_for<'a>(
         &mut self,
         ext: &Extension,
         g: &Graph,
         k: u32,
-        old_k: &[u8],
+        old_k: impl FnOnce() -> Option<&'a [u8]>,
         extras: u32,
         parent: &[u8],
     ) -> Option<u32> {
         let key = (*g.shape.get(k as usize)?, extras);
-        if let Some(&p) = self.by_key.get(&key) {
-            return Some(p);
+        if let Some((last, p)) = self.last {
+            if last == key {
+                return Some(p);
+            }
         }
-        let p = self.plans.len() as u32;
-        self.plans.push((ext.embed_plan(old_k, parent)?, None));
-        self.by_key.insert(key, p);
+        let p = match self.by_key.get(&key) {
+            Some(&p) => p,
+            None => {
+                let p = self.plans.len() as u32;
+                self.plans.push((ext.embed_plan(old_k()?, parent)?, None));
+                self.by_key.insert(key, p);
+                p
+            }
+        };
+        self.last = Some((key, p));
         Some(p)
     }
 
@@ -287,7 +305,7 @@ impl Maps {
         parent: &[u8],
     ) -> Option<u32> {
         let extras = self.extras_of(ext, parent)?;
-        self.plan_for(ext, g, k, old_k, extras, parent)
+        self.plan_for(ext, g, k, || Some(old_k), extras, parent)
     }
 }
 
