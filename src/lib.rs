@@ -84,6 +84,12 @@ fn load_adding(
                     .count();
                 let name = l.name.clone().unwrap_or_else(|| format!("ltl_{count}"));
                 let formula = program::ltl_text::spin_text(&l.formula);
+                if let Some(why) = program::ltl_text::folded_temporal(&l.formula) {
+                    diags.push(Diagnostic::warning(
+                        l.span,
+                        format!("ltl {name}: {why}: `{formula}`"),
+                    ));
+                }
                 match ltl::never_claim_for_ltl(&name, &formula) {
                     Ok(c) => text.push_str(&c),
                     Err(e) => {

@@ -254,3 +254,54 @@ fn errors_inside_macros_name_the_macro_and_its_definition() {
         .location(label.span)
         .ends_with("macro_bad_body.pml:2:9"));
 }
+
+/// An `ltl` formula with a temporal operator where a value is expected (`[] b == 0`, which
+/// binds as `([] b) == 0`): spin 6.5.2 folds the operator, operand and all, into the number
+/// of its token and checks the formula it prints (`ltl q: (333==0)`, `[]<> b == 1` as
+/// `(333==1)`, `<> b` as 334). git rmc checks what spin checks (the claims' figures are
+/// pan's: `tests/models/claims`), and warns at the formula with the parentheses it needs.
+#[test]
+fn a_temporal_operator_where_a_value_is_expected_is_read_as_spin_reads_it_and_warned() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("m.pml");
+    let model = "bool b;\nactive proctype p() { do :: b = !b od }\nltl r { [] (b == 0) }\n";
+    let with_claims = |p: &std::path::Path| {
+        git_rmc::load_with_claims(
+            p,
+            &git_rmc::promela::source::DiskProvider,
+            &Default::default(),
+        )
+    };
+    for (formula, spin_text, number) in [
+        ("[] b == 0", "(333==0)", "333"),
+        (
+            "[]<> b -> <> b == 1",
+            "(! ([] (<> (b)))) || ((334==1))",
+            "334",
+        ),
+    ] {
+        std::fs::write(&p, format!("{model}ltl q {{ {formula} }}\n")).expect("write");
+        let loaded = with_claims(&p);
+        let program = loaded.program.as_ref().expect("loads");
+        let q = program.ltl.iter().find(|l| l.name == "q").expect("ltl q");
+        assert_eq!(q.text, spin_text, "{formula}");
+        let warnings: Vec<String> = loaded
+            .diags
+            .iter()
+            .filter(|d| !d.is_error())
+            .map(|d| d.short(&loaded.files))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{formula}: {warnings:?}");
+        assert!(
+            warnings[0].contains("m.pml:4:1")
+                && warnings[0].contains("ltl q: ")
+                && warnings[0].contains(&format!("as the number {number}"))
+                && warnings[0].contains(&format!("`{spin_text}`")),
+            "{formula}: {warnings:?}"
+        );
+    }
+    std::fs::write(&p, model).expect("write");
+    let loaded = with_claims(&p);
+    assert!(loaded.program.is_some());
+    assert!(loaded.diags.is_empty(), "{:?}", loaded.diags.len());
+}

@@ -58,8 +58,11 @@ fn formula(e: &Expr, out: &mut String) {
 /// without spaces.
 fn expr(e: &Expr, out: &mut String) {
     match &e.kind {
-        // spin's parser folds `X` where a value is expected into the number of its token.
-        ExprKind::Unary(UnOp::Next, _) => out.push_str("338"),
+        // spin's parser folds `[]`, `<>` and `X` where a value is expected into the number
+        // of its token (`[] b == 0` is printed, and checked, as `(333==0)`).
+        ExprKind::Unary(op @ (UnOp::Always | UnOp::Eventually | UnOp::Next), _) => {
+            out.push_str(token_number(*op).unwrap_or_default())
+        }
         ExprKind::Const(v) if *v < 0 => out.push_str(&format!("-({})", -v)),
         ExprKind::Const(v) => out.push_str(&v.to_string()),
         ExprKind::Var(v) => var(v, out),
@@ -231,5 +234,66 @@ mod tests {
                 "[] (en?[envio,-1])",
             ]
         );
+    }
+}
+
+/// Where a formula puts a temporal operator where a value is expected (`[] b == 0`, which
+/// binds as `([] b) == 0`): what spin 6.5.2 makes of it, for a warning. spin's parser folds
+/// such an operator, operand and all, into the number of its token (`expr`), and checks
+/// the formula it prints (`ltl q: (333==0)`), not the one written; so does git rmc, and
+/// says so.
+pub fn folded_temporal(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Unary(UnOp::Always | UnOp::Eventually | UnOp::Not | UnOp::Next, a) => {
+            folded_temporal(a)
+        }
+        ExprKind::Binary(
+            BinOp::And
+            | BinOp::Or
+            | BinOp::Until
+            | BinOp::Release
+            | BinOp::Equiv
+            | BinOp::Implies
+            | BinOp::WeakUntil,
+            a,
+            b,
+        ) => folded_temporal(a).or_else(|| folded_temporal(b)),
+        ExprKind::Binary(op, a, b) => {
+            let (t, number) = folded(a).or_else(|| folded(b))?;
+            Some(format!(
+                "'{t}' stands where a value is expected (under '{}'): a temporal operator \
+                 binds tighter than '{}', and spin 6.5.2 reads it there, operand and all, as \
+                 the number {number}; the formula checked is the one spin checks, not the \
+                 one written (for a comparison under '{t}', put it in parentheses: \
+                 `{t} (b == 0)`)",
+                op.as_str(),
+                op.as_str()
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// A unary temporal operator that `expr` folds into a number, in `e`, and that number.
+fn folded(e: &Expr) -> Option<(&'static str, &'static str)> {
+    match &e.kind {
+        ExprKind::Unary(op @ (UnOp::Always | UnOp::Eventually | UnOp::Next), _) => {
+            Some((op.as_str(), token_number(*op)?))
+        }
+        ExprKind::Unary(_, a) => folded(a),
+        ExprKind::Binary(_, a, b) => folded(a).or_else(|| folded(b)),
+        ExprKind::Cond(a, b, c) => folded(a).or_else(|| folded(b)).or_else(|| folded(c)),
+        _ => None,
+    }
+}
+
+/// The number of a temporal operator's token in spin 6.5.2's parser, which its printer
+/// writes where the operator stands for a value.
+fn token_number(op: UnOp) -> Option<&'static str> {
+    match op {
+        UnOp::Always => Some("333"),
+        UnOp::Eventually => Some("334"),
+        UnOp::Next => Some("338"),
+        _ => None,
     }
 }
