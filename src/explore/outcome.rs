@@ -33,6 +33,11 @@ pub struct Options {
     /// Successors are built one ahead once the visited set's table is this many bytes (see
     /// `LOOK_AHEAD_FROM`); the figures never depend on it.
     pub look_ahead_from: usize,
+    /// Across a declaration change whose statements meet recorded states, an incremental
+    /// check first asks whether the recorded graph holds (`rmc::run::unchanged_layout`:
+    /// those states executed in both versions) before it replays through the map; the
+    /// figures never depend on it (off, the replay runs: tests exercise it so).
+    pub compare_across_map: bool,
 }
 
 /// The table size from which successors are built ahead: a smaller table stays in the
@@ -58,6 +63,7 @@ impl Default for Options {
             acceptance: false,
             fair: false,
             look_ahead_from: LOOK_AHEAD_FROM,
+            compare_across_map: true,
         }
     }
 }

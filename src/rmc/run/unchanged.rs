@@ -25,6 +25,7 @@ use crate::explore::succ::{Cursor, FaultAt, Next, Succ};
 use crate::explore::trail::TrailStep;
 use crate::explore::{Options, Stats, Violation, ViolationKind};
 use crate::program::Program;
+use crate::rmc::diff::extension::Extension;
 
 use crate::rmc::record::elements::Element;
 use crate::rmc::record::graph::{Graph, SeqDecoder, Shape, NONE};
@@ -158,7 +159,7 @@ pub fn compare(
         if !old.from_canonical(canon, &mut so) {
             return None;
         }
-        if !c.same_expansion(old, new, &so, &sn, opts) {
+        if !c.same_expansion(old, new, (&so, &sn), None, opts) {
             return None;
         }
         checked += 1;
@@ -431,7 +432,7 @@ struct Frame {
 
 /// Reused buffers of the comparison.
 #[derive(Default)]
-struct Comparer {
+pub(crate) struct Comparer {
     frames: Vec<Frame>,
     spare: Vec<(State, State)>,
     out_old: State,
@@ -440,6 +441,10 @@ struct Comparer {
     tmp_new: State,
     canon_old: Vec<u8>,
     canon_new: Vec<u8>,
+    /// Across a layout change: a successor's parent in the new layout, and the image of
+    /// the old successor.
+    canon_parent: Vec<u8>,
+    image: Vec<u8>,
     blocked_old: Vec<Blocked>,
     blocked_new: Vec<Blocked>,
 }
@@ -448,13 +453,15 @@ impl Comparer {
     /// Whether the stored state (`so` in the old machine, `sn` in the new) expands the same
     /// way in both: every successor, fault and report in the same order, the same failed
     /// rendezvous offers, atomic runs followed into their states, and the same end-state
-    /// verdict where nothing moves.
-    fn same_expansion(
+    /// verdict where nothing moves. Across a layout change (`map`), `sn` is the image of
+    /// `so` and each new successor must be the image of the old one from its new parent
+    /// (`Extension::embed`); else both share a layout and must be equal.
+    pub(crate) fn same_expansion(
         &mut self,
         old: &Machine,
         new: &Machine,
-        so: &State,
-        sn: &State,
+        (so, sn): (&State, &State),
+        map: Option<&Extension>,
         opts: &Options,
     ) -> bool {
         self.frames.clear();
@@ -474,7 +481,15 @@ impl Comparer {
                     }
                     old.canonical(&self.out_old, &mut self.canon_old);
                     new.canonical(&self.out_new, &mut self.canon_new);
-                    if self.canon_old != self.canon_new {
+                    let same = match map {
+                        None => self.canon_old == self.canon_new,
+                        Some(ext) => {
+                            new.canonical(&self.frames[top].new, &mut self.canon_parent);
+                            ext.embed(&self.canon_old, &self.canon_parent, &mut self.image)
+                                && self.image == self.canon_new
+                        }
+                    };
+                    if !same {
                         return false;
                     }
                     if a.atomic {
