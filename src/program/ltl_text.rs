@@ -191,52 +191,6 @@ fn var(v: &VarRef, out: &mut String) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn text_of(model: &str) -> Vec<String> {
-        let p = crate::promela::parse_file(
-            std::path::Path::new("m.pml"),
-            &crate::promela::source::MemoryProvider::new().with("m.pml", model),
-            &Default::default(),
-        );
-        p.model
-            .expect("parses")
-            .units
-            .iter()
-            .filter_map(|u| match u {
-                crate::promela::ast::Unit::Ltl(l) => Some(spin_text(&l.formula)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn formulas_print_as_spin_prints_them() {
-        // spin 6.5.2's `ltl name: ...` lines for these formulas.
-        let got = text_of(
-            "byte x; bool up; active proctype P() { x++ }\n\
-             ltl bounded { [] (x <= 3) }\n\
-             ltl returns { [] (x == 3 -> <> (x == 0)) }\n\
-             ltl mixed   { []<> up && (x == 0 U x == 1) || !(<> (x > 5)) }\n\
-             mtype { envio }; chan en = [1] of { mtype, int };\n\
-             ltl polled  { [] (en?[envio(0)] -> <> en??[envio,_] && !en?[envio(eval(x))]) }\n\
-             ltl negative { [] en?[envio(-1)] }\n",
-        );
-        assert_eq!(
-            got,
-            [
-                "[] ((x<=3))",
-                "[] ((! ((x==3))) || (<> ((x==0))))",
-                "(([] (<> (up))) && (((x==0)) U ((x==1)))) || (! (<> ((x>5))))",
-                "[] ((! (en?[envio,0])) || ((<> (en??[envio,_])) && (! (en?[envio,eval(x)]))))",
-                "[] (en?[envio,-1])",
-            ]
-        );
-    }
-}
-
 /// Where a formula puts a temporal operator where a value is expected (`[] b == 0`, which
 /// binds as `([] b) == 0`): what spin 6.5.2 makes of it, for a warning. spin's parser folds
 /// such an operator, operand and all, into the number of its token (`expr`), and checks
@@ -295,5 +249,51 @@ fn token_number(op: UnOp) -> Option<&'static str> {
         UnOp::Eventually => Some("334"),
         UnOp::Next => Some("338"),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(model: &str) -> Vec<String> {
+        let p = crate::promela::parse_file(
+            std::path::Path::new("m.pml"),
+            &crate::promela::source::MemoryProvider::new().with("m.pml", model),
+            &Default::default(),
+        );
+        p.model
+            .expect("parses")
+            .units
+            .iter()
+            .filter_map(|u| match u {
+                crate::promela::ast::Unit::Ltl(l) => Some(spin_text(&l.formula)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn formulas_print_as_spin_prints_them() {
+        // spin 6.5.2's `ltl name: ...` lines for these formulas.
+        let got = text_of(
+            "byte x; bool up; active proctype P() { x++ }\n\
+             ltl bounded { [] (x <= 3) }\n\
+             ltl returns { [] (x == 3 -> <> (x == 0)) }\n\
+             ltl mixed   { []<> up && (x == 0 U x == 1) || !(<> (x > 5)) }\n\
+             mtype { envio }; chan en = [1] of { mtype, int };\n\
+             ltl polled  { [] (en?[envio(0)] -> <> en??[envio,_] && !en?[envio(eval(x))]) }\n\
+             ltl negative { [] en?[envio(-1)] }\n",
+        );
+        assert_eq!(
+            got,
+            [
+                "[] ((x<=3))",
+                "[] ((! ((x==3))) || (<> ((x==0))))",
+                "(([] (<> (up))) && (((x==0)) U ((x==1)))) || (! (<> ((x>5))))",
+                "[] ((! (en?[envio,0])) || ((<> (en??[envio,_])) && (! (en?[envio,eval(x)]))))",
+                "[] (en?[envio,-1])",
+            ]
+        );
     }
 }
