@@ -2630,3 +2630,43 @@ fn the_non_progress_search_reads_the_recorded_graph() {
         );
     }
 }
+
+/// A model that loads with a warning (an `ltl` formula with a temporal operator where a
+/// value is expected, which spin checks as `(333==0)`): `check` shows it once, with the
+/// commits it holds at, and checks the claim as spin does.
+#[test]
+fn a_warning_of_a_model_that_loads_is_shown_once_with_its_commits() {
+    let mut r = Repo::new();
+    r.write(
+        "m.pml",
+        "bool b;\nactive proctype p() { do :: b = !b od }\nltl q { [] b == 0 }\n",
+    );
+    r.commit("one");
+    r.write("README", "docs\n");
+    r.commit("docs");
+    let (_, results, err) = r.check(&["--all"]);
+    assert_eq!(results.len(), 2, "{err}");
+    assert!(
+        results.iter().all(|m| m["verdict"] == "fail"),
+        "{results:?}"
+    );
+    assert_eq!(
+        err.matches("warning: ltl q: '[]' stands where").count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("`(333==0)`"), "{err}");
+    let shorts: Vec<String> = ["HEAD~1", "HEAD"]
+        .iter()
+        .map(|c| r.git(&["rev-parse", "--short=7", c]).trim().to_string())
+        .collect();
+    assert!(
+        err.contains(&format!("at commits {}", shorts.join(", "))),
+        "{err}"
+    );
+    // The claim checked is spin's: the never claim of !(333==0) fails at once.
+    let claims = results[0]["claims"].as_array().expect("claims");
+    assert_eq!(claims.len(), 1, "{}", results[0]);
+    assert_eq!(claims[0]["formula"], "(333==0)", "{}", claims[0]);
+    assert_eq!(claims[0]["verdict"], "fail", "{}", claims[0]);
+}

@@ -484,6 +484,13 @@ impl Session {
             }
             None => crate::load(&model.entry, &provider, &pp),
         };
+        if loaded.program.is_some() && !loaded.diags.is_empty() {
+            // Warnings of a model that loads (an `ltl` formula spin reads otherwise than it
+            // is written, a macro redefined): shown once, with the commits they hold at.
+            let text =
+                crate::report::diagnostics::render(&loaded.files, &loaded.diags, super::color());
+            self.note_diagnostic(text, at);
+        }
         let Some(program) = loaded.program else {
             let text =
                 crate::report::diagnostics::render(&loaded.files, &loaded.diags, super::color());
