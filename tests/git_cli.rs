@@ -69,6 +69,15 @@ impl Repo {
         rmc_in(self.path(), args)
     }
 
+    /// How a diagnostic shown once for several commits names them ("at commits a, b").
+    fn at_commits(&self, revs: &[&str]) -> String {
+        let shorts: Vec<String> = revs
+            .iter()
+            .map(|c| self.git(&["rev-parse", "--short=7", c]).trim().to_string())
+            .collect();
+        format!("at commits {}", shorts.join(", "))
+    }
+
     /// `git rmc check --format json ARGS`: (exit code, per commit the first model's result).
     fn check(&self, args: &[&str]) -> (Option<i32>, Vec<serde_json::Value>, String) {
         let mut a = vec!["check", "--format", "json"];
@@ -2059,12 +2068,8 @@ fn one_model_that_does_not_load_leaves_the_others_checked_and_diffed() {
     let out = r.rmc(&["check", "--all"]);
     let err = stderr(&out);
     assert_eq!(err.matches("┌─ b.pml:1:27").count(), 1, "{err}");
-    let shorts: Vec<String> = ["HEAD~3", "HEAD~2", "HEAD~1"]
-        .iter()
-        .map(|c| r.git(&["rev-parse", "--short=7", c]).trim().to_string())
-        .collect();
     assert!(
-        err.contains(&format!("at commits {}", shorts.join(", "))),
+        err.contains(&r.at_commits(&["HEAD~3", "HEAD~2", "HEAD~1"])),
         "{err}"
     );
 }
@@ -2656,14 +2661,7 @@ fn a_warning_of_a_model_that_loads_is_shown_once_with_its_commits() {
         "{err}"
     );
     assert!(err.contains("`(333==0)`"), "{err}");
-    let shorts: Vec<String> = ["HEAD~1", "HEAD"]
-        .iter()
-        .map(|c| r.git(&["rev-parse", "--short=7", c]).trim().to_string())
-        .collect();
-    assert!(
-        err.contains(&format!("at commits {}", shorts.join(", "))),
-        "{err}"
-    );
+    assert!(err.contains(&r.at_commits(&["HEAD~1", "HEAD"])), "{err}");
     // The claim checked is spin's: the never claim of !(333==0) fails at once.
     let claims = results[0]["claims"].as_array().expect("claims");
     assert_eq!(claims.len(), 1, "{}", results[0]);
