@@ -471,8 +471,10 @@ impl Session {
         // among the claims not checked, and its diagnostic shown).
         let with_claims = (model.checks.claims != config::ClaimSet::None)
             .then(|| crate::load_with_claims(&model.entry, &provider, &pp));
-        let loaded = match with_claims {
-            Some(l) if l.program.is_some() => l,
+        // (`shown`: the diagnostics of the load with claims were shown, the plain load's
+        // among them.)
+        let (loaded, shown) = match with_claims {
+            Some(l) if l.program.is_some() => (l, false),
             Some(l) => {
                 let plain = crate::load(&model.entry, &provider, &pp);
                 if plain.program.is_some() {
@@ -480,11 +482,11 @@ impl Session {
                         crate::report::diagnostics::render(&l.files, &l.diags, super::color());
                     self.note_diagnostic(text, at);
                 }
-                plain
+                (plain, true)
             }
-            None => crate::load(&model.entry, &provider, &pp),
+            None => (crate::load(&model.entry, &provider, &pp), false),
         };
-        if loaded.program.is_some() && !loaded.diags.is_empty() {
+        if loaded.program.is_some() && !shown && !loaded.diags.is_empty() {
             // Warnings of a model that loads (an `ltl` formula spin reads otherwise than it
             // is written, a macro redefined): shown once, with the commits they hold at.
             let text =
